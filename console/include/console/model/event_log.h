@@ -1,0 +1,47 @@
+// The console's log of watch events: bounded, oldest dropped first, with a count of what was
+// dropped so the UI can say so. Pure state: no ImGui, no network. Not thread-safe: the UI thread
+// owns it and feeds it from the queue it drains each frame.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+
+namespace console::model {
+
+struct LoggedEvent {
+  int64_t received_unix_ms = 0;
+  std::string type;  // ADDED, MODIFIED, DELETED, BOOKMARK
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string resource_version;
+};
+
+class EventLog {
+ public:
+  explicit EventLog(size_t capacity);
+
+  // Appends, dropping the oldest entry when full. While paused, events still arrive and are kept
+  // (within capacity) but the visible view does not move; see visible_size().
+  void append(LoggedEvent event);
+  void set_paused(bool paused);
+  bool paused() const { return paused_; }
+
+  size_t size() const { return events_.size(); }
+  size_t capacity() const { return capacity_; }
+  uint64_t dropped() const { return dropped_; }
+  // Entries the UI shows: everything while live; the entries held when paused, while paused.
+  size_t visible_size() const;
+  const LoggedEvent& at(size_t index) const { return events_.at(index); }
+
+ private:
+  size_t capacity_;
+  std::deque<LoggedEvent> events_;
+  uint64_t dropped_ = 0;
+  bool paused_ = false;
+  size_t visible_when_paused_ = 0;
+};
+
+}  // namespace console::model

@@ -1,0 +1,148 @@
+#include "cli.h"
+
+#include <ostream>
+
+#include "apiserver/version.h"
+
+namespace sandbox {
+namespace {
+
+// A subcommand whose issue has not landed yet: it says so and fails clearly.
+Command pending_command(const std::string& name, const std::string& summary) {
+  Command c;
+  c.name = name;
+  c.summary = summary;
+  c.synopsis = "Usage: kube-sandbox " + name + "\n\n" + summary + " (not in this build yet).\n";
+  c.run = [name](const ParsedFlags&, CommandContext& ctx) {
+    ctx.err << "kube-sandbox " << name << ": not available in this build yet\n";
+    return kExitFailure;
+  };
+  return c;
+}
+
+std::string command_list(const std::vector<Command>& commands) {
+  std::string text;
+  for (const auto& c : commands) {
+    std::string left = "  " + c.name.substr(c.name.rfind(' ') + 1);
+    left.resize(16, ' ');
+    text += left + c.summary + "\n";
+  }
+  return text;
+}
+
+std::string top_usage(const std::vector<Command>& commands) {
+  return "kube-sandbox: a local Kubernetes " + apiserver::api_version_line() +
+         " API server with an embedded etcd-compatible store and a desktop console.\n\n"
+         "Usage:\n"
+         "  kube-sandbox [serve flags]     start the sandbox (the same as `kube-sandbox serve`)\n"
+         "  kube-sandbox COMMAND [flags]\n\n"
+         "Commands:\n" +
+         command_list(commands) +
+         "\nRun `kube-sandbox COMMAND --help` for a command's flags.\n";
+}
+
+const Command* find_command(const std::vector<Command>& commands, const std::string& name) {
+  for (const auto& c : commands) {
+    if (c.name.substr(c.name.rfind(' ') + 1) == name) {
+      return &c;
+    }
+  }
+  return nullptr;
+}
+
+bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+
+int dispatch(const Command& command, const std::vector<std::string>& args, CommandContext& ctx) {
+  if (!command.subcommands.empty()) {
+    if (args.empty() || is_help(args[0])) {
+      (args.empty() ? ctx.err : ctx.out) << command.usage();
+      return args.empty() ? kExitUsage : kExitOk;
+    }
+    const Command* sub = find_command(command.subcommands, args[0]);
+    if (sub == nullptr) {
+      return usage_error(command, "unknown command \"" + args[0] + "\"", ctx);
+    }
+    return dispatch(*sub, {args.begin() + 1, args.end()}, ctx);
+  }
+  for (const auto& a : args) {
+    if (a == "--") {
+      break;
+    }
+    if (is_help(a)) {
+      ctx.out << command.usage();
+      return kExitOk;
+    }
+  }
+  std::string error;
+  auto parsed = command.flags.parse(args, error);
+  if (!parsed) {
+    return usage_error(command, error, ctx);
+  }
+  return command.run(*parsed, ctx);
+}
+
+}  // namespace
+
+std::string Command::usage() const {
+  std::string text = synopsis;
+  if (!subcommands.empty()) {
+    text += "\nCommands:\n" + command_list(subcommands);
+  }
+  std::string described = flags.describe();
+  if (!described.empty()) {
+    text += "\nFlags:\n" + described;
+  }
+  return text;
+}
+
+std::vector<Command> all_commands() {
+  return {
+      pending_command("serve", "Run the API server, the store and the console (the default)"),
+      pending_command("console", "Run the desktop console against any cluster"),
+      pending_command("kubeconfig", "Print the sandbox's admin kubeconfig"),
+      pending_command("store", "Read and change the store offline (get, put, del, compact, ...)"),
+      pending_command("seed", "Load fixture files into a running sandbox"),
+      version_command(),
+  };
+}
+
+int usage_error(const Command& command, const std::string& message, CommandContext& ctx) {
+  ctx.err << "kube-sandbox " << command.name << ": " << message << "\n\n" << command.usage();
+  return kExitUsage;
+}
+
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CommandContext ctx{out, err};
+  auto commands = all_commands();
+  if (!args.empty() && (is_help(args[0]) || args[0] == "help")) {
+    if (args.size() > 1) {
+      const Command* c = find_command(commands, args[1]);
+      if (c == nullptr) {
+        err << "kube-sandbox: unknown command \"" << args[1] << "\"\n\n" << top_usage(commands);
+        return kExitUsage;
+      }
+      out << c->usage();
+      return kExitOk;
+    }
+    out << top_usage(commands);
+    return kExitOk;
+  }
+  // No command, or flags first: the default command, serve, with these flags.
+  if (args.empty() || args[0].rfind("-", 0) == 0) {
+    const Command* serve = find_command(commands, "serve");
+    std::string error;
+    if (!serve->flags.parse(args, error)) {
+      err << "kube-sandbox: " << error << "\n\n" << top_usage(commands);
+      return kExitUsage;
+    }
+    return dispatch(*serve, args, ctx);
+  }
+  const Command* command = find_command(commands, args[0]);
+  if (command == nullptr) {
+    err << "kube-sandbox: unknown command \"" << args[0] << "\"\n\n" << top_usage(commands);
+    return kExitUsage;
+  }
+  return dispatch(*command, {args.begin() + 1, args.end()}, ctx);
+}
+
+}  // namespace sandbox

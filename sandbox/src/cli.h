@@ -1,0 +1,44 @@
+// The kube-sandbox command line: subcommands, help and exit codes.
+// Exit codes: 0 success, 1 the command failed, 2 the command line was wrong.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "flags.h"
+
+namespace sandbox {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
+struct CommandContext {
+  std::ostream& out;
+  std::ostream& err;
+};
+
+struct Command {
+  std::string name;      // "store", or "store get" for a nested command
+  std::string summary;   // one line for the command list
+  std::string synopsis;  // "Usage: ..." and what it does; the flags are appended by usage()
+  FlagSet flags{{}};
+  std::vector<Command> subcommands;  // when set, the first positional picks one
+  std::function<int(const ParsedFlags& flags, CommandContext& ctx)> run;
+
+  std::string usage() const;
+};
+
+// The subcommands in the order help lists them; each is defined next to its code.
+std::vector<Command> all_commands();
+Command version_command();
+
+// Runs the command line (argv without the program name).
+int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// Prints "kube-sandbox <command>: <message>" and the command's usage to err; returns kExitUsage.
+int usage_error(const Command& command, const std::string& message, CommandContext& ctx);
+
+}  // namespace sandbox

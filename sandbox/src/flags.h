@@ -1,0 +1,44 @@
+// A small command-line flag parser: --name value, --name=value, -x value, boolean --name, and
+// positional arguments. Errors are returned, never thrown, so main can print usage and exit 2.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sandbox {
+
+struct FlagSpec {
+  std::string name;        // long name without dashes, e.g. "output"
+  std::string short_name;  // one letter or empty, e.g. "o"
+  bool takes_value = false;
+  std::string value_name;  // for help, e.g. "FORMAT"
+  std::string help;
+};
+
+struct ParsedFlags {
+  std::map<std::string, std::string> values;  // long name -> value ("true" for booleans)
+  std::vector<std::string> positional;
+
+  bool has(const std::string& name) const { return values.count(name) != 0; }
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+};
+
+class FlagSet {
+ public:
+  explicit FlagSet(std::vector<FlagSpec> specs) : specs_(std::move(specs)) {}
+
+  // On error returns std::nullopt and sets `error` to a one-line message.
+  std::optional<ParsedFlags> parse(const std::vector<std::string>& args, std::string& error) const;
+  // The flags section of a usage text.
+  std::string describe() const;
+
+ private:
+  const FlagSpec* find_long(const std::string& name) const;
+  const FlagSpec* find_short(const std::string& name) const;
+
+  std::vector<FlagSpec> specs_;
+};
+
+}  // namespace sandbox

@@ -1,0 +1,19 @@
+// kube-sandbox: the composition root. Everything it runs lives in the libraries; this file only
+// turns argv into a call.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.h"
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return sandbox::run_cli(args, std::cout, std::cerr);
+  } catch (const std::exception& e) {
+    // Start-up failures may throw; they end here with a message, never a crash.
+    std::cerr << "kube-sandbox: " << e.what() << "\n";
+    return sandbox::kExitFailure;
+  }
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
+# (build/asan), then the integration tests against the optimised binary (build/default).
+# Long stress runs are hidden behind Catch2's [.] tags and are not run here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CTEST_OUTPUT_ON_FAILURE=1
+
+cmake --preset asan -DKS_WERROR=ON >/dev/null
+cmake --build --preset asan
+cmake --preset default -DKS_WERROR=ON >/dev/null
+cmake --build --preset default --target integration-deps
+
+ctest --preset asan -L unit
+ctest --preset default -L integration

@@ -1,0 +1,64 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli.h"
+
+namespace {
+struct Run {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Run run(const std::vector<std::string>& args) {
+  std::ostringstream out, err;
+  int code = sandbox::run_cli(args, out, err);
+  return {code, out.str(), err.str()};
+}
+}  // namespace
+
+TEST_CASE("an unknown flag is a usage error with exit code 2", "[cli]") {
+  auto r = run({"--bogus"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.rfind("kube-sandbox: unknown flag: --bogus\n", 0) == 0);
+  CHECK(r.err.find("Usage:") != std::string::npos);
+}
+
+TEST_CASE("an unknown command is a usage error with exit code 2", "[cli]") {
+  auto r = run({"frobnicate"});
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("kube-sandbox: unknown command \"frobnicate\"\n", 0) == 0);
+}
+
+TEST_CASE("a command's unknown flag names the command", "[cli]") {
+  auto r = run({"version", "--nope"});
+  CHECK(r.code == 2);
+  CHECK(r.err.rfind("kube-sandbox version: unknown flag: --nope\n", 0) == 0);
+}
+
+TEST_CASE("help lists every command", "[cli]") {
+  auto r = run({"--help"});
+  CHECK(r.code == 0);
+  for (const char* name : {"serve", "console", "kubeconfig", "store", "seed", "version"}) {
+    CAPTURE(name);
+    CHECK(r.out.find(std::string("\n  ") + name + " ") != std::string::npos);
+  }
+}
+
+TEST_CASE("version prints the served Kubernetes API version", "[cli]") {
+  auto text = run({"version"});
+  CHECK(text.code == 0);
+  CHECK(text.out.find("Kubernetes API v1.32") != std::string::npos);
+
+  auto json = run({"version", "-o", "json"});
+  REQUIRE(json.code == 0);
+  auto doc = nlohmann::json::parse(json.out);
+  CHECK(doc["kubernetesVersion"] == "v1.32");
+  CHECK(doc["serverVersion"]["minor"] == "32");
+
+  auto bad = run({"version", "-o", "yaml"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("unknown output format \"yaml\"") != std::string::npos);
+}
