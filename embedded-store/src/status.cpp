@@ -24,6 +24,8 @@ const char* default_message(Code code) {
       return "etcdserver: request is too large";
     case Code::EmptyKey:
       return "etcdserver: key is not provided";
+    case Code::KeyNotFound:
+      return "etcdserver: key not found";
     case Code::InvalidArgument:
       return "invalid argument";
     case Code::Locked:

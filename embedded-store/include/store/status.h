@@ -23,6 +23,7 @@ enum class Code {
   LeaseTTLTooLarge,   // grant with a TTL above the maximum
   RequestTooLarge,    // a value or request above the size limit
   EmptyKey,           // a key must not be empty
+  KeyNotFound,        // put with ignore_value/ignore_lease on a key that does not exist
   InvalidArgument,    // any other malformed request
   Locked,             // the data directory is held by another process
   Closed,             // the store is closing or closed

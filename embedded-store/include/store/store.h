@@ -69,8 +69,9 @@ class Store {
   virtual Result<CompactionResponse> compact(const CompactionRequest& request) = 0;
 
   // Watch -------------------------------------------------------------------------------------
-  // The first response is always {created=true} (or {created, canceled} with compact_revision
-  // when start_revision is below the compacted revision).
+  // The first response is always created=true. When start_revision is below the compacted
+  // revision, that one response also has canceled=true and compact_revision set (the caller
+  // relists and watches again from a newer revision).
   virtual std::shared_ptr<Watcher> watch(const WatchRequest& request) = 0;
 
   // Lease -------------------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+// Byte layouts of what the store keeps in LMDB.
+//
+// Revision key: 16 bytes, main then sub, both big-endian, so LMDB's byte order is revision
+// order. Example: the second write (sub 1) of the txn committed as revision 7 is
+//   00 00 00 00 00 00 00 07  00 00 00 00 00 00 00 01
+//
+// Record (value under a revision key), little-endian fixed fields then the bytes:
+//   flags u8 (bit 0: tombstone) | create i64 | version i64 | lease i64 | key_len u32 | key | value
+// The record's mod_revision is its revision key's main part.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "store/types.h"
+
+namespace store {
+
+struct Rev {
+  Revision main = 0;
+  int64_t sub = 0;
+  auto operator<=>(const Rev&) const = default;
+};
+
+std::string encode_rev(Rev rev);
+std::optional<Rev> decode_rev(std::string_view bytes);
+
+std::string encode_i64(int64_t v);  // big-endian, so encoded values sort numerically
+std::optional<int64_t> decode_i64(std::string_view bytes);
+
+struct Record {
+  bool tombstone = false;
+  KeyValue kv;  // kv.mod_revision is filled from the revision key when decoding
+};
+
+std::string encode_record(const KeyValue& kv, bool tombstone);
+std::optional<Record> decode_record(std::string_view bytes, Revision mod_revision);
+
+struct LeaseRecord {
+  int64_t ttl = 0;               // granted TTL, seconds
+  int64_t deadline_unix_ms = 0;  // wall-clock deadline
+};
+
+std::string encode_lease(const LeaseRecord& lease);
+std::optional<LeaseRecord> decode_lease(std::string_view bytes);
+
+}  // namespace store
