@@ -354,7 +354,9 @@ Status Batch::write_delete(const DeleteRangeRequest& request, DeleteRangeRespons
 
 Status Batch::range(const RangeRequest& request, RangeResponse& response) {
   auto result = build_range_response(request, live_range(request.key, request.range_end),
-                                     [this](Rev rev) { return fetch(rev); });
+                                     [this](Rev rev) {
+                                       return txn_.get(backend::Db::Rev, encode_rev(rev));
+                                     });
   if (!result.is_ok()) {
     return result.status();
   }

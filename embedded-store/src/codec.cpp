@@ -99,6 +99,21 @@ std::optional<Record> decode_record(std::string_view bytes, Revision mod_revisio
   return r;
 }
 
+bool record_value(std::string_view bytes, std::string_view key, std::string& value) {
+  constexpr size_t kFixed = 1 + 8 * 3;
+  if (bytes.size() < kFixed + 4 || bytes[0] != 0) {
+    return false;
+  }
+  bytes.remove_prefix(kFixed);
+  uint32_t key_len = 0;
+  if (!get_le(bytes, key_len) || bytes.size() < key_len || bytes.substr(0, key_len) != key) {
+    return false;
+  }
+  bytes.remove_prefix(key_len);
+  value.assign(bytes.data(), bytes.size());
+  return true;
+}
+
 std::string encode_lease(const LeaseRecord& lease) {
   std::string out;
   put_le<int64_t>(out, lease.ttl);

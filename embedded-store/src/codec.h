@@ -37,6 +37,9 @@ struct Record {
 
 std::string encode_record(const KeyValue& kv, bool tombstone);
 std::optional<Record> decode_record(std::string_view bytes, Revision mod_revision);
+// The value of a live record of `key`, without decoding the rest; false if the bytes are not a
+// live record of that key.
+bool record_value(std::string_view bytes, std::string_view key, std::string& value);
 
 struct LeaseRecord {
   int64_t ttl = 0;               // granted TTL, seconds

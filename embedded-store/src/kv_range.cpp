@@ -43,20 +43,20 @@ Result<RangeResponse> build_range_response(const RangeRequest& request,
   bool needs_values_to_sort = order != Order::None && request.sort_target == Target::Value;
 
   std::vector<KeyValue> kvs;
-  auto fetch_into = [&](const KeyEntry& e) -> bool {
+  // Moves the key out of the entry: each entry is turned into a KeyValue at most once.
+  auto fetch_into = [&](KeyEntry& e) -> bool {
+    kvs.push_back(key_value_from_index(std::string(), e.entry));
+    KeyValue& kv = kvs.back();
+    kv.key = std::move(e.key);
     if (request.keys_only) {
-      kvs.push_back(key_value_from_index(e.key, e.entry));
       return true;
     }
-    auto record = fetch(e.entry.rev);
-    if (!record || record->tombstone || record->kv.key != e.key) {
-      return false;
-    }
-    kvs.push_back(std::move(record->kv));
-    return true;
+    auto bytes = fetch(e.entry.rev);
+    return bytes && record_value(*bytes, kv.key, kv.value);
   };
 
   size_t limit = request.limit > 0 ? static_cast<size_t>(request.limit) : entries.size();
+  size_t matched = entries.size();
   if (!needs_values_to_sort) {
     if (order != Order::None) {
       auto key_of = [&](const KeyEntry& e) -> int64_t {
@@ -78,18 +78,22 @@ Result<RangeResponse> build_range_response(const RangeRequest& request,
         return order == Order::Ascend ? key_of(a) < key_of(b) : key_of(a) > key_of(b);
       });
     }
+    kvs.reserve(std::min(limit, entries.size()));
     for (size_t i = 0; i < entries.size() && i < limit; ++i) {
       if (!fetch_into(entries[i])) {
         return Status(Code::Compacted);
       }
     }
   } else {
-    for (const auto& e : entries) {
-      auto record = fetch(e.entry.rev);
-      if (!record || record->tombstone) {
+    kvs.reserve(entries.size());
+    for (auto& e : entries) {
+      KeyValue kv = key_value_from_index(std::string(), e.entry);
+      kv.key = std::move(e.key);
+      auto bytes = fetch(e.entry.rev);
+      if (!bytes || !record_value(*bytes, kv.key, kv.value)) {
         return Status(Code::Compacted);
       }
-      kvs.push_back(std::move(record->kv));
+      kvs.push_back(std::move(kv));
     }
     std::stable_sort(kvs.begin(), kvs.end(), [&](const KeyValue& a, const KeyValue& b) {
       return order == Order::Ascend ? a.value < b.value : a.value > b.value;
@@ -103,7 +107,7 @@ Result<RangeResponse> build_range_response(const RangeRequest& request,
       }
     }
   }
-  response.more = entries.size() > kvs.size();
+  response.more = matched > kvs.size();
   response.kvs = std::move(kvs);
   return response;
 }

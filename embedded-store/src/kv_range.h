@@ -19,8 +19,9 @@ struct KeyEntry {
   IndexEntry entry;
 };
 
-// Fetches the record written at a revision; nullopt if it is gone (compacted meanwhile).
-using RecordFetcher = std::function<std::optional<Record>(Rev)>;
+// The raw record written at a revision; nullopt if it is gone (compacted meanwhile). The view
+// stays valid until the caller's transaction ends.
+using RecordFetcher = std::function<std::optional<std::string_view>(Rev)>;
 
 // `entries` are the range's live keys in key order.
 Result<RangeResponse> build_range_response(const RangeRequest& request,

@@ -462,10 +462,8 @@ Result<RangeResponse> MvccStore::range(const RangeRequest& request) {
   if (!txn.is_ok()) {
     return txn.status();
   }
-  auto response = build_range_response(request, std::move(entries), [&](Rev rev) {
-    auto bytes = txn->get(backend::Db::Rev, encode_rev(rev));
-    return bytes ? decode_record(*bytes, rev.main) : std::nullopt;
-  });
+  auto response = build_range_response(
+      request, std::move(entries), [&](Rev rev) { return txn->get(backend::Db::Rev, encode_rev(rev)); });
   if (response.is_ok()) {
     response->header.revision = current;
   }

@@ -243,6 +243,9 @@ void WatchHub::publish(const std::vector<RevisionEvents>& batch, Revision revisi
       }
       bool overflow = false;
       for (const auto& rev : batch) {
+        if (rev.revision < w.next_rev_) {
+          continue;  // a watch that starts at a future revision waits for it
+        }
         auto response = w.filter(rev);
         if (!response) {
           continue;
@@ -260,7 +263,7 @@ void WatchHub::publish(const std::vector<RevisionEvents>& batch, Revision revisi
         }
         w.last_sent_ = now;
       }
-      w.next_rev_ = revision + 1;
+      w.next_rev_ = std::max(w.next_rev_, revision + 1);
       if (!overflow && w.progress_pending_) {
         WatchResponse progress;
         progress.header.revision = revision;
