@@ -17,7 +17,7 @@ test_pkgs=(
   python3 python3-kubernetes python3-yaml
   etcd-client etcd-server
   xvfb xauth libgl1-mesa-dri mesa-utils imagemagick xdotool
-  procps
+  procps curl
 )
 
 want=("${build_pkgs[@]}")

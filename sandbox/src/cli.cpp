@@ -97,10 +97,10 @@ std::string Command::usage() const {
 
 std::vector<Command> all_commands() {
   return {
-      pending_command("serve", "Run the API server, the store and the console (the default)"),
+      serve_command(),
       pending_command("console", "Run the desktop console against any cluster"),
       pending_command("kubeconfig", "Print the sandbox's admin kubeconfig"),
-      pending_command("store", "Read and change the store offline (get, put, del, compact, ...)"),
+      store_command(),
       pending_command("seed", "Load fixture files into a running sandbox"),
       version_command(),
   };

@@ -1,0 +1,60 @@
+// The API server's request pipeline: filters and endpoints over the store. One call per request
+// (ApiServer::handle), made by the server layer on a worker thread.
+//
+// Filters run first (authentication; anonymous callers may read only the public health and
+// version paths), then the endpoints. Today the endpoints are the non-resource ones (/version,
+// /healthz, /livez, /readyz); resources arrive with the registry.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "apiserver/http.h"
+#include "store/store.h"
+
+namespace apiserver {
+
+// A named health check; returns an empty string when healthy, else the reason.
+struct HealthCheck {
+  std::string name;
+  std::function<std::string()> check;
+};
+
+struct ApiServerConfig {
+  // Bearer tokens the server accepts: token -> (user name, groups).
+  std::map<std::string, std::pair<std::string, std::vector<std::string>>> tokens;
+};
+
+class ApiServer {
+ public:
+  ApiServer(store::Store& store, ApiServerConfig config);
+
+  http::Response handle(http::Request& request);
+
+  // Readiness: false until start-up work (bootstrap objects, fixtures) is done, and again once
+  // shutdown begins.
+  void set_ready(bool ready) { ready_ = ready; }
+  void begin_shutdown() { shutting_down_ = true; }
+
+ private:
+  http::Response route(http::Request& request);
+  http::Response health(const std::string& endpoint, const std::string& check_path,
+                        const http::Request& request, const std::vector<HealthCheck>& checks);
+
+  store::Store& store_;
+  ApiServerConfig config_;
+  std::atomic<bool> ready_{false};
+  std::atomic<bool> shutting_down_{false};
+  std::vector<HealthCheck> live_checks_;
+  std::vector<HealthCheck> ready_checks_;
+};
+
+// A metav1 Status response (kind Status, status Failure) with the given code, reason and message;
+// `with_details` adds the empty details object kube-apiserver's router and Forbidden errors carry.
+http::Response status_response(int code, const std::string& reason, const std::string& message,
+                               bool with_details = false);
+
+}  // namespace apiserver

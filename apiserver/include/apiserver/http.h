@@ -1,0 +1,75 @@
+// The HTTP request and response that cross from the server layer into the request pipeline.
+// Nothing here depends on Beast: the pipeline below the server is plain C++ and unit-testable.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace apiserver::http {
+
+// Header names compare case-insensitively, as HTTP requires.
+struct CaseInsensitiveLess {
+  bool operator()(const std::string& a, const std::string& b) const;
+};
+using Headers = std::map<std::string, std::string, CaseInsensitiveLess>;
+
+// Who presented a verified TLS client certificate: its subject CN and O values.
+struct ClientCertificate {
+  std::string common_name;
+  std::vector<std::string> organizations;
+};
+
+struct Request {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // as sent: path and query
+  std::string path;    // percent-decoded path
+  std::map<std::string, std::vector<std::string>> query;  // decoded; repeated keys kept
+  Headers headers;
+  std::string body;
+  std::string remote_address;
+  std::optional<ClientCertificate> client_certificate;
+
+  // The first value of a query parameter, or `fallback`.
+  std::string query_value(const std::string& name, const std::string& fallback = "") const;
+  bool has_query(const std::string& name) const { return query.count(name) != 0; }
+  std::string header(const std::string& name) const;
+};
+
+// A response body produced over time (watch): the server writes each chunk as it comes, with
+// HTTP chunked encoding, until the stream is finished or the client goes away.
+// Thread-safe: the producer and the server's network thread both call it.
+class ChunkStream {
+ public:
+  virtual ~ChunkStream() = default;
+  // Takes the next chunk if one is ready; returns false if none is ready now.
+  virtual bool next(std::string& chunk) = 0;
+  // True once the last chunk was taken and no more will come.
+  virtual bool finished() const = 0;
+  // Called whenever a chunk becomes ready or the stream finishes (from any thread).
+  virtual void set_wakeup(std::function<void()> wakeup) = 0;
+  // The client went away or the server is stopping: release resources.
+  virtual void close() = 0;
+};
+
+struct Response {
+  int status = 200;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
+  std::shared_ptr<ChunkStream> stream;  // when set, the body is streamed and `body` ignored
+
+  void set_header(const std::string& name, const std::string& value);
+};
+
+// The request pipeline: one call per request. It may block (store writes wait for a commit);
+// the server runs it on a worker thread, never on a network thread.
+using Handler = std::function<Response(Request& request)>;
+
+// Splits "a=1&b=x%20y" into decoded pairs; '+' means space as in HTML forms.
+std::map<std::string, std::vector<std::string>> parse_query(const std::string& query);
+std::string percent_decode(const std::string& s, bool plus_is_space);
+
+}  // namespace apiserver::http

@@ -1,0 +1,44 @@
+// The HTTPS listener: TLS 1.2/1.3, HTTP/1.1 keep-alive, bounded request bodies, timeouts on every
+// network operation, chunked streaming for watches, and a graceful stop. It turns bytes into
+// http::Request, runs the handler on a worker pool and writes the http::Response back.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "apiserver/http.h"
+
+namespace apiserver {
+
+struct ServerOptions {
+  std::string bind_address = "127.0.0.1";
+  uint16_t port = 6443;  // 0 picks a free port; see Server::port()
+  std::string cert_pem;  // serving certificate chain
+  std::string key_pem;   // its private key
+  std::string client_ca_pem;  // when set, client certificates signed by it are verified
+  size_t max_body_bytes = 3 * 1024 * 1024;  // larger bodies get 413
+  std::chrono::milliseconds handshake_timeout{10000};
+  std::chrono::milliseconds read_timeout{60000};   // idle keep-alive and request reads
+  std::chrono::milliseconds write_timeout{60000};  // each write, streamed chunks included
+  unsigned network_threads = 2;
+  unsigned worker_threads = 8;
+  size_t max_connections = 4096;
+  size_t max_queued_requests = 4096;  // beyond this, requests get 429
+};
+
+class Server {
+ public:
+  // Binds and starts serving; fails with a message (address in use, bad certificate...).
+  static std::unique_ptr<Server> start(const ServerOptions& options, http::Handler handler,
+                                       std::string& error);
+  virtual ~Server() = default;
+
+  virtual uint16_t port() const = 0;
+  // Stops accepting, lets in-flight requests finish (up to `grace`), ends streams, joins threads.
+  virtual void stop(std::chrono::milliseconds grace) = 0;
+  virtual size_t open_connections() const = 0;
+};
+
+}  // namespace apiserver

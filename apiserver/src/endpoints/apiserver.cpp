@@ -1,0 +1,175 @@
+#include "apiserver/apiserver.h"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "apiserver/version.h"
+#include "filters/authentication.h"
+
+namespace apiserver {
+namespace {
+
+http::Response text(int code, std::string body) {
+  http::Response r;
+  r.status = code;
+  r.set_header("Content-Type", "text/plain; charset=utf-8");
+  r.set_header("X-Content-Type-Options", "nosniff");
+  r.body = std::move(body);
+  return r;
+}
+
+http::Response json(int code, const nlohmann::json& doc) {
+  http::Response r;
+  r.status = code;
+  r.set_header("Content-Type", "application/json");
+  r.body = doc.dump();
+  return r;
+}
+
+}  // namespace
+
+http::Response status_response(int code, const std::string& reason, const std::string& message,
+                               bool with_details) {
+  nlohmann::ordered_json doc = {{"kind", "Status"},
+                                {"apiVersion", "v1"},
+                                {"metadata", nlohmann::json::object()},
+                                {"status", "Failure"},
+                                {"message", message},
+                                {"reason", reason}};
+  if (with_details) {
+    doc["details"] = nlohmann::json::object();
+  }
+  doc["code"] = code;
+  http::Response r;
+  r.status = code;
+  r.set_header("Content-Type", "application/json");
+  r.body = doc.dump();
+  return r;
+}
+
+ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
+    : store_(store), config_(std::move(config)) {
+  HealthCheck ping{"ping", [] { return std::string(); }};
+  HealthCheck log{"log", [] { return std::string(); }};
+  HealthCheck etcd{"etcd", [this] {
+                     store::RangeRequest probe;
+                     probe.key = "/registry/health";
+                     probe.count_only = true;
+                     auto r = store_.range(probe);
+                     return r.is_ok() ? std::string() : r.status().message();
+                   }};
+  live_checks_ = {ping, log, etcd};
+  ready_checks_ = {ping, log, etcd,
+                   {"etcd-readiness", etcd.check},
+                   {"shutdown", [this] {
+                      return shutting_down_ ? std::string("server is shutting down")
+                                            : std::string();
+                    }},
+                   {"poststarthook/start-sandbox-bootstrap", [this] {
+                      return ready_ ? std::string() : std::string("not finished");
+                    }}};
+}
+
+http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,
+                                 const http::Request& request,
+                                 const std::vector<HealthCheck>& checks) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    return status_response(405, "MethodNotAllowed",
+                           "the server does not allow this method on the requested resource", true);
+  }
+  if (!check_path.empty()) {
+    for (const auto& c : checks) {
+      if (c.name == check_path) {
+        std::string failure = c.check();
+        if (failure.empty()) {
+          return text(200, "ok");
+        }
+        return text(500, "internal server error: " + failure + "\n");
+      }
+    }
+    return text(404, "404 page not found\n");
+  }
+  std::set<std::string> excluded;
+  if (auto it = request.query.find("exclude"); it != request.query.end()) {
+    excluded.insert(it->second.begin(), it->second.end());
+  }
+  std::string report;
+  bool healthy = true;
+  for (const auto& c : checks) {
+    if (excluded.count(c.name) != 0) {
+      report += "[+]" + c.name + " excluded: ok\n";
+      continue;
+    }
+    std::string failure = c.check();
+    if (failure.empty()) {
+      report += "[+]" + c.name + " ok\n";
+    } else {
+      healthy = false;
+      report += "[-]" + c.name + " failed: reason withheld\n";
+    }
+  }
+  if (!healthy) {
+    return text(500, report + endpoint + " check failed\n");
+  }
+  if (request.has_query("verbose")) {
+    return text(200, report + endpoint + " check passed\n");
+  }
+  return text(200, "ok");
+}
+
+// The filter chain, in order: authentication, then authorization of anonymous callers.
+http::Response ApiServer::handle(http::Request& request) {
+  filters::TokenTable tokens;
+  for (const auto& [token, user] : config_.tokens) {
+    tokens[token] = {user.first, user.second};
+  }
+  auto user = filters::authenticate(request, tokens);
+  if (!user) {
+    return status_response(401, "Unauthorized", "Unauthorized");
+  }
+  if (filters::is_anonymous(*user) && !filters::is_public_info_path(request.path)) {
+    std::string verb = request.method == "GET" || request.method == "HEAD" ? "get" : "post";
+    if (request.method == "PUT") {
+      verb = "put";
+    } else if (request.method == "DELETE") {
+      verb = "delete";
+    } else if (request.method == "PATCH") {
+      verb = "patch";
+    }
+    return status_response(403, "Forbidden",
+                           "forbidden: User \"system:anonymous\" cannot " + verb + " path \"" +
+                               request.path + "\"",
+                           true);
+  }
+  return route(request);
+}
+
+http::Response ApiServer::route(http::Request& request) {
+  const std::string& path = request.path;
+  for (const auto& [endpoint, checks] :
+       {std::pair{std::string("healthz"), &live_checks_}, std::pair{std::string("livez"), &live_checks_},
+        std::pair{std::string("readyz"), &ready_checks_}}) {
+    std::string root = "/" + endpoint;
+    if (path == root || path == root + "/") {
+      return health(endpoint, "", request, *checks);
+    }
+    if (path.rfind(root + "/", 0) == 0) {
+      return health(endpoint, path.substr(root.size() + 1), request, *checks);
+    }
+  }
+  if (path == "/version" || path == "/version/") {
+    const auto& v = version_info();
+    return json(200, {{"major", v.major},
+                      {"minor", v.minor},
+                      {"gitVersion", v.git_version},
+                      {"gitCommit", ""},
+                      {"gitTreeState", "clean"},
+                      {"buildDate", ""},
+                      {"goVersion", v.go_version},
+                      {"compiler", "gcc"},
+                      {"platform", v.platform}});
+  }
+  return status_response(404, "NotFound", "the server could not find the requested resource", true);
+}
+
+}  // namespace apiserver

@@ -1,0 +1,576 @@
+// The HTTPS server on Boost.Beast: listener -> session (strand, timeouts, body limit) -> one call
+// into the handler on a worker thread -> response or chunked stream written back on the strand.
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <atomic>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "apiserver/server.h"
+
+namespace apiserver {
+namespace {
+
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+
+constexpr size_t kHeaderLimit = 64 * 1024;
+
+// A fixed pool of threads running handlers, with a bounded queue.
+class WorkerPool {
+ public:
+  WorkerPool(unsigned threads, size_t capacity) : capacity_(capacity) {
+    for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
+      threads_.emplace_back([this] { run(); });
+    }
+  }
+  ~WorkerPool() { stop(); }
+
+  bool submit(std::function<void()> job) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_ || jobs_.size() >= capacity_) {
+        return false;
+      }
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+    return true;
+  }
+
+  // Runs what is queued, then ends the threads.
+  void stop() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) {
+      if (t.joinable()) {
+        t.join();
+      }
+    }
+  }
+
+  size_t busy() const {
+    std::lock_guard lock(mu_);
+    return jobs_.size() + running_;
+  }
+
+ private:
+  void run() {
+    while (true) {
+      std::function<void()> job;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) {
+          return;
+        }
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+        ++running_;
+      }
+      job();
+      std::lock_guard lock(mu_);
+      --running_;
+    }
+  }
+
+  const size_t capacity_;
+  mutable std::mutex mu_;  // protects jobs_, stopping_, running_
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  bool stopping_ = false;
+  size_t running_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
+  X509* cert = SSL_get1_peer_certificate(ssl);
+  if (cert == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<http::ClientCertificate> out;
+  if (SSL_get_verify_result(ssl) == X509_V_OK) {
+    out.emplace();
+    X509_NAME* subject = X509_get_subject_name(cert);
+    auto entries = [&](int nid) {
+      std::vector<std::string> values;
+      for (int i = X509_NAME_get_index_by_NID(subject, nid, -1); i >= 0;
+           i = X509_NAME_get_index_by_NID(subject, nid, i)) {
+        ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
+        values.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                            static_cast<size_t>(ASN1_STRING_length(data)));
+      }
+      return values;
+    };
+    auto cn = entries(NID_commonName);
+    out->common_name = cn.empty() ? "" : cn.front();
+    out->organizations = entries(NID_organizationName);
+  }
+  X509_free(cert);
+  return out;
+}
+
+class HttpsServer;
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket&& socket, ssl::context& ctx, HttpsServer& server)
+      : stream_(std::move(socket), ctx), server_(server) {}
+
+  void run();
+  void shutdown();  // from any thread: end the connection soon
+
+ private:
+  void on_handshake(beast::error_code ec);
+  void do_read();
+  void on_read(beast::error_code ec, size_t bytes);
+  void respond(http::Response response);
+  void on_write(bool close, beast::error_code ec, size_t bytes);
+  void write_stream_header(const http::Response& response);
+  void pump();
+  void on_chunk_written(beast::error_code ec, size_t bytes);
+  void do_close();
+  void write_error(int status, const std::string& reason, const std::string& message);
+
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
+  std::shared_ptr<bhttp::response<bhttp::empty_body>> stream_header_;
+  std::shared_ptr<http::ChunkStream> body_stream_;
+  std::string chunk_;
+  bool writing_chunk_ = false;
+  bool keep_alive_ = false;
+  bool closed_ = false;
+  std::optional<http::ClientCertificate> client_certificate_;
+  HttpsServer& server_;
+};
+
+class HttpsServer final : public Server {
+ public:
+  HttpsServer(const ServerOptions& options, http::Handler handler)
+      : options_(options),
+        handler_(std::move(handler)),
+        ssl_ctx_(ssl::context::tls_server),
+        acceptor_(net::make_strand(ioc_)),
+        workers_(options.worker_threads, options.max_queued_requests) {}
+
+  ~HttpsServer() override { stop(std::chrono::milliseconds(0)); }
+
+  bool init(std::string& error) {
+    beast::error_code ec;
+    ssl_ctx_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                         ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                         ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
+    ssl_ctx_.use_certificate_chain(net::buffer(options_.cert_pem), ec);
+    if (ec) {
+      error = "the serving certificate does not load: " + ec.message();
+      return false;
+    }
+    ssl_ctx_.use_private_key(net::buffer(options_.key_pem), ssl::context::pem, ec);
+    if (ec) {
+      error = "the serving key does not load: " + ec.message();
+      return false;
+    }
+    if (!options_.client_ca_pem.empty()) {
+      ssl_ctx_.add_certificate_authority(net::buffer(options_.client_ca_pem), ec);
+      if (ec) {
+        error = "the client CA does not load: " + ec.message();
+        return false;
+      }
+      // Name the CA in the handshake so clients pick the matching certificate.
+      BIO* bio = BIO_new_mem_buf(options_.client_ca_pem.data(),
+                                 static_cast<int>(options_.client_ca_pem.size()));
+      while (X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+        SSL_CTX_add_client_CA(ssl_ctx_.native_handle(), ca);
+        X509_free(ca);
+      }
+      BIO_free(bio);
+      ERR_clear_error();
+      ssl_ctx_.set_verify_mode(ssl::verify_peer);
+    }
+    auto address = net::ip::make_address(options_.bind_address, ec);
+    if (ec) {
+      error = "bad bind address \"" + options_.bind_address + "\": " + ec.message();
+      return false;
+    }
+    tcp::endpoint endpoint(address, options_.port);
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) {
+      acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    }
+    if (!ec) {
+      acceptor_.bind(endpoint, ec);
+    }
+    if (!ec) {
+      acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    }
+    if (ec) {
+      error = "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
+              ": " + ec.message();
+      return false;
+    }
+    port_ = acceptor_.local_endpoint().port();
+    do_accept();
+    for (unsigned i = 0; i < std::max(options_.network_threads, 1u); ++i) {
+      threads_.emplace_back([this] { ioc_.run(); });
+    }
+    return true;
+  }
+
+  uint16_t port() const override { return port_; }
+
+  size_t open_connections() const override {
+    std::lock_guard lock(sessions_mu_);
+    return sessions_.size();
+  }
+
+  void stop(std::chrono::milliseconds grace) override {
+    if (stopped_.exchange(true)) {
+      return;
+    }
+    net::post(acceptor_.get_executor(), [this] {
+      beast::error_code ec;
+      acceptor_.close(ec);
+    });
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    while (workers_.busy() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    std::vector<std::shared_ptr<Session>> sessions;
+    {
+      std::lock_guard lock(sessions_mu_);
+      for (auto& [ptr, weak] : sessions_) {
+        if (auto s = weak.lock()) {
+          sessions.push_back(s);
+        }
+      }
+    }
+    for (auto& s : sessions) {
+      s->shutdown();
+    }
+    sessions.clear();
+    while (open_connections() > 0 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    workers_.stop();
+    ioc_.stop();
+    for (auto& t : threads_) {
+      if (t.joinable()) {
+        t.join();
+      }
+    }
+  }
+
+  const ServerOptions& options() const { return options_; }
+  const http::Handler& handler() const { return handler_; }
+  WorkerPool& workers() { return workers_; }
+  bool stopping() const { return stopped_.load(); }
+
+  void forget(Session* session) {
+    std::lock_guard lock(sessions_mu_);
+    sessions_.erase(session);
+  }
+
+ private:
+  void do_accept() {
+    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec,
+                                                          tcp::socket socket) {
+      if (ec) {
+        if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
+          return;
+        }
+      } else if (open_connections() >= options_.max_connections) {
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        auto session = std::make_shared<Session>(std::move(socket), ssl_ctx_, *this);
+        {
+          std::lock_guard lock(sessions_mu_);
+          sessions_[session.get()] = session;
+        }
+        session->run();
+      }
+      do_accept();
+    });
+  }
+
+  ServerOptions options_;
+  http::Handler handler_;
+  net::io_context ioc_;
+  ssl::context ssl_ctx_;
+  tcp::acceptor acceptor_;
+  WorkerPool workers_;
+  std::vector<std::thread> threads_;
+  uint16_t port_ = 0;
+  std::atomic<bool> stopped_{false};
+  mutable std::mutex sessions_mu_;  // protects sessions_
+  std::map<Session*, std::weak_ptr<Session>> sessions_;
+};
+
+// Session ------------------------------------------------------------------------------------
+
+void Session::run() {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    beast::get_lowest_layer(self->stream_).expires_after(self->server_.options().handshake_timeout);
+    self->stream_.async_handshake(
+        ssl::stream_base::server,
+        [self](beast::error_code ec) { self->on_handshake(ec); });
+  });
+}
+
+void Session::shutdown() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->body_stream_) {
+      self->body_stream_->close();  // the stream finishes; pump() ends the response
+      self->keep_alive_ = false;
+      self->pump();
+      return;
+    }
+    if (!self->response_) {
+      self->do_close();  // idle between requests
+    } else {
+      self->keep_alive_ = false;  // close once the response in flight is written
+    }
+  });
+}
+
+void Session::on_handshake(beast::error_code ec) {
+  if (ec) {
+    return do_close();
+  }
+  client_certificate_ = peer_certificate(stream_.native_handle());
+  do_read();
+}
+
+void Session::do_read() {
+  if (server_.stopping()) {
+    return do_close();
+  }
+  parser_.emplace();
+  parser_->body_limit(server_.options().max_body_bytes);
+  parser_->header_limit(kHeaderLimit);
+  beast::get_lowest_layer(stream_).expires_after(server_.options().read_timeout);
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    [self = shared_from_this()](beast::error_code ec, size_t bytes) {
+                      self->on_read(ec, bytes);
+                    });
+}
+
+void Session::write_error(int status, const std::string& reason, const std::string& message) {
+  http::Response r;
+  r.status = status;
+  r.set_header("Content-Type", "application/json");
+  r.body = nlohmann::json{{"kind", "Status"},
+                          {"apiVersion", "v1"},
+                          {"metadata", nlohmann::json::object()},
+                          {"status", "Failure"},
+                          {"message", message},
+                          {"reason", reason},
+                          {"code", status}}
+               .dump();
+  keep_alive_ = false;
+  respond(std::move(r));
+}
+
+void Session::on_read(beast::error_code ec, size_t) {
+  if (ec == bhttp::error::end_of_stream || ec == net::error::operation_aborted ||
+      ec == beast::error::timeout) {
+    return do_close();
+  }
+  if (ec == bhttp::error::body_limit) {
+    return write_error(413, "RequestEntityTooLarge",
+                       "Request entity too large: limit is " +
+                           std::to_string(server_.options().max_body_bytes));
+  }
+  if (ec == bhttp::error::header_limit) {
+    return write_error(431, "BadRequest", "the request headers are too large");
+  }
+  if (ec) {
+    return do_close();  // malformed HTTP or TLS: nothing useful to answer
+  }
+  auto message = parser_->release();
+  keep_alive_ = message.keep_alive();
+
+  auto request = std::make_shared<http::Request>();
+  request->method = std::string(message.method_string());
+  request->target = std::string(message.target());
+  auto q = request->target.find('?');
+  request->path = http::percent_decode(request->target.substr(0, q), false);
+  if (q != std::string::npos) {
+    request->query = http::parse_query(request->target.substr(q + 1));
+  }
+  for (const auto& field : message) {
+    std::string name(field.name_string());
+    auto [it, inserted] = request->headers.emplace(name, std::string(field.value()));
+    if (!inserted) {
+      it->second += ", " + std::string(field.value());
+    }
+  }
+  request->body = std::move(message.body());
+  beast::error_code ignored;
+  auto peer = beast::get_lowest_layer(stream_).socket().remote_endpoint(ignored);
+  request->remote_address = peer.address().to_string(ignored) + ":" + std::to_string(peer.port());
+  request->client_certificate = client_certificate_;
+
+  // No read timeout while the handler runs; the handler owns its own deadline.
+  beast::get_lowest_layer(stream_).expires_never();
+  auto self = shared_from_this();
+  bool queued = server_.workers().submit([self, request] {
+    http::Response response = self->server_.handler()(*request);
+    net::post(self->stream_.get_executor(),
+              [self, response = std::move(response)]() mutable {
+                self->respond(std::move(response));
+              });
+  });
+  if (!queued) {
+    write_error(429, "TooManyRequests", "the server has too many requests in flight");
+  }
+}
+
+void Session::respond(http::Response response) {
+  if (response.stream) {
+    return write_stream_header(response);
+  }
+  auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
+  res->result(static_cast<unsigned>(response.status));
+  res->version(11);
+  for (const auto& [name, value] : response.headers) {
+    res->set(name, value);
+  }
+  res->keep_alive(keep_alive_ && !server_.stopping());
+  res->body() = std::move(response.body);
+  res->prepare_payload();
+  response_ = res;
+  bool close = !res->keep_alive();
+  beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
+  bhttp::async_write(stream_, *res,
+                     [self = shared_from_this(), close](beast::error_code ec, size_t bytes) {
+                       self->on_write(close, ec, bytes);
+                     });
+}
+
+void Session::on_write(bool close, beast::error_code ec, size_t) {
+  response_.reset();
+  if (ec || close || !keep_alive_) {
+    return do_close();
+  }
+  do_read();
+}
+
+void Session::write_stream_header(const http::Response& response) {
+  body_stream_ = response.stream;
+  stream_header_ = std::make_shared<bhttp::response<bhttp::empty_body>>();
+  stream_header_->result(static_cast<unsigned>(response.status));
+  stream_header_->version(11);
+  for (const auto& [name, value] : response.headers) {
+    stream_header_->set(name, value);
+  }
+  stream_header_->chunked(true);
+  auto serializer = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*stream_header_);
+  beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
+  writing_chunk_ = true;
+  bhttp::async_write_header(
+      stream_, *serializer,
+      [self = shared_from_this(), serializer](beast::error_code ec, size_t bytes) {
+        self->on_chunk_written(ec, bytes);
+      });
+  std::weak_ptr<Session> weak = shared_from_this();
+  body_stream_->set_wakeup([weak] {
+    if (auto self = weak.lock()) {
+      net::post(self->stream_.get_executor(), [self] { self->pump(); });
+    }
+  });
+}
+
+void Session::pump() {
+  if (writing_chunk_ || !body_stream_ || closed_) {
+    return;
+  }
+  if (body_stream_->next(chunk_)) {
+    writing_chunk_ = true;
+    beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
+    net::async_write(stream_, bhttp::make_chunk(net::buffer(chunk_)),
+                     [self = shared_from_this()](beast::error_code ec, size_t bytes) {
+                       self->on_chunk_written(ec, bytes);
+                     });
+    return;
+  }
+  if (body_stream_->finished()) {
+    writing_chunk_ = true;
+    auto stream = std::move(body_stream_);
+    body_stream_.reset();
+    beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
+    net::async_write(stream_, bhttp::make_chunk_last(),
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       self->writing_chunk_ = false;
+                       self->stream_header_.reset();
+                       if (ec || !self->keep_alive_ || self->server_.stopping()) {
+                         return self->do_close();
+                       }
+                       self->do_read();
+                     });
+    return;
+  }
+  beast::get_lowest_layer(stream_).expires_never();  // idle watch: wait for the next event
+}
+
+void Session::on_chunk_written(beast::error_code ec, size_t) {
+  writing_chunk_ = false;
+  if (ec) {
+    if (body_stream_) {
+      body_stream_->close();
+      body_stream_.reset();
+    }
+    return do_close();
+  }
+  pump();
+}
+
+void Session::do_close() {
+  if (closed_) {
+    return;
+  }
+  closed_ = true;
+  if (body_stream_) {
+    body_stream_->close();
+    body_stream_.reset();
+  }
+  server_.forget(this);
+  beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
+  stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
+    beast::error_code ignored;
+    beast::get_lowest_layer(self->stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(self->stream_).close();
+  });
+}
+
+}  // namespace
+
+std::unique_ptr<Server> Server::start(const ServerOptions& options, http::Handler handler,
+                                      std::string& error) {
+  auto server = std::make_unique<HttpsServer>(options, std::move(handler));
+  if (!server->init(error)) {
+    return nullptr;
+  }
+  return server;
+}
+
+}  // namespace apiserver

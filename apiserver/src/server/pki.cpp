@@ -1,0 +1,807 @@
+#include "apiserver/pki.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <openssl/bio.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
+
+namespace apiserver::pki {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr int kCaDays = 3650;
+constexpr int kLeafDays = 365;
+// A certificate this close to its end is renewed rather than reused.
+constexpr long kRenewBeforeSeconds = 30L * 24 * 3600;
+// Certificates start an hour in the past so that a peer whose clock is a little behind accepts
+// them at once.
+constexpr long kBackdateSeconds = 3600;
+
+template <auto Free>
+struct Deleter {
+  template <class T>
+  void operator()(T* p) const {
+    Free(p);
+  }
+};
+using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
+using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
+using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
+using StorePtr = std::unique_ptr<X509_STORE, Deleter<X509_STORE_free>>;
+using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, Deleter<X509_STORE_CTX_free>>;
+using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
+using BnPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
+using NamesPtr = std::unique_ptr<GENERAL_NAMES, Deleter<GENERAL_NAMES_free>>;
+
+struct CertStackFree {
+  void operator()(STACK_OF(X509) * s) const { sk_X509_pop_free(s, X509_free); }
+};
+using CertStackPtr = std::unique_ptr<STACK_OF(X509), CertStackFree>;
+
+// The reason for the most recent OpenSSL failure; empties the thread's error queue.
+std::string openssl_error() {
+  unsigned long last = 0;
+  while (unsigned long e = ERR_get_error()) {
+    last = e;
+  }
+  if (last == 0) {
+    return "unknown OpenSSL error";
+  }
+  const char* reason = ERR_reason_error_string(last);
+  return reason != nullptr ? reason : "OpenSSL error " + std::to_string(last);
+}
+
+// Refuses to prompt on the terminal for the passphrase of an encrypted key.
+int no_passphrase(char*, int, int, void*) {
+  return -1;
+}
+
+BioPtr memory_bio(std::string_view text) {
+  return BioPtr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
+}
+
+std::string bio_contents(BIO* bio) {
+  char* data = nullptr;
+  long size = BIO_get_mem_data(bio, &data);
+  return size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string();
+}
+
+// Every certificate in `pem`, in order; an empty vector when there is none.
+std::vector<X509Ptr> parse_certs(std::string_view pem) {
+  std::vector<X509Ptr> certs;
+  ERR_clear_error();
+  BioPtr bio = memory_bio(pem);
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr)) {
+    certs.emplace_back(cert);
+  }
+  ERR_clear_error();  // the read that ended the loop reports "no start line"
+  return certs;
+}
+
+PkeyPtr parse_key(std::string_view pem, std::string& error) {
+  ERR_clear_error();
+  BioPtr bio = memory_bio(pem);
+  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
+  if (!key) {
+    error = pem.find("ENCRYPTED") != std::string_view::npos
+                ? "encrypted private keys are not supported"
+                : "no private key found (" + openssl_error() + ")";
+  }
+  return key;
+}
+
+std::string cert_to_pem(X509* cert) {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  PEM_write_bio_X509(bio.get(), cert);
+  return bio_contents(bio.get());
+}
+
+std::string key_to_pem(EVP_PKEY* key) {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr);
+  return bio_contents(bio.get());
+}
+
+// --- files -----------------------------------------------------------------------------------
+
+std::string errno_text(int err) {
+  return std::strerror(err);
+}
+
+// Reads a whole file. Returns false and sets `error` on failure; `missing` tells ENOENT apart.
+bool read_file(const fs::path& path, std::string& out, bool& missing, std::string& error) {
+  missing = false;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    int err = errno;
+    missing = err == ENOENT;
+    error = path.string() + ": " + errno_text(err);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) {
+    error = path.string() + ": read failed";
+    return false;
+  }
+  out = buffer.str();
+  return true;
+}
+
+// Writes `content` to `path` with `mode`: a temporary file in the same directory, fsync, rename,
+// then fsync of the directory, so a reader sees either the old file or the whole new one.
+bool write_file_atomically(const fs::path& path, std::string_view content, mode_t mode,
+                           std::string& error) {
+  fs::path temp = path;
+  temp += ".tmp." + std::to_string(::getpid());
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+  if (fd < 0) {
+    error = temp.string() + ": " + errno_text(errno);
+    return false;
+  }
+  int err = ::fchmod(fd, mode) == 0 ? 0 : errno;  // the umask does not get a say
+  for (size_t done = 0; err == 0 && done < content.size();) {
+    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n >= 0) {
+      done += static_cast<size_t>(n);
+    } else if (errno != EINTR) {
+      err = errno;
+    }
+  }
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+  }
+  if (::close(fd) != 0 && err == 0) {
+    err = errno;
+  }
+  if (err == 0 && ::rename(temp.c_str(), path.c_str()) != 0) {
+    err = errno;
+  }
+  if (err != 0) {
+    ::unlink(temp.c_str());
+    error = path.string() + ": " + errno_text(err);
+    return false;
+  }
+  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return true;
+}
+
+// Creates `dir` with mode 0700 (and any missing parents with the default mode).
+bool make_private_dir(const fs::path& dir, std::string& error) {
+  std::error_code ec;
+  if (fs::is_directory(dir, ec)) {
+    return true;
+  }
+  if (dir.has_parent_path()) {
+    fs::create_directories(dir.parent_path(), ec);
+    if (ec) {
+      error = dir.parent_path().string() + ": " + ec.message();
+      return false;
+    }
+  }
+  if (::mkdir(dir.c_str(), 0700) != 0) {
+    if (errno == EEXIST && fs::is_directory(dir, ec)) {
+      return true;
+    }
+    error = dir.string() + ": " + errno_text(errno);
+    return false;
+  }
+  ::chmod(dir.c_str(), 0700);
+  return true;
+}
+
+// An exclusive flock held for the lifetime of the object.
+class DirLock {
+ public:
+  bool acquire(const fs::path& file, std::string& error) {
+    fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd_ < 0) {
+      error = file.string() + ": " + errno_text(errno);
+      return false;
+    }
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        error = file.string() + ": flock: " + errno_text(errno);
+        return false;
+      }
+    }
+    return true;
+  }
+  ~DirLock() {
+    if (fd_ >= 0) {
+      ::close(fd_);  // releases the lock
+    }
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+// --- subject alternative names ---------------------------------------------------------------
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool valid_dns_name(std::string_view name) {
+  if (name.rfind("*.", 0) == 0) {
+    name.remove_prefix(2);
+  }
+  if (name.empty() || name.size() > 253 || name.front() == '.' || name.back() == '.' ||
+      name.find("..") != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '-' || c == '.' || c == '_';
+  });
+}
+
+// "IP:<canonical address>" from 4 or 16 raw bytes.
+std::string ip_san(const unsigned char* bytes, size_t size) {
+  char text[INET6_ADDRSTRLEN] = {};
+  int family = size == 4 ? AF_INET : AF_INET6;
+  if ((size != 4 && size != 16) || ::inet_ntop(family, bytes, text, sizeof text) == nullptr) {
+    return "IP:?";
+  }
+  return std::string("IP:") + text;
+}
+
+// Turns a user's SAN ("name", "1.2.3.4", "DNS:name", "IP:::1") into its canonical form.
+std::optional<std::string> normalise_san(std::string_view san, std::string& error) {
+  std::string_view value = san;
+  bool want_ip = false;
+  bool want_dns = false;
+  if (lower(std::string(san.substr(0, 3))) == "ip:") {
+    want_ip = true;
+    value.remove_prefix(3);
+  } else if (lower(std::string(san.substr(0, 4))) == "dns:") {
+    want_dns = true;
+    value.remove_prefix(4);
+  }
+  std::string text(value);
+  unsigned char bytes[16];
+  if (!want_dns) {
+    if (::inet_pton(AF_INET, text.c_str(), bytes) == 1) {
+      return ip_san(bytes, 4);
+    }
+    if (::inet_pton(AF_INET6, text.c_str(), bytes) == 1) {
+      return ip_san(bytes, 16);
+    }
+    if (want_ip) {
+      error = "invalid IP address in subject alternative name \"" + std::string(san) + "\"";
+      return std::nullopt;
+    }
+  }
+  if (!valid_dns_name(text)) {
+    error = "invalid DNS name in subject alternative name \"" + std::string(san) + "\"";
+    return std::nullopt;
+  }
+  return "DNS:" + lower(text);
+}
+
+// The SANs asked for: the defaults, then the extras, without duplicates, in that order.
+std::optional<std::vector<std::string>> wanted_sans(const std::vector<std::string>& extra,
+                                                    std::string& error) {
+  std::vector<std::string> sans = default_serving_sans();
+  std::set<std::string> seen(sans.begin(), sans.end());
+  for (const std::string& san : extra) {
+    auto canonical = normalise_san(san, error);
+    if (!canonical) {
+      return std::nullopt;
+    }
+    if (seen.insert(*canonical).second) {
+      sans.push_back(*canonical);
+    }
+  }
+  return sans;
+}
+
+std::set<std::string> cert_sans(X509* cert) {
+  std::set<std::string> sans;
+  NamesPtr names(
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(cert, NID_subject_alt_name, nullptr, nullptr)));
+  for (int i = 0; names && i < sk_GENERAL_NAME_num(names.get()); ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(names.get(), i);
+    int type = 0;
+    auto* value = static_cast<ASN1_STRING*>(GENERAL_NAME_get0_value(name, &type));
+    const unsigned char* data = ASN1_STRING_get0_data(value);
+    auto size = static_cast<size_t>(ASN1_STRING_length(value));
+    if (type == GEN_DNS) {
+      sans.insert("DNS:" + lower(std::string(reinterpret_cast<const char*>(data), size)));
+    } else if (type == GEN_IPADD) {
+      sans.insert(ip_san(data, size));
+    }
+  }
+  return sans;
+}
+
+bool add_san_extension(X509* cert, const std::vector<std::string>& sans) {
+  NamesPtr names(sk_GENERAL_NAME_new_null());
+  for (const std::string& san : sans) {
+    GENERAL_NAME* name = GENERAL_NAME_new();
+    if (san.rfind("IP:", 0) == 0) {
+      unsigned char bytes[16];
+      std::string text = san.substr(3);
+      bool v4 = ::inet_pton(AF_INET, text.c_str(), bytes) == 1;
+      if (!v4 && ::inet_pton(AF_INET6, text.c_str(), bytes) != 1) {
+        GENERAL_NAME_free(name);
+        return false;
+      }
+      ASN1_OCTET_STRING* address = ASN1_OCTET_STRING_new();
+      ASN1_OCTET_STRING_set(address, bytes, v4 ? 4 : 16);
+      GENERAL_NAME_set0_value(name, GEN_IPADD, address);
+    } else {
+      std::string dns = san.substr(4);
+      ASN1_IA5STRING* text = ASN1_IA5STRING_new();
+      ASN1_STRING_set(text, dns.data(), static_cast<int>(dns.size()));
+      GENERAL_NAME_set0_value(name, GEN_DNS, text);
+    }
+    sk_GENERAL_NAME_push(names.get(), name);
+  }
+  return X509_add1_ext_i2d(cert, NID_subject_alt_name, names.get(), 0, X509V3_ADD_DEFAULT) == 1;
+}
+
+// --- certificates ----------------------------------------------------------------------------
+
+PkeyPtr generate_key(std::string& error) {
+  ERR_clear_error();
+  PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
+  if (!key) {
+    error = "generating an ECDSA P-256 key: " + openssl_error();
+  }
+  return key;
+}
+
+struct CertSpec {
+  std::string common_name;
+  std::vector<std::string> organizations = {};
+  int days = kLeafDays;
+  bool is_ca = false;
+  const char* ext_key_usage = nullptr;  // "serverAuth" or "clientAuth"
+  std::vector<std::string> sans = {};
+};
+
+bool add_extension(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
+  ExtPtr ext(X509V3_EXT_nconf_nid(nullptr, ctx, nid, value));
+  return ext && X509_add_ext(cert, ext.get(), -1) == 1;
+}
+
+// Builds and signs a certificate for `key`. With no issuer, it is self-signed.
+X509Ptr make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
+                  std::string& error) {
+  ERR_clear_error();
+  X509Ptr cert(X509_new());
+  unsigned char serial[16];
+  bool ok = cert && RAND_bytes(serial, sizeof serial) == 1;
+  if (ok) {
+    serial[0] = static_cast<unsigned char>((serial[0] & 0x7f) | 0x40);  // positive, 16 bytes
+    BnPtr bn(BN_bin2bn(serial, sizeof serial, nullptr));
+    ok = bn && BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) != nullptr;
+  }
+  ok = ok && X509_set_version(cert.get(), X509_VERSION_3) == 1;
+  ok = ok && X509_gmtime_adj(X509_getm_notBefore(cert.get()), -kBackdateSeconds) != nullptr;
+  ok = ok && X509_time_adj_ex(X509_getm_notAfter(cert.get()), spec.days, 0, nullptr) != nullptr;
+  ok = ok && X509_set_pubkey(cert.get(), key) == 1;
+
+  X509_NAME* subject = X509_get_subject_name(cert.get());
+  for (const std::string& org : spec.organizations) {
+    ok = ok && X509_NAME_add_entry_by_txt(subject, "O", MBSTRING_UTF8,
+                                          reinterpret_cast<const unsigned char*>(org.c_str()), -1,
+                                          -1, 0) == 1;
+  }
+  ok = ok && X509_NAME_add_entry_by_txt(
+                 subject, "CN", MBSTRING_UTF8,
+                 reinterpret_cast<const unsigned char*>(spec.common_name.c_str()), -1, -1, 0) == 1;
+  X509* signer = issuer != nullptr ? issuer : cert.get();
+  ok = ok && X509_set_issuer_name(cert.get(), X509_get_subject_name(signer)) == 1;
+
+  X509V3_CTX ctx;
+  X509V3_set_ctx(&ctx, signer, cert.get(), nullptr, nullptr, 0);
+  if (spec.is_ca) {
+    ok = ok && add_extension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:TRUE");
+    ok = ok && add_extension(cert.get(), &ctx, NID_key_usage,
+                             "critical,digitalSignature,keyCertSign,cRLSign");
+  } else {
+    ok = ok && add_extension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:FALSE");
+    ok = ok && add_extension(cert.get(), &ctx, NID_key_usage, "critical,digitalSignature");
+    ok = ok && add_extension(cert.get(), &ctx, NID_ext_key_usage, spec.ext_key_usage);
+  }
+  // The subject key id goes first: for a self-signed CA the authority key id copies it.
+  ok = ok && add_extension(cert.get(), &ctx, NID_subject_key_identifier, "hash");
+  ok = ok && add_extension(cert.get(), &ctx, NID_authority_key_identifier, "keyid:always");
+  if (!spec.sans.empty()) {
+    ok = ok && add_san_extension(cert.get(), spec.sans);
+  }
+  ok = ok && X509_sign(cert.get(), issuer_key != nullptr ? issuer_key : key, EVP_sha256()) > 0;
+  if (!ok) {
+    error = "creating the certificate for \"" + spec.common_name + "\": " + openssl_error();
+    return nullptr;
+  }
+  return cert;
+}
+
+// Verifies `leaf` (with `untrusted` intermediates, may be null) against `cas` for `purpose`.
+bool verify_cert(X509* leaf, STACK_OF(X509) * untrusted, const std::vector<X509Ptr>& cas,
+                 int purpose, std::string& error) {
+  ERR_clear_error();
+  StorePtr store(X509_STORE_new());
+  StoreCtxPtr ctx(X509_STORE_CTX_new());
+  if (!store || !ctx) {
+    error = openssl_error();
+    return false;
+  }
+  for (const X509Ptr& ca : cas) {
+    X509_STORE_add_cert(store.get(), ca.get());
+  }
+  if (X509_STORE_CTX_init(ctx.get(), store.get(), leaf, untrusted) != 1 ||
+      X509_STORE_CTX_set_purpose(ctx.get(), purpose) != 1) {
+    error = openssl_error();
+    return false;
+  }
+  if (X509_verify_cert(ctx.get()) != 1) {
+    error = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
+    ERR_clear_error();
+    return false;
+  }
+  return true;
+}
+
+bool expires_soon(X509* cert) {
+  time_t horizon = std::time(nullptr) + kRenewBeforeSeconds;
+  return X509_cmp_time(X509_get0_notAfter(cert), &horizon) <= 0;
+}
+
+ClientIdentity subject_identity(X509* cert) {
+  ClientIdentity identity;
+  X509_NAME* subject = X509_get_subject_name(cert);
+  for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
+    X509_NAME_ENTRY* entry = X509_NAME_get_entry(subject, i);
+    int nid = OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry));
+    if (nid != NID_commonName && nid != NID_organizationName) {
+      continue;
+    }
+    unsigned char* utf8 = nullptr;
+    int size = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(entry));
+    if (size < 0) {
+      continue;
+    }
+    std::string value(reinterpret_cast<char*>(utf8), static_cast<size_t>(size));
+    OPENSSL_free(utf8);
+    if (nid == NID_commonName) {
+      identity.common_name = value;  // the last CN wins, as in Go's pkix.Name
+    } else {
+      identity.organizations.push_back(value);
+    }
+  }
+  return identity;
+}
+
+// --- ensure_pki ------------------------------------------------------------------------------
+
+// A certificate and key as loaded from, or about to be written to, their files.
+struct Pair {
+  X509Ptr cert;
+  PkeyPtr key;
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+enum class Load { Loaded, Missing, Failed };
+
+// Loads a cert/key pair. Missing when either file is absent; Failed (with `error`) when a file
+// cannot be read or parsed or the key is not the certificate's.
+Load load_pair(const fs::path& cert_file, const fs::path& key_file, Pair& pair,
+               std::string& error) {
+  bool cert_missing = false;
+  bool key_missing = false;
+  std::string cert_error, key_error;
+  bool have_cert = read_file(cert_file, pair.cert_pem, cert_missing, cert_error);
+  bool have_key = read_file(key_file, pair.key_pem, key_missing, key_error);
+  if ((!have_cert && !cert_missing) || (!have_key && !key_missing)) {
+    error = !have_cert && !cert_missing ? cert_error : key_error;
+    return Load::Failed;
+  }
+  if (cert_missing || key_missing) {
+    return Load::Missing;
+  }
+  std::vector<X509Ptr> certs = parse_certs(pair.cert_pem);
+  if (certs.empty()) {
+    error = cert_file.string() + ": no certificate found";
+    return Load::Failed;
+  }
+  pair.cert = std::move(certs.front());
+  std::string why;
+  pair.key = parse_key(pair.key_pem, why);
+  if (!pair.key) {
+    error = key_file.string() + ": " + why;
+    return Load::Failed;
+  }
+  if (X509_check_private_key(pair.cert.get(), pair.key.get()) != 1) {
+    ERR_clear_error();
+    error = key_file.string() + ": the private key does not match " + cert_file.string();
+    return Load::Failed;
+  }
+  return Load::Loaded;
+}
+
+bool generate_pair(const CertSpec& spec, const Pair* issuer, Pair& out, std::string& error) {
+  out.key = generate_key(error);
+  if (!out.key) {
+    return false;
+  }
+  out.cert = make_cert(spec, out.key.get(), issuer ? issuer->cert.get() : nullptr,
+                       issuer ? issuer->key.get() : nullptr, error);
+  if (!out.cert) {
+    return false;
+  }
+  out.cert_pem = cert_to_pem(out.cert.get());
+  out.key_pem = key_to_pem(out.key.get());
+  return !out.cert_pem.empty() && !out.key_pem.empty();
+}
+
+bool write_pair(const Pair& pair, const fs::path& cert_file, const fs::path& key_file,
+                std::vector<std::string>& written, std::string& error) {
+  if (!write_file_atomically(key_file, pair.key_pem, 0600, error) ||
+      !write_file_atomically(cert_file, pair.cert_pem, 0644, error)) {
+    return false;
+  }
+  written.push_back(key_file.filename().string());
+  written.push_back(cert_file.filename().string());
+  return true;
+}
+
+// Makes sure a leaf pair exists, is signed by `ca` and passes `still_good`; regenerates it
+// otherwise (always when `ca_changed`).
+template <class StillGood>
+bool ensure_leaf(const CertSpec& spec, const Pair& ca, bool ca_changed, int purpose,
+                 const fs::path& cert_file, const fs::path& key_file, StillGood still_good,
+                 Pair& out, std::vector<std::string>& written, std::string& error) {
+  if (!ca_changed) {
+    Load state = load_pair(cert_file, key_file, out, error);
+    if (state == Load::Failed) {
+      return false;
+    }
+    std::vector<X509Ptr> cas;
+    cas.emplace_back(X509_dup(ca.cert.get()));
+    std::string ignored;
+    if (state == Load::Loaded && verify_cert(out.cert.get(), nullptr, cas, purpose, ignored) &&
+        !expires_soon(out.cert.get()) && still_good(out.cert.get())) {
+      return true;
+    }
+  }
+  out = Pair{};
+  return generate_pair(spec, &ca, out, error) &&
+         write_pair(out, cert_file, key_file, written, error);
+}
+
+}  // namespace
+
+std::vector<std::string> default_serving_sans() {
+  std::vector<std::string> sans = {
+      "DNS:localhost",
+      "DNS:kubernetes",
+      "DNS:kubernetes.default",
+      "DNS:kubernetes.default.svc",
+      "DNS:kubernetes.default.svc.cluster.local",
+  };
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0 && valid_dns_name(host)) {
+    std::string name = "DNS:" + lower(host);
+    if (std::find(sans.begin(), sans.end(), name) == sans.end()) {
+      sans.push_back(name);
+    }
+  }
+  for (const char* ip : {"IP:127.0.0.1", "IP:::1", "IP:10.96.0.1"}) {
+    sans.emplace_back(ip);
+  }
+  return sans;
+}
+
+std::optional<Pki> ensure_pki(const fs::path& dir, const std::vector<std::string>& extra_sans,
+                              std::string& error) {
+  auto sans = wanted_sans(extra_sans, error);
+  if (!sans) {
+    return std::nullopt;
+  }
+  if (!make_private_dir(dir, error)) {
+    return std::nullopt;
+  }
+  DirLock lock;
+  if (!lock.acquire(dir / ".lock", error)) {
+    return std::nullopt;
+  }
+
+  Pki pki;
+  pki.dir = dir;
+  pki.ca_cert_file = dir / "ca.crt";
+  pki.ca_key_file = dir / "ca.key";
+  pki.serving_cert_file = dir / "serving.crt";
+  pki.serving_key_file = dir / "serving.key";
+  pki.admin_cert_file = dir / "admin.crt";
+  pki.admin_key_file = dir / "admin.key";
+  pki.admin_token_file = dir / "admin.token";
+
+  // The CA: reused unless missing or about to expire.
+  Pair ca;
+  Load ca_state = load_pair(pki.ca_cert_file, pki.ca_key_file, ca, error);
+  if (ca_state == Load::Failed) {
+    return std::nullopt;
+  }
+  if (ca_state == Load::Loaded && X509_check_ca(ca.cert.get()) == 0) {
+    error = pki.ca_cert_file.string() + ": not a CA certificate";
+    return std::nullopt;
+  }
+  bool ca_changed = ca_state == Load::Missing || expires_soon(ca.cert.get());
+  if (ca_changed) {
+    CertSpec spec{.common_name = kCaCommonName, .days = kCaDays, .is_ca = true};
+    ca = Pair{};
+    if (!generate_pair(spec, nullptr, ca, error) ||
+        !write_pair(ca, pki.ca_cert_file, pki.ca_key_file, pki.written, error)) {
+      return std::nullopt;
+    }
+  }
+
+  CertSpec serving_spec{
+      .common_name = kServingCommonName, .ext_key_usage = "serverAuth", .sans = *sans};
+  std::set<std::string> wanted(sans->begin(), sans->end());
+  Pair serving;
+  if (!ensure_leaf(
+          serving_spec, ca, ca_changed, X509_PURPOSE_SSL_SERVER, pki.serving_cert_file,
+          pki.serving_key_file, [&](X509* cert) { return cert_sans(cert) == wanted; }, serving,
+          pki.written, error)) {
+    return std::nullopt;
+  }
+
+  CertSpec admin_spec{.common_name = kAdminCommonName,
+                      .organizations = {kAdminOrganization},
+                      .ext_key_usage = "clientAuth"};
+  Pair admin;
+  if (!ensure_leaf(
+          admin_spec, ca, ca_changed, X509_PURPOSE_SSL_CLIENT, pki.admin_cert_file,
+          pki.admin_key_file,
+          [](X509* cert) {
+            ClientIdentity id = subject_identity(cert);
+            return id.common_name == kAdminCommonName &&
+                   id.organizations == std::vector<std::string>{kAdminOrganization};
+          },
+          admin, pki.written, error)) {
+    return std::nullopt;
+  }
+
+  bool token_missing = false;
+  std::string token;
+  if (read_file(pki.admin_token_file, token, token_missing, error)) {
+    token.erase(token.find_last_not_of(" \t\r\n") + 1);
+    if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
+      error = pki.admin_token_file.string() + ": expected one token on one line";
+      return std::nullopt;
+    }
+  } else if (token_missing) {
+    unsigned char bytes[32];
+    if (RAND_bytes(bytes, sizeof bytes) != 1) {
+      error = "generating the admin token: " + openssl_error();
+      return std::nullopt;
+    }
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char b : bytes) {
+      token += kHex[b >> 4];
+      token += kHex[b & 0xf];
+    }
+    if (!write_file_atomically(pki.admin_token_file, token + "\n", 0600, error)) {
+      return std::nullopt;
+    }
+    pki.written.push_back(pki.admin_token_file.filename().string());
+  } else {
+    return std::nullopt;
+  }
+  error.clear();
+
+  pki.ca_cert_pem = std::move(ca.cert_pem);
+  pki.ca_key_pem = std::move(ca.key_pem);
+  pki.serving_cert_pem = std::move(serving.cert_pem);
+  pki.serving_key_pem = std::move(serving.key_pem);
+  pki.admin_cert_pem = std::move(admin.cert_pem);
+  pki.admin_key_pem = std::move(admin.key_pem);
+  pki.admin_token = std::move(token);
+  return pki;
+}
+
+bool check_key_pair(std::string_view cert_pem, std::string_view key_pem, std::string& error) {
+  std::vector<X509Ptr> certs = parse_certs(cert_pem);
+  if (certs.empty()) {
+    error = "no certificate found";
+    return false;
+  }
+  PkeyPtr key = parse_key(key_pem, error);
+  if (!key) {
+    return false;
+  }
+  if (X509_check_private_key(certs.front().get(), key.get()) != 1) {
+    ERR_clear_error();
+    error = "the private key does not match the certificate";
+    return false;
+  }
+  return true;
+}
+
+std::optional<KeyPair> load_key_pair(const fs::path& cert_file, const fs::path& key_file,
+                                     std::string& error) {
+  KeyPair pair;
+  bool missing = false;
+  if (!read_file(cert_file, pair.cert_pem, missing, error) ||
+      !read_file(key_file, pair.key_pem, missing, error)) {
+    return std::nullopt;
+  }
+  if (parse_certs(pair.cert_pem).empty()) {
+    error = cert_file.string() + ": no certificate found";
+    return std::nullopt;
+  }
+  std::string why;
+  if (!parse_key(pair.key_pem, why)) {
+    error = key_file.string() + ": " + why;
+    return std::nullopt;
+  }
+  if (!check_key_pair(pair.cert_pem, pair.key_pem, why)) {
+    error = key_file.string() + ": the private key does not match " + cert_file.string();
+    return std::nullopt;
+  }
+  return pair;
+}
+
+std::optional<ClientIdentity> verify_client_certificate(std::string_view chain_pem,
+                                                        std::string_view ca_pem,
+                                                        std::string& error) {
+  std::vector<X509Ptr> chain = parse_certs(chain_pem);
+  if (chain.empty()) {
+    error = "client certificate: no certificate found";
+    return std::nullopt;
+  }
+  std::vector<X509Ptr> cas = parse_certs(ca_pem);
+  if (cas.empty()) {
+    error = "client CA: no certificate found";
+    return std::nullopt;
+  }
+  CertStackPtr untrusted(sk_X509_new_null());
+  for (size_t i = 1; i < chain.size(); ++i) {
+    sk_X509_push(untrusted.get(), chain[i].release());
+  }
+  std::string why;
+  if (!verify_cert(chain.front().get(), untrusted.get(), cas, X509_PURPOSE_SSL_CLIENT, why)) {
+    error = "client certificate: " + why;
+    return std::nullopt;
+  }
+  ClientIdentity identity = subject_identity(chain.front().get());
+  if (identity.common_name.empty()) {
+    error = "client certificate: the subject has no common name";
+    return std::nullopt;
+  }
+  return identity;
+}
+
+}  // namespace apiserver::pki

@@ -1,0 +1,350 @@
+#include "kubeconfig.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace sandbox {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The list sections of a kubeconfig whose entries are matched by `name`.
+constexpr const char* kNamedLists[] = {"clusters", "users", "contexts"};
+
+// Standard base64 with padding, as Kubernetes encodes []byte fields.
+std::string base64(const std::string& in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    uint32_t n = static_cast<uint8_t>(in[i]) << 16 | static_cast<uint8_t>(in[i + 1]) << 8 |
+                 static_cast<uint8_t>(in[i + 2]);
+    out += kAlphabet[n >> 18];
+    out += kAlphabet[(n >> 12) & 63];
+    out += kAlphabet[(n >> 6) & 63];
+    out += kAlphabet[n & 63];
+  }
+  if (i < in.size()) {
+    uint32_t n = static_cast<uint8_t>(in[i]) << 16;
+    if (i + 1 < in.size()) {
+      n |= static_cast<uint8_t>(in[i + 1]) << 8;
+    }
+    out += kAlphabet[n >> 18];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+// Whether a plain scalar with this text would be read back as something other than a string
+// (a bool, null or number, in YAML 1.1 as Go's YAML reader uses, or 1.2). Errs towards yes.
+bool ambiguous_plain(const std::string& s) {
+  if (s.empty()) {
+    return true;
+  }
+  char first = s.front();
+  if ((first >= '0' && first <= '9') || first == '-' || first == '+' || first == '.') {
+    return true;
+  }
+  std::string lower;
+  for (char c : s) {
+    lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"}) {
+    if (lower == word) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Emits `node` like YAML::Emitter << node, except that scalars keep their type: yaml-cpp drops
+// the quotes of a loaded "true" or "123", which would turn them into a bool and a number.
+//   - loaded quoted (tag "!")            -> double-quoted
+//   - loaded plain (tag "?")             -> as yaml-cpp chooses (plain when it can)
+//   - built here (no tag), e.g. a token  -> quoted when it would not read back as a string
+//   - any other explicit tag             -> kept verbatim
+void emit(YAML::Emitter& out, const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      if (node.Style() == YAML::EmitterStyle::Flow || node.size() == 0) {
+        out << YAML::Flow;
+      }
+      out << YAML::BeginMap;
+      for (const auto& entry : node) {
+        out << YAML::Key;
+        emit(out, entry.first);
+        out << YAML::Value;
+        emit(out, entry.second);
+      }
+      out << YAML::EndMap;
+      break;
+    case YAML::NodeType::Sequence:
+      if (node.Style() == YAML::EmitterStyle::Flow || node.size() == 0) {
+        out << YAML::Flow;
+      }
+      out << YAML::BeginSeq;
+      for (const auto& item : node) {
+        emit(out, item);
+      }
+      out << YAML::EndSeq;
+      break;
+    case YAML::NodeType::Scalar: {
+      const std::string& tag = node.Tag();
+      if (!tag.empty() && tag != "?" && tag != "!") {
+        out << YAML::VerbatimTag(tag);
+      }
+      if (tag == "!" || (tag.empty() && ambiguous_plain(node.Scalar()))) {
+        out << YAML::DoubleQuoted;
+      }
+      out << node.Scalar();
+      break;
+    }
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      out << YAML::Null;
+      break;
+  }
+}
+
+std::string to_text(const YAML::Node& doc) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  emit(out, doc);
+  return std::string(out.c_str()) + "\n";
+}
+
+YAML::Node named(const char* name, const char* field, const YAML::Node& body) {
+  YAML::Node entry(YAML::NodeType::Map);
+  entry[field] = body;
+  entry["name"] = name;
+  return entry;
+}
+
+// Creates the missing ancestors of `dir`, outermost first, each with mode 0700.
+bool make_parent_dirs(const fs::path& dir, std::string& error) {
+  std::vector<fs::path> missing;
+  std::error_code ec;
+  for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
+    missing.push_back(p);
+    if (p == p.parent_path()) {
+      break;
+    }
+  }
+  for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+    if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
+      error = it->string() + ": " + std::strerror(errno);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool read_text(const fs::path& path, std::string& out, bool& missing, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    missing = errno == ENOENT;
+    error = path.string() + ": " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  out = buffer.str();
+  return true;
+}
+
+// Replaces or appends, in `list`, the entries of `ours` with the same names; drops any later
+// duplicates of those names. Other entries keep their order.
+YAML::Node merge_named_list(const YAML::Node& list, const YAML::Node& ours) {
+  YAML::Node merged(YAML::NodeType::Sequence);
+  std::vector<bool> placed(ours.size(), false);
+  auto match = [&](const YAML::Node& entry) -> std::optional<size_t> {
+    if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar()) {
+      return std::nullopt;
+    }
+    for (size_t i = 0; i < ours.size(); ++i) {
+      if (ours[i]["name"].Scalar() == entry["name"].Scalar()) {
+        return i;
+      }
+    }
+    return std::nullopt;
+  };
+  for (const auto& entry : list) {
+    std::optional<size_t> i = match(entry);
+    if (!i) {
+      merged.push_back(entry);
+    } else if (!placed[*i]) {
+      merged.push_back(ours[*i]);
+      placed[*i] = true;
+    }
+  }
+  for (size_t i = 0; i < ours.size(); ++i) {
+    if (!placed[i]) {
+      merged.push_back(ours[i]);
+    }
+  }
+  return merged;
+}
+
+}  // namespace
+
+std::string make_kubeconfig(const std::string& server_url, const std::string& ca_pem,
+                            const std::string& client_cert_pem, const std::string& client_key_pem,
+                            const std::optional<std::string>& token) {
+  YAML::Node cluster(YAML::NodeType::Map);
+  cluster["certificate-authority-data"] = base64(ca_pem);
+  cluster["server"] = server_url;
+
+  YAML::Node context(YAML::NodeType::Map);
+  context["cluster"] = kKubeconfigName;
+  context["user"] = kKubeconfigName;
+
+  YAML::Node user(YAML::NodeType::Map);
+  user["client-certificate-data"] = base64(client_cert_pem);
+  user["client-key-data"] = base64(client_key_pem);
+  if (token && !token->empty()) {
+    user["token"] = *token;
+  }
+
+  // The key order kubectl itself writes.
+  YAML::Node doc(YAML::NodeType::Map);
+  doc["apiVersion"] = "v1";
+  doc["clusters"].push_back(named(kKubeconfigName, "cluster", cluster));
+  doc["contexts"].push_back(named(kKubeconfigName, "context", context));
+  doc["current-context"] = kKubeconfigName;
+  doc["kind"] = "Config";
+  doc["preferences"] = YAML::Node(YAML::NodeType::Map);
+  doc["users"].push_back(named(kKubeconfigName, "user", user));
+  return to_text(doc);
+}
+
+bool write_kubeconfig(const fs::path& path, const std::string& text, std::string& error) {
+  static std::atomic<unsigned> sequence{0};
+  std::error_code ec;
+  fs::path target = path;
+  if (fs::is_symlink(path, ec)) {
+    target = fs::weakly_canonical(path, ec);
+    if (ec) {
+      error = path.string() + ": " + ec.message();
+      return false;
+    }
+  }
+  fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  if (!make_parent_dirs(dir, error)) {
+    return false;
+  }
+
+  fs::path temp = target;
+  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
+  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    error = temp.string() + ": " + std::strerror(errno);
+    return false;
+  }
+  int err = ::fchmod(fd, 0600) == 0 ? 0 : errno;
+  for (size_t done = 0; err == 0 && done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n >= 0) {
+      done += static_cast<size_t>(n);
+    } else if (errno != EINTR) {
+      err = errno;
+    }
+  }
+  if (err == 0 && ::fsync(fd) != 0) {
+    err = errno;
+  }
+  if (::close(fd) != 0 && err == 0) {
+    err = errno;
+  }
+  if (err == 0 && ::rename(temp.c_str(), target.c_str()) != 0) {
+    err = errno;
+  }
+  if (err != 0) {
+    ::unlink(temp.c_str());
+    error = target.string() + ": " + std::strerror(err);
+    return false;
+  }
+  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd >= 0) {
+    ::fsync(dir_fd);
+    ::close(dir_fd);
+  }
+  return true;
+}
+
+bool merge_kubeconfig(const fs::path& existing_path, const std::string& sandbox_text,
+                      std::string& error) {
+  std::string existing;
+  bool missing = false;
+  if (!read_text(existing_path, existing, missing, error)) {
+    if (!missing) {
+      return false;
+    }
+    error.clear();
+  }
+
+  YAML::Node doc;
+  YAML::Node ours;
+  try {
+    ours = YAML::Load(sandbox_text);
+  } catch (const YAML::Exception& e) {
+    error = std::string("sandbox kubeconfig: ") + e.what();
+    return false;
+  }
+  try {
+    doc = YAML::Load(existing);
+  } catch (const YAML::Exception& e) {
+    error = existing_path.string() + ": " + e.what();
+    return false;
+  }
+  if (doc.IsNull()) {
+    return write_kubeconfig(existing_path, sandbox_text, error);  // nothing to keep
+  }
+  if (!doc.IsMap()) {
+    error = existing_path.string() + ": expected a mapping at the top level";
+    return false;
+  }
+
+  const YAML::Node& view = doc;  // lookups through a const node never insert keys
+  if (!view["apiVersion"]) {
+    doc["apiVersion"] = "v1";
+  }
+  if (!view["kind"]) {
+    doc["kind"] = "Config";
+  }
+  for (const char* list : kNamedLists) {
+    YAML::Node current = view[list];
+    if (current && !current.IsNull() && !current.IsSequence()) {
+      error = existing_path.string() + ": " + list + ": expected a list";
+      return false;
+    }
+    YAML::Node mine = ours[list];
+    if (!mine.IsSequence()) {
+      error = std::string("sandbox kubeconfig: ") + list + ": expected a list";
+      return false;
+    }
+    for (const auto& entry : mine) {
+      if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar()) {
+        error = std::string("sandbox kubeconfig: ") + list + ": every entry needs a name";
+        return false;
+      }
+    }
+    doc[list] = merge_named_list(current && current.IsSequence() ? current : YAML::Node(), mine);
+  }
+  doc["current-context"] = kKubeconfigName;
+  return write_kubeconfig(existing_path, to_text(doc), error);
+}
+
+}  // namespace sandbox

@@ -1,0 +1,265 @@
+// `kube-sandbox serve`: the store, the PKI, the HTTPS API server and the kubeconfig, wired up and
+// run until SIGINT or SIGTERM; then a graceful stop in reverse order.
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "apiserver/apiserver.h"
+#include "apiserver/pki.h"
+#include "apiserver/server.h"
+#include "apiserver/version.h"
+#include "cli.h"
+#include "data_dir.h"
+#include "kubeconfig.h"
+#include "store/store.h"
+
+namespace sandbox {
+namespace {
+
+constexpr auto kShutdownGrace = std::chrono::seconds(10);
+
+// Removes a directory tree when it goes out of scope (--ephemeral).
+struct TempDir {
+  std::filesystem::path path;
+  ~TempDir() {
+    if (!path.empty()) {
+      std::error_code ec;
+      std::filesystem::remove_all(path, ec);
+    }
+  }
+};
+
+std::optional<std::string> read_file(const std::filesystem::path& path, std::string& error,
+                                     const std::string& flag) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = flag + " " + path.string() + ": cannot be read";
+    return std::nullopt;
+  }
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool write_ready_file(const std::filesystem::path& path, const nlohmann::json& doc,
+                      std::string& error) {
+  auto part = path;
+  part += ".part";
+  {
+    std::ofstream out(part, std::ios::trunc);
+    out << doc.dump(2) << "\n";
+    if (!out.flush()) {
+      error = "--ready-file " + path.string() + ": cannot be written";
+      return false;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(part, path, ec);
+  if (ec) {
+    error = "--ready-file " + path.string() + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+std::string url_host(const std::string& bind_address) {
+  if (bind_address == "0.0.0.0" || bind_address.empty()) {
+    return "127.0.0.1";
+  }
+  if (bind_address == "::") {
+    return "[::1]";
+  }
+  return bind_address.find(':') != std::string::npos ? "[" + bind_address + "]" : bind_address;
+}
+
+int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& ctx) {
+  if (!flags.positional.empty()) {
+    return usage_error(command, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
+  }
+  uint16_t port = 6443;
+  if (flags.has("secure-port")) {
+    std::string text = flags.get("secure-port");
+    unsigned value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value > 65535) {
+      return usage_error(command, "--secure-port must be a port number (0-65535), got \"" +
+                                      text + "\"", ctx);
+    }
+    port = static_cast<uint16_t>(value);
+  }
+  if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
+    return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
+  }
+  bool ephemeral = flags.has("ephemeral");
+  if (ephemeral && flags.has("data-dir")) {
+    return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
+  }
+
+  // Signals are taken by sigwait below; block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  std::string error;
+  TempDir temp;
+  std::optional<DataDir> data;
+  if (ephemeral) {
+    std::string pattern = std::filesystem::temp_directory_path() / "kube-sandbox-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      ctx.err << "kube-sandbox serve: cannot create a temporary data directory\n";
+      return kExitFailure;
+    }
+    temp.path = pattern;
+    data.emplace(temp.path);
+  } else {
+    data = resolve_data_dir(flags, error);
+    if (!data) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+    if (error = data->ensure_exists(); !error.empty()) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+  }
+
+  auto started = std::chrono::steady_clock::now();
+  store::Options store_options;
+  store_options.dir = data->store_dir();
+  store_options.durability = ephemeral ? store::Durability::Ephemeral : store::Durability::Sync;
+  auto opened = store::Store::open(store_options);
+  if (!opened.is_ok()) {
+    ctx.err << "kube-sandbox serve: " << opened.status().message() << "\n";
+    return kExitFailure;
+  }
+  std::unique_ptr<store::Store> db = std::move(opened).value();
+
+  auto pki = apiserver::pki::ensure_pki(data->pki_dir(), {}, error);
+  if (!pki) {
+    ctx.err << "kube-sandbox serve: " << error << "\n";
+    return kExitFailure;
+  }
+  apiserver::ServerOptions server_options;
+  server_options.bind_address = flags.get("bind-address", "127.0.0.1");
+  server_options.port = port;
+  server_options.cert_pem = pki->serving_cert_pem;
+  server_options.key_pem = pki->serving_key_pem;
+  server_options.client_ca_pem = pki->ca_cert_pem;
+  if (flags.has("tls-cert-file")) {
+    auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
+                                              flags.get("tls-private-key-file"), error);
+    if (!pair) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+    server_options.cert_pem = pair->cert_pem;
+    server_options.key_pem = pair->key_pem;
+  }
+  if (flags.has("client-ca-file")) {
+    auto ca = read_file(flags.get("client-ca-file"), error, "--client-ca-file");
+    if (!ca) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+    // The sandbox's own CA stays trusted so that its admin credential keeps working.
+    server_options.client_ca_pem = pki->ca_cert_pem + *ca;
+  }
+
+  apiserver::ApiServerConfig api_config;
+  api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
+                                         {apiserver::pki::kAdminOrganization}};
+  apiserver::ApiServer api(*db, api_config);
+  auto server = apiserver::Server::start(
+      server_options, [&api](apiserver::http::Request& r) { return api.handle(r); }, error);
+  if (!server) {
+    ctx.err << "kube-sandbox serve: " << error << "\n";
+    return kExitFailure;
+  }
+  std::string url = "https://" + url_host(server_options.bind_address) + ":" +
+                    std::to_string(server->port());
+
+  std::string kubeconfig =
+      make_kubeconfig(url, pki->ca_cert_pem, pki->admin_cert_pem, pki->admin_key_pem);
+  if (!write_kubeconfig(data->kubeconfig_file(), kubeconfig, error) ||
+      (flags.has("write-kubeconfig") &&
+       !write_kubeconfig(flags.get("write-kubeconfig"), kubeconfig, error))) {
+    ctx.err << "kube-sandbox serve: " << error << "\n";
+    return kExitFailure;
+  }
+  if (flags.has("merge-kubeconfig")) {
+    const char* home = std::getenv("HOME");
+    std::filesystem::path user_config =
+        std::filesystem::path(home != nullptr ? home : ".") / ".kube" / "config";
+    if (!merge_kubeconfig(user_config, kubeconfig, error)) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+  }
+
+  api.set_ready(true);
+  if (flags.has("ready-file")) {
+    nlohmann::json ready = {{"url", url},
+                            {"caFile", pki->ca_cert_file.string()},
+                            {"kubeconfig", data->kubeconfig_file().string()}};
+    if (!write_ready_file(flags.get("ready-file"), ready, error)) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+  }
+  auto ready_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+  ctx.out << "kube-sandbox: serving the Kubernetes " << apiserver::api_version_line()
+          << " API at " << url << " (ready in " << ready_ms << " ms, store revision "
+          << db->current_revision() << (ephemeral ? ", ephemeral" : "") << ")\n"
+          << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n"
+          << std::flush;
+
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  ctx.out << "kube-sandbox: " << (signal_number == SIGINT ? "interrupted" : "terminated")
+          << ", shutting down\n"
+          << std::flush;
+  api.begin_shutdown();
+  server->stop(kShutdownGrace);
+  server.reset();
+  db.reset();
+  return kExitOk;
+}
+
+}  // namespace
+
+Command serve_command() {
+  Command c;
+  c.name = "serve";
+  c.summary = "Run the API server and the store (the default command)";
+  c.synopsis =
+      "Usage: kube-sandbox serve [flags]\n\n"
+      "Serves the Kubernetes API over HTTPS from the embedded store until SIGINT or SIGTERM.\n"
+      "On first start it creates a CA, a serving certificate and an admin credential in the\n"
+      "data directory and writes a kubeconfig there (context \"kube-sandbox\").\n";
+  c.flags = FlagSet({
+      data_dir_flag(),
+      {"ephemeral", "", false, "", "keep nothing: a temporary data directory removed on exit"},
+      {"secure-port", "", true, "PORT", "HTTPS port (default 6443; 0 picks a free port)"},
+      {"bind-address", "", true, "ADDRESS", "address to listen on (default 127.0.0.1)"},
+      {"tls-cert-file", "", true, "FILE", "serving certificate (PEM) instead of the generated one"},
+      {"tls-private-key-file", "", true, "FILE", "the key of --tls-cert-file (PEM)"},
+      {"client-ca-file", "", true, "FILE", "also trust client certificates signed by this CA"},
+      {"ready-file", "", true, "FILE",
+       "once ready, write {\"url\", \"caFile\", \"kubeconfig\"} as JSON here (atomically)"},
+      {"write-kubeconfig", "", true, "FILE", "also write the admin kubeconfig here"},
+      {"merge-kubeconfig", "", false, "",
+       "add or update the kube-sandbox context in ~/.kube/config"},
+  });
+  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) { return run_serve(c, flags, ctx); };
+  return c;
+}
+
+}  // namespace sandbox

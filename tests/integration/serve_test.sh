@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# `kube-sandbox serve` as a user meets it: the real binary on port 0 with a temp data dir, driven
+# by kubectl and curl: ready file, kubeconfig, /version, health endpoints, authentication, body
+# limit, the data-dir lock, and a clean stop on SIGTERM; then the same with --ephemeral.
+set -euo pipefail
+bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
+fail() { echo "FAIL: $*" >&2; [[ -f ${out:-} ]] && sed 's/^/  serve: /' "$out" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# wait_for FILE: until FILE exists (bounded), or the server died.
+wait_for() {
+  for _ in $(seq 1 200); do
+    [[ -s $1 ]] && return 0
+    kill -0 "${pids[-1]}" 2>/dev/null || fail "serve exited before it was ready"
+    sleep 0.05
+  done
+  fail "no $1 after 10 s"
+}
+json() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+
+data=$tmp/data
+out=$tmp/serve.out
+"$bin" serve --data-dir "$data" --secure-port 0 --ready-file "$tmp/ready.json" >"$out" 2>&1 &
+pids+=($!)
+wait_for "$tmp/ready.json"
+url=$(json "$tmp/ready.json" '["url"]')
+ca=$(json "$tmp/ready.json" '["caFile"]')
+export KUBECONFIG=$(json "$tmp/ready.json" '["kubeconfig"]')
+[[ $KUBECONFIG == "$data/kubeconfig" ]] || fail "kubeconfig at $KUBECONFIG"
+grep -q "export KUBECONFIG=$data/kubeconfig" "$out" || fail "serve did not print how to use it"
+[[ $(kubectl config current-context) == kube-sandbox ]] || fail "context is not kube-sandbox"
+
+# /version through kubectl
+kubectl version -o json >"$tmp/version.json" || fail "kubectl version"
+[[ $(json "$tmp/version.json" '["serverVersion"]["minor"]') == 32 ]] || fail "minor is not 32"
+[[ $(json "$tmp/version.json" '["serverVersion"]["gitVersion"]') == v1.32.* ]] || fail "gitVersion"
+
+# health endpoints
+[[ $(kubectl get --raw /healthz) == ok ]] || fail "/healthz"
+[[ $(kubectl get --raw /livez/etcd) == ok ]] || fail "/livez/etcd"
+[[ $(kubectl get --raw '/readyz?verbose' | tail -n1) == "readyz check passed" ]] || fail "/readyz?verbose"
+kubectl get --raw '/readyz?verbose' | grep -qx '\[+\]etcd ok' || fail "/readyz lists no etcd check"
+if kubectl get --raw /readyz/no-such-check >/dev/null 2>&1; then fail "/readyz/no-such-check"; fi
+
+# authentication: anonymous callers see only the public paths; unknown tokens are refused
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" "$url/version")
+[[ $code == 200 ]] || fail "anonymous /version: $code"
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" "$url/")
+[[ $code == 403 ]] || fail "anonymous /: $code"
+[[ $(json "$tmp/body" '["message"]') == 'forbidden: User "system:anonymous" cannot get path "/"' ]] \
+  || fail "anonymous / said $(cat "$tmp/body")"
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H 'Authorization: Bearer nope' "$url/version")
+[[ $code == 401 && $(json "$tmp/body" '["reason"]') == Unauthorized ]] || fail "bad token: $code"
+token=$(cat "$data/pki/admin.token")
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H "Authorization: Bearer $token" "$url/nowhere")
+[[ $code == 404 && $(json "$tmp/body" '["message"]') == "the server could not find the requested resource" ]] \
+  || fail "admin token /nowhere: $code $(cat "$tmp/body")"
+
+# body limit: 413 as a Status
+head -c $((4 * 1024 * 1024)) /dev/zero >"$tmp/big"
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H "Authorization: Bearer $token" \
+  -H 'Content-Type: application/json' --data-binary "@$tmp/big" "$url/api/v1/namespaces")
+[[ $code == 413 && $(json "$tmp/body" '["message"]') == "Request entity too large: limit is 3145728" ]] \
+  || fail "4 MiB body: $code $(cat "$tmp/body")"
+[[ $(kubectl get --raw /healthz) == ok ]] || fail "server unhealthy after the large body"
+
+# the data dir is held: a second server and the offline store CLI refuse clearly
+set +e
+second=$("$bin" serve --data-dir "$data" --secure-port 0 2>&1); second_code=$?
+offline=$("$bin" store get /registry --prefix --data-dir "$data" 2>&1); offline_code=$?
+set -e
+[[ $second_code -eq 1 && $second == *"in use by another process"* ]] || fail "second serve: $second_code $second"
+[[ $offline_code -eq 1 && $offline == *"is held by another process"* ]] || fail "store CLI: $offline_code $offline"
+
+# SIGTERM: a clean stop, and the store opens offline afterwards
+kill -TERM "${pids[0]}"
+wait "${pids[0]}" || fail "serve exited $? on SIGTERM"
+grep -q "shutting down" "$out" || fail "no shutdown message"
+"$bin" store status --data-dir "$data" >/dev/null || fail "store does not open after the stop"
+
+# --ephemeral: nothing kept after exit
+out=$tmp/ephemeral.out
+"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" >"$out" 2>&1 &
+pids+=($!)
+wait_for "$tmp/eph.json"
+eph_kubeconfig=$(json "$tmp/eph.json" '["kubeconfig"]')
+[[ $(KUBECONFIG=$eph_kubeconfig kubectl get --raw /healthz) == ok ]] || fail "ephemeral /healthz"
+kill -INT "${pids[-1]}"
+wait "${pids[-1]}" || fail "ephemeral serve exited $?"
+[[ ! -e $eph_kubeconfig ]] || fail "--ephemeral left $eph_kubeconfig behind"
+echo "serve: ok"
