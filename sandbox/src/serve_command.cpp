@@ -175,6 +175,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
+  api.bootstrap();
   auto server = apiserver::Server::start(
       server_options, [&api](apiserver::http::Request& r) { return api.handle(r); }, error);
   if (!server) {

@@ -2,8 +2,8 @@
 // (ApiServer::handle), made by the server layer on a worker thread.
 //
 // Filters run first (authentication; anonymous callers may read only the public health and
-// version paths), then the endpoints. Today the endpoints are the non-resource ones (/version,
-// /healthz, /livez, /readyz); resources arrive with the registry.
+// version paths), then the endpoints: /version, /healthz, /livez, /readyz, and the resources of
+// the registry.
 #pragma once
 
 #include <atomic>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apiserver/http.h"
+#include "apiserver/registry.h"
 #include "store/store.h"
 
 namespace apiserver {
@@ -26,18 +27,31 @@ struct HealthCheck {
 struct ApiServerConfig {
   // Bearer tokens the server accepts: token -> (user name, groups).
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> tokens;
+  registry::RuntimeConfig runtime_config;  // which group/versions are served
 };
+
+namespace storage {
+class Storage;
+}
+namespace endpoints {
+class ResourceHandler;
+}
 
 class ApiServer {
  public:
   ApiServer(store::Store& store, ApiServerConfig config);
+  ~ApiServer();
+
+  // Creates what a fresh cluster has (namespaces default, kube-system, kube-public,
+  // kube-node-lease) when missing. Call once before serving.
+  void bootstrap();
 
   http::Response handle(http::Request& request);
 
   // Readiness: false until start-up work (bootstrap objects, fixtures) is done, and again once
   // shutdown begins.
   void set_ready(bool ready) { ready_ = ready; }
-  void begin_shutdown() { shutting_down_ = true; }
+  void begin_shutdown();
 
  private:
   http::Response route(http::Request& request);
@@ -46,6 +60,9 @@ class ApiServer {
 
   store::Store& store_;
   ApiServerConfig config_;
+  std::shared_ptr<registry::Registry> registry_;
+  std::unique_ptr<storage::Storage> storage_;
+  std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;

@@ -4,7 +4,9 @@
 #include <set>
 
 #include "apiserver/version.h"
+#include "endpoints/resources.h"
 #include "filters/authentication.h"
+#include "storage/storage.h"
 
 namespace apiserver {
 namespace {
@@ -48,7 +50,11 @@ http::Response status_response(int code, const std::string& reason, const std::s
 }
 
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
-    : store_(store), config_(std::move(config)) {
+    : store_(store),
+      config_(std::move(config)),
+      registry_(registry::Registry::builtin(config_.runtime_config)),
+      storage_(std::make_unique<storage::Storage>(store)),
+      resources_(std::make_unique<endpoints::ResourceHandler>(*storage_)) {
   HealthCheck ping{"ping", [] { return std::string(); }};
   HealthCheck log{"log", [] { return std::string(); }};
   HealthCheck etcd{"etcd", [this] {
@@ -68,6 +74,27 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
                    {"poststarthook/start-sandbox-bootstrap", [this] {
                       return ready_ ? std::string() : std::string("not finished");
                     }}};
+}
+
+ApiServer::~ApiServer() = default;
+
+void ApiServer::begin_shutdown() {
+  shutting_down_ = true;
+  resources_->close_watches();
+}
+
+void ApiServer::bootstrap() {
+  auto snapshot = registry_->snapshot();
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    http::Request create;
+    create.method = "POST";
+    create.path = "/api/v1/namespaces";
+    create.body = nlohmann::json{{"apiVersion", "v1"},
+                                 {"kind", "Namespace"},
+                                 {"metadata", {{"name", ns}}}}
+                      .dump();
+    resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
+  }
 }
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,
@@ -168,6 +195,10 @@ http::Response ApiServer::route(http::Request& request) {
                       {"goVersion", v.go_version},
                       {"compiler", "gcc"},
                       {"platform", v.platform}});
+  }
+  auto snapshot = registry_->snapshot();
+  if (auto response = resources_->serve(request, *snapshot)) {
+    return std::move(*response);
   }
   return status_response(404, "NotFound", "the server could not find the requested resource", true);
 }

@@ -1,0 +1,128 @@
+// The registry: every served resource as a row of data. Routing, discovery, OpenAPI and the REST
+// handlers are computed from the rows, so a new resource (a CRD, later) needs no new code and
+// no restart. Built-in rows come from the committed v1.32 facts (apiserver/facts).
+//
+// Thread-safety: Registry is safe to use from any thread. Readers take a Snapshot (immutable,
+// shared) and keep it for the whole request; add/remove publish a new snapshot.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace apiserver::registry {
+
+struct GroupVersionKind {
+  std::string group;
+  std::string version;
+  std::string kind;
+};
+
+struct Subresource {
+  std::string name;                 // "status", "scale", "log", ...
+  std::vector<std::string> verbs;   // discovery verbs
+  GroupVersionKind kind;            // the kind it takes and returns
+};
+
+struct TableColumn {
+  std::string name;
+  std::string type;    // "string", "integer", "boolean", "number", "date"
+  std::string format;  // "name" for the Name column, else usually empty
+  int priority = 0;    // 0 = shown by default; 1 = only with -o wide
+};
+
+struct FieldSelectors {
+  std::vector<std::string> labels;                // accepted field labels
+  std::map<std::string, std::string> aliases;     // e.g. spec.host -> spec.nodeName
+  std::string error_style;                        // which upstream error text to use
+};
+
+struct Resource {
+  std::string group;     // "" for the core group
+  std::string version;   // "v1"
+  std::string resource;  // plural, "deployments"
+  std::string kind;      // "Deployment"
+  std::string singular;  // "deployment"
+  bool namespaced = false;
+  std::vector<std::string> verbs;  // get, list, watch, create, update, patch, delete, deletecollection
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  std::vector<Subresource> subresources;
+  std::string etcd_prefix;  // "/registry/deployments"; empty when never stored
+  std::vector<TableColumn> table_columns;  // empty: the default Name / Created At table
+  FieldSelectors field_selectors;
+  std::string stability;  // "ga", "beta", "alpha"
+
+  std::string group_version() const;  // "apps/v1", or "v1" for the core group
+  bool has_verb(const std::string& verb) const;
+  const Subresource* subresource(const std::string& name) const;
+  // The storage key of an object: <etcd_prefix>/<namespace>/<name>, or <etcd_prefix>/<name>.
+  std::string storage_key(const std::string& ns, const std::string& name) const;
+};
+
+struct GroupVersions {
+  std::string name;                   // group name, "" for core
+  std::vector<std::string> versions;  // served versions, most preferred first
+  std::string preferred_version;
+};
+
+// An immutable view of what is served.
+class Snapshot {
+ public:
+  Snapshot(std::vector<Resource> resources, std::vector<GroupVersions> groups, uint64_t generation);
+
+  const std::vector<Resource>& resources() const { return resources_; }
+  // Groups in discovery order (core first), each with its served versions.
+  const std::vector<GroupVersions>& groups() const { return groups_; }
+  const Resource* find(const std::string& group, const std::string& version,
+                       const std::string& resource) const;
+  // Resources of one group/version, in row order.
+  std::vector<const Resource*> in_group_version(const std::string& group,
+                                                const std::string& version) const;
+  // Changes whenever the set of served resources changes (for ETags).
+  uint64_t generation() const { return generation_; }
+
+ private:
+  std::vector<Resource> resources_;
+  std::vector<GroupVersions> groups_;
+  uint64_t generation_;
+  std::map<std::string, size_t> index_;  // "group/version/resource" -> position
+};
+
+// Which group/versions to serve beyond the defaults, in kube-apiserver's --runtime-config
+// spelling: "api/all=true", "<group>/<version>=true|false", "api/alpha=true", "api/beta=true".
+struct RuntimeConfig {
+  std::vector<std::pair<std::string, bool>> entries;
+  // Parses "a=true,b/v1=false"; returns std::nullopt and sets error on a malformed entry.
+  static std::optional<RuntimeConfig> parse(const std::string& text, std::string& error);
+};
+
+class Registry {
+ public:
+  // The built-in resources of v1.32 that the runtime config enables (by default: every GA
+  // version). Fails only if the embedded facts are broken (a build defect).
+  static std::shared_ptr<Registry> builtin(const RuntimeConfig& config = {});
+
+  std::shared_ptr<const Snapshot> snapshot() const;
+
+  // Adds or replaces a resource row (same group/version/resource); groups and versions follow.
+  void upsert(Resource resource);
+  void remove(const std::string& group, const std::string& version, const std::string& resource);
+
+ private:
+  Registry() = default;
+  void publish_locked();
+
+  mutable std::mutex mu_;  // protects rows_, group_order_, snapshot_, generation_
+  std::vector<Resource> rows_;
+  // Group order and version preference as discovery lists them.
+  std::vector<GroupVersions> group_order_;
+  std::shared_ptr<const Snapshot> snapshot_;
+  uint64_t generation_ = 0;
+};
+
+}  // namespace apiserver::registry

@@ -1,0 +1,997 @@
+#include "endpoints/resources.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "apiserver/apiserver.h"
+#include "registry/objects.h"
+
+namespace apiserver::endpoints {
+namespace {
+
+using nlohmann::json;
+using registry::Resource;
+
+constexpr int kGenerateNameAttempts = 8;
+constexpr auto kWatchTick = std::chrono::milliseconds(250);
+constexpr size_t kWatchQueueLimit = 4096;  // chunks a slow watch client may hold before it is cut
+constexpr int kDefaultWatchTimeoutSeconds = 1800;
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) {
+      end = path.size();
+    }
+    if (end > start) {
+      parts.push_back(path.substr(start, end - start));
+    }
+    start = end + 1;
+  }
+  return parts;
+}
+
+// "configmaps" for the core group, "deployments.apps" otherwise.
+std::string group_resource(const Resource& r) {
+  return r.group.empty() ? r.resource : r.resource + "." + r.group;
+}
+
+std::string group_kind(const Resource& r) { return r.group.empty() ? r.kind : r.kind + "." + r.group; }
+
+http::Response status_with_details(int code, const std::string& reason, const std::string& message,
+                                   const json& details) {
+  nlohmann::ordered_json doc = {{"kind", "Status"},
+                                {"apiVersion", "v1"},
+                                {"metadata", json::object()},
+                                {"status", "Failure"},
+                                {"message", message},
+                                {"reason", reason}};
+  if (!details.is_null()) {
+    doc["details"] = details;
+  }
+  doc["code"] = code;
+  http::Response response;
+  response.status = code;
+  response.set_header("Content-Type", "application/json");
+  response.body = doc.dump();
+  return response;
+}
+
+json name_details(const Resource& r, const std::string& name) {
+  json details = json::object();
+  if (!name.empty()) {
+    details["name"] = name;
+  }
+  if (!r.group.empty()) {
+    details["group"] = r.group;
+  }
+  details["kind"] = r.resource;
+  return details;
+}
+
+http::Response not_found(const Resource& r, const std::string& name) {
+  return status_with_details(404, "NotFound",
+                             group_resource(r) + " \"" + name + "\" not found",
+                             name_details(r, name));
+}
+
+http::Response namespace_not_found(const std::string& ns) {
+  return status_with_details(404, "NotFound", "namespaces \"" + ns + "\" not found",
+                             {{"name", ns}, {"kind", "namespaces"}});
+}
+
+http::Response already_exists(const Resource& r, const std::string& name) {
+  return status_with_details(409, "AlreadyExists",
+                             group_resource(r) + " \"" + name + "\" already exists",
+                             name_details(r, name));
+}
+
+http::Response conflict(const Resource& r, const std::string& name) {
+  return status_with_details(
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + group_resource(r) + " \"" + name +
+          "\": the object has been modified; please apply your changes to the latest version and "
+          "try again",
+      name_details(r, name));
+}
+
+http::Response bad_request(const std::string& message) {
+  return status_with_details(400, "BadRequest", message, json());
+}
+
+http::Response invalid(const Resource& r, const std::string& name,
+                       const std::vector<registry::FieldError>& errors) {
+  json causes = json::array();
+  for (const auto& e : errors) {
+    causes.push_back({{"reason", e.reason}, {"message", e.message}, {"field", e.field}});
+  }
+  json details = {{"name", name}, {"kind", r.kind}, {"causes", causes}};
+  if (!r.group.empty()) {
+    details["group"] = r.group;
+  }
+  return status_with_details(422, "Invalid",
+                             group_kind(r) + " \"" + name + "\" is invalid: " +
+                                 registry::render_field_errors(errors),
+                             details);
+}
+
+http::Response storage_failure(const Resource& r, const std::string& name,
+                               const storage::Error& error) {
+  switch (error.kind) {
+    case storage::ErrorKind::NotFound:
+      return not_found(r, name);
+    case storage::ErrorKind::AlreadyExists:
+      return already_exists(r, name);
+    case storage::ErrorKind::Conflict:
+      return conflict(r, name);
+    case storage::ErrorKind::Expired:
+      return status_with_details(410, "Expired",
+                                 "The resourceVersion for the provided list is too old.", json());
+    case storage::ErrorKind::TooLarge:
+      return status_with_details(413, "RequestEntityTooLarge",
+                                 "Request entity too large: " + error.message, json());
+    default:
+      return status_with_details(500, "InternalError",
+                                 "Internal error occurred: " + error.message,
+                                 {{"causes", json::array({{{"message", error.message}}})}});
+  }
+}
+
+http::Response json_response(int code, const json& body) {
+  http::Response response;
+  response.status = code;
+  response.set_header("Content-Type", "application/json");
+  response.body = body.dump();
+  return response;
+}
+
+// The object as served: the stored JSON plus its resourceVersion.
+json served_object(const storage::Object& stored) {
+  json object = json::parse(stored.value, nullptr, false);
+  if (object.is_discarded() || !object.is_object()) {
+    return json::object();
+  }
+  object["metadata"]["resourceVersion"] = std::to_string(stored.mod_revision);
+  return object;
+}
+
+// The object as stored: without resourceVersion (the store revision is the truth).
+std::string stored_text(json object) {
+  if (object.contains("metadata") && object["metadata"].is_object()) {
+    object["metadata"].erase("resourceVersion");
+  }
+  return object.dump();
+}
+
+std::optional<json> decode_body(const http::Request& request, const Resource& r,
+                                std::string& error) {
+  json body = json::parse(request.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object()) {
+    std::string summary = request.body.empty() ? "<empty>" : request.body.substr(0, 30) + " ...";
+    error = "the object provided is unrecognized (must be of type " + r.kind +
+            "): couldn't get version/kind; json parse error (" + summary + ")";
+    return std::nullopt;
+  }
+  if (body.contains("kind") && body["kind"].is_string() && body["kind"] != r.kind) {
+    error = body["kind"].get<std::string>() + " in version \"" + r.version +
+            "\" cannot be handled as a " + r.kind + ": the kind in the body does not match";
+    return std::nullopt;
+  }
+  if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
+      body["apiVersion"] != r.group_version()) {
+    error = "the API version in the data (" + body["apiVersion"].get<std::string>() +
+            ") does not match the expected API version (" + r.group_version() + ")";
+    return std::nullopt;
+  }
+  body["kind"] = r.kind;
+  body["apiVersion"] = r.group_version();
+  if (!body.contains("metadata") || !body["metadata"].is_object()) {
+    body["metadata"] = json::object();
+  }
+  return body;
+}
+
+bool has_status_subresource(const Resource& r) { return r.subresource("status") != nullptr; }
+
+int64_t parse_int(const std::string& text, int64_t fallback) {
+  try {
+    size_t used = 0;
+    int64_t v = std::stoll(text, &used);
+    return used == text.size() ? v : fallback;
+  } catch (...) {
+    return fallback;
+  }
+}
+
+std::string base64(const std::string& in) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  int val = 0, bits = -6;
+  for (unsigned char c : in) {
+    val = (val << 8) + c;
+    bits += 8;
+    while (bits >= 0) {
+      out.push_back(kAlphabet[(val >> bits) & 0x3F]);
+      bits -= 6;
+    }
+  }
+  if (bits > -6) {
+    out.push_back(kAlphabet[((val << 8) >> (bits + 8)) & 0x3F]);
+  }
+  while (out.size() % 4) {
+    out.push_back('=');
+  }
+  return out;
+}
+
+std::optional<std::string> unbase64(const std::string& in) {
+  std::string out;
+  int val = 0, bits = -8;
+  for (char c : in) {
+    int d;
+    if (c >= 'A' && c <= 'Z') {
+      d = c - 'A';
+    } else if (c >= 'a' && c <= 'z') {
+      d = c - 'a' + 26;
+    } else if (c >= '0' && c <= '9') {
+      d = c - '0' + 52;
+    } else if (c == '+' || c == '-') {
+      d = 62;
+    } else if (c == '/' || c == '_') {
+      d = 63;
+    } else if (c == '=') {
+      break;
+    } else {
+      return std::nullopt;
+    }
+    val = (val << 6) + d;
+    bits += 6;
+    if (bits >= 0) {
+      out.push_back(static_cast<char>((val >> bits) & 0xFF));
+      bits -= 8;
+    }
+  }
+  return out;
+}
+
+// The continue token: the list's revision and the key to resume after, as upstream encodes it.
+std::string make_continue(int64_t revision, const std::string& start) {
+  return base64(json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
+}
+
+struct ContinueToken {
+  int64_t revision = 0;
+  std::string start;
+};
+
+std::optional<ContinueToken> parse_continue(const std::string& token) {
+  auto decoded = unbase64(token);
+  if (!decoded) {
+    return std::nullopt;
+  }
+  json doc = json::parse(*decoded, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("v", "") != "meta.k8s.io/v1" ||
+      !doc.contains("rv") || !doc["rv"].is_number_integer()) {
+    return std::nullopt;
+  }
+  return ContinueToken{doc["rv"].get<int64_t>(), doc.value("start", std::string())};
+}
+
+std::string list_prefix(const Resource& r, const std::string& ns) {
+  return r.namespaced && !ns.empty() ? r.etcd_prefix + "/" + ns + "/" : r.etcd_prefix + "/";
+}
+
+// Upstream's list items carry no apiVersion/kind for built-in types.
+json list_item(const storage::Object& stored) {
+  json item = served_object(stored);
+  item.erase("apiVersion");
+  item.erase("kind");
+  return item;
+}
+
+}  // namespace
+
+// Watch streams -------------------------------------------------------------------------------
+
+// A watch response body: JSON watch events, one chunk each, fed by a store watcher.
+class WatchStream final : public http::ChunkStream {
+ public:
+  WatchStream(std::shared_ptr<store::Watcher> watcher, std::deque<std::string> initial,
+              std::chrono::steady_clock::time_point deadline)
+      : watcher_(std::move(watcher)), pending_(std::move(initial)), deadline_(deadline) {}
+
+  bool next(std::string& chunk) override {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      if (!pending_.empty()) {
+        chunk = std::move(pending_.front());
+        pending_.pop_front();
+        return true;
+      }
+    }
+    if (closed_ || !watcher_) {
+      return false;
+    }
+    store::WatchResponse response;
+    while (watcher_->try_next(response)) {
+      if (response.created) {
+        continue;
+      }
+      if (response.canceled) {
+        if (response.compact_revision > 0) {
+          chunk = error_event(410, "Expired", "The resourceVersion for the provided watch is too old.");
+          finish();
+          return true;
+        }
+        finish();
+        return false;
+      }
+      std::string out;
+      for (const auto& e : response.events) {
+        out += convert(e);
+      }
+      if (!out.empty()) {
+        chunk = std::move(out);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool finished() const override {
+    std::lock_guard lock(mu_);
+    return (closed_ || (watcher_ && watcher_->finished())) && pending_.empty();
+  }
+
+  void set_wakeup(std::function<void()> wakeup) override {
+    {
+      std::lock_guard lock(mu_);
+      wakeup_ = wakeup;
+    }
+    if (watcher_) {
+      watcher_->set_notify(wakeup);
+    }
+  }
+
+  void close() override { finish(); }
+
+  // Called by the ticker: ends the watch at its deadline.
+  void tick(std::chrono::steady_clock::time_point now) {
+    if (now >= deadline_ && !closed_) {
+      finish();
+    }
+  }
+
+  bool done() const { return closed_; }
+
+ private:
+  void finish() {
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      if (closed_) {
+        return;
+      }
+      closed_ = true;
+      wake = wakeup_;
+    }
+    if (watcher_) {
+      watcher_->cancel();
+    }
+    if (wake) {
+      wake();
+    }
+  }
+
+  static std::string error_event(int code, const std::string& reason, const std::string& message) {
+    nlohmann::ordered_json status = {{"kind", "Status"},       {"apiVersion", "v1"},
+                                     {"metadata", json::object()}, {"status", "Failure"},
+                                     {"message", message},     {"reason", reason},
+                                     {"code", code}};
+    nlohmann::ordered_json event = {{"type", "ERROR"}, {"object", status}};
+    return event.dump() + "\n";
+  }
+
+  static std::string convert(const store::Event& e) {
+    nlohmann::ordered_json event;
+    json object;
+    if (e.type == store::Event::Type::Delete) {
+      if (!e.prev_kv) {
+        return "";
+      }
+      object = served_object({e.prev_kv->key, e.prev_kv->value, e.kv.mod_revision});
+      event["type"] = "DELETED";
+    } else {
+      object = served_object({e.kv.key, e.kv.value, e.kv.mod_revision});
+      event["type"] = e.prev_kv ? "MODIFIED" : "ADDED";
+    }
+    event["object"] = object;
+    return event.dump() + "\n";
+  }
+
+  std::shared_ptr<store::Watcher> watcher_;
+  mutable std::mutex mu_;  // protects pending_, wakeup_
+  std::deque<std::string> pending_;
+  std::function<void()> wakeup_;
+  std::atomic<bool> closed_{false};
+  const std::chrono::steady_clock::time_point deadline_;
+};
+
+// Ends watches at their deadline (timeoutSeconds) and on shutdown.
+class WatchTicker {
+ public:
+  WatchTicker() : thread_([this] { run(); }) {}
+  ~WatchTicker() {
+    close_all();
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+  void add(const std::shared_ptr<WatchStream>& stream) {
+    std::lock_guard lock(mu_);
+    streams_.push_back(stream);
+  }
+
+  void close_all() {
+    std::vector<std::shared_ptr<WatchStream>> streams;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& w : streams_) {
+        if (auto s = w.lock()) {
+          streams.push_back(s);
+        }
+      }
+    }
+    for (auto& s : streams) {
+      s->close();
+    }
+  }
+
+ private:
+  void run() {
+    std::unique_lock lock(mu_);
+    while (!stop_) {
+      cv_.wait_for(lock, kWatchTick);
+      auto now = std::chrono::steady_clock::now();
+      std::vector<std::shared_ptr<WatchStream>> live;
+      for (auto it = streams_.begin(); it != streams_.end();) {
+        auto s = it->lock();
+        if (!s || s->done()) {
+          it = streams_.erase(it);
+        } else {
+          live.push_back(s);
+          ++it;
+        }
+      }
+      lock.unlock();
+      for (auto& s : live) {
+        s->tick(now);
+      }
+      lock.lock();
+    }
+  }
+
+  std::mutex mu_;  // protects streams_, stop_
+  std::condition_variable cv_;
+  std::vector<std::weak_ptr<WatchStream>> streams_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// Routing --------------------------------------------------------------------------------------
+
+std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
+  auto parts = split_path(request.path);
+  RequestInfo info;
+  size_t i = 0;
+  if (parts.size() >= 2 && parts[0] == "api") {
+    info.version = parts[1];
+    i = 2;
+  } else if (parts.size() >= 3 && parts[0] == "apis") {
+    info.group = parts[1];
+    info.version = parts[2];
+    i = 3;
+  } else {
+    return std::nullopt;
+  }
+  bool watch_path = false;
+  if (i < parts.size() && parts[i] == "watch") {
+    watch_path = true;
+    ++i;
+  }
+  std::vector<std::string> rest(parts.begin() + static_cast<long>(i), parts.end());
+  if (rest.empty()) {
+    return std::nullopt;  // discovery
+  }
+  // namespaces/<ns>/<resource>[/<name>[/<sub>]], unless it is the namespace itself:
+  // namespaces, namespaces/<name>, namespaces/<name>/{status,finalize}.
+  if (rest[0] == "namespaces" && rest.size() >= 3 &&
+      !(rest.size() == 3 && (rest[2] == "status" || rest[2] == "finalize"))) {
+    info.namespace_ = rest[1];
+    rest.erase(rest.begin(), rest.begin() + 2);
+  }
+  if (rest.size() > 3) {
+    return std::nullopt;
+  }
+  info.resource = rest[0];
+  if (rest.size() >= 2) {
+    info.name = rest[1];
+  }
+  if (rest.size() == 3) {
+    info.subresource = rest[2];
+  }
+  const std::string& m = request.method;
+  bool watch_param = request.query_value("watch") == "true" || request.query_value("watch") == "1";
+  if (m == "GET" || m == "HEAD") {
+    if (watch_path || watch_param) {
+      info.verb = "watch";
+    } else {
+      info.verb = info.name.empty() ? "list" : "get";
+    }
+  } else if (m == "POST") {
+    info.verb = "create";
+  } else if (m == "PUT") {
+    info.verb = "update";
+  } else if (m == "PATCH") {
+    info.verb = "patch";
+  } else if (m == "DELETE") {
+    info.verb = info.name.empty() ? "deletecollection" : "delete";
+  } else {
+    info.verb = "unknown";
+  }
+  return info;
+}
+
+ResourceHandler::ResourceHandler(storage::Storage& storage)
+    : storage_(storage), ticker_(std::make_shared<WatchTicker>()) {}
+
+ResourceHandler::~ResourceHandler() = default;
+
+void ResourceHandler::close_watches() { ticker_->close_all(); }
+
+std::optional<http::Response> ResourceHandler::serve(http::Request& request,
+                                                     const registry::Snapshot& snapshot) {
+  auto info = parse_resource_path(request);
+  if (!info) {
+    return std::nullopt;
+  }
+  const Resource* r = snapshot.find(info->group, info->version, info->resource);
+  if (r == nullptr) {
+    return status_response(404, "NotFound", "the server could not find the requested resource",
+                           true);
+  }
+  if (!info->namespace_.empty() && !r->namespaced) {
+    return status_response(404, "NotFound", "the server could not find the requested resource",
+                           true);
+  }
+  if (!info->subresource.empty()) {
+    const registry::Subresource* sub = r->subresource(info->subresource);
+    if (sub == nullptr) {
+      return status_response(404, "NotFound", "the server could not find the requested resource",
+                             true);
+    }
+    if (info->subresource != "status") {
+      return status_with_details(
+          405, "MethodNotAllowed",
+          info->subresource + " is not supported on resources of kind \"" + group_resource(*r) +
+              "\" by this sandbox yet",
+          {{"group", r->group}, {"kind", group_resource(*r)}});
+    }
+  }
+  if (r->etcd_prefix.empty()) {
+    return status_with_details(
+        405, "MethodNotAllowed",
+        info->verb + " is not supported on resources of kind \"" + group_resource(*r) + "\"",
+        {{"group", r->group}, {"kind", group_resource(*r)}});
+  }
+  const std::vector<std::string>& verbs =
+      info->subresource.empty() ? r->verbs : r->subresource(info->subresource)->verbs;
+  std::string verb = info->verb == "deletecollection" && !info->subresource.empty() ? "delete"
+                                                                                     : info->verb;
+  if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end()) {
+    return status_with_details(
+        405, "MethodNotAllowed",
+        verb + " is not supported on resources of kind \"" + group_resource(*r) + "\"",
+        {{"group", r->group}, {"kind", group_resource(*r)}});
+  }
+  if (info->verb == "get") {
+    return get(*r, *info, request);
+  }
+  if (info->verb == "list") {
+    return list(*r, *info, request);
+  }
+  if (info->verb == "watch") {
+    return watch(*r, *info, request);
+  }
+  if (info->verb == "create") {
+    return create(*r, *info, request, snapshot);
+  }
+  if (info->verb == "update") {
+    return update(*r, *info, request);
+  }
+  if (info->verb == "delete") {
+    return remove(*r, *info, request);
+  }
+  if (info->verb == "deletecollection") {
+    return remove_collection(*r, *info, request);
+  }
+  return status_response(415, "UnsupportedMediaType",
+                         "the body of the request was in an unknown format - accepted media types "
+                         "include: application/json-patch+json, application/merge-patch+json, "
+                         "application/apply-patch+yaml, application/strategic-merge-patch+json");
+}
+
+// Verbs ----------------------------------------------------------------------------------------
+
+http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
+                                    const http::Request&) {
+  storage::Object stored;
+  if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+    return storage_failure(r, info.name, error);
+  }
+  return json_response(200, served_object(stored));
+}
+
+http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
+                                     const http::Request& request) {
+  std::string prefix = list_prefix(r, info.namespace_);
+  int64_t limit = std::max<int64_t>(0, parse_int(request.query_value("limit"), 0));
+  int64_t revision = 0;
+  std::string start_key;
+  std::string token = request.query_value("continue");
+  if (!token.empty()) {
+    auto parsed = parse_continue(token);
+    if (!parsed) {
+      return bad_request("continue key is not valid: invalid continue token");
+    }
+    revision = parsed->revision;
+    start_key = prefix + parsed->start;
+  } else if (request.query_value("resourceVersionMatch") == "Exact") {
+    revision = parse_int(request.query_value("resourceVersion"), 0);
+  }
+  storage::ListResult result;
+  if (auto error = storage_.list(prefix, start_key, limit, revision, result)) {
+    if (error.kind == storage::ErrorKind::Expired && !token.empty()) {
+      return status_with_details(
+          410, "Expired",
+          "The provided continue parameter is too old to display a consistent list result. You "
+          "can start a new list without the continue parameter.",
+          json());
+    }
+    return storage_failure(r, "", error);
+  }
+  json items = json::array();
+  for (const auto& item : result.items) {
+    items.push_back(list_item(item));
+  }
+  json metadata = {{"resourceVersion", std::to_string(result.revision)}};
+  if (result.more && !result.items.empty()) {
+    // Resume just after the last key returned: append a zero byte, as upstream does.
+    std::string next = result.items.back().key.substr(prefix.size()) + std::string(1, '\0');
+    metadata["continue"] = make_continue(result.revision, next);
+    metadata["remainingItemCount"] = result.remaining;
+  }
+  return json_response(200, {{"kind", r.kind + "List"},
+                             {"apiVersion", r.group_version()},
+                             {"metadata", metadata},
+                             {"items", items}});
+}
+
+http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info,
+                                      const http::Request& request) {
+  std::string prefix = info.name.empty() ? list_prefix(r, info.namespace_)
+                                         : r.storage_key(info.namespace_, info.name);
+  std::string rv = request.query_value("resourceVersion");
+  std::deque<std::string> initial;
+  int64_t from = 0;
+  if (rv.empty() || rv == "0") {
+    // The current state as ADDED events, then every change after it.
+    storage::ListResult result;
+    if (auto error = storage_.list(prefix, "", 0, 0, result)) {
+      return storage_failure(r, info.name, error);
+    }
+    for (const auto& item : result.items) {
+      if (!info.name.empty() && item.key != prefix) {
+        continue;
+      }
+      nlohmann::ordered_json event = {{"type", "ADDED"}, {"object", served_object(item)}};
+      initial.push_back(event.dump() + "\n");
+    }
+    from = result.revision + 1;
+  } else {
+    int64_t parsed = parse_int(rv, -1);
+    if (parsed < 0) {
+      return bad_request("invalid resourceVersion \"" + rv + "\"");
+    }
+    from = parsed + 1;
+  }
+  int timeout = static_cast<int>(
+      parse_int(request.query_value("timeoutSeconds"), kDefaultWatchTimeoutSeconds));
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(timeout, 0));
+  auto watcher = storage_.watch(prefix, from);
+  (void)kWatchQueueLimit;
+  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline);
+  ticker_->add(stream);
+  http::Response response;
+  response.status = 200;
+  response.set_header("Content-Type", "application/json");
+  response.set_header("Transfer-Encoding", "chunked");
+  response.stream = stream;
+  return response;
+}
+
+http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request,
+                                       const registry::Snapshot&) {
+  std::string error;
+  auto body = decode_body(request, r, error);
+  if (!body) {
+    return bad_request(error);
+  }
+  json& meta = (*body)["metadata"];
+  std::string ns = info.namespace_;
+  if (r.namespaced) {
+    std::string body_ns = meta.value("namespace", std::string());
+    if (!body_ns.empty() && !ns.empty() && body_ns != ns) {
+      return bad_request(
+          "the namespace of the provided object does not match the namespace sent on the request");
+    }
+    if (ns.empty()) {
+      ns = body_ns;
+    }
+    meta["namespace"] = ns;
+  } else {
+    meta.erase("namespace");
+  }
+  std::string name = meta.value("name", std::string());
+  std::string generate = meta.value("generateName", std::string());
+  if (name.empty() && generate.empty()) {
+    return invalid(r, "", {registry::required_value("metadata.name",
+                                                    "name or generateName is required")});
+  }
+  std::string checked = name.empty() ? generate + "xxxxx" : name;
+  if (auto problem = registry::check_name(checked, registry::name_rule_for(r.group, r.resource));
+      !problem.empty()) {
+    return invalid(r, name.empty() ? generate : name,
+                   {registry::invalid_value(name.empty() ? "metadata.generateName" : "metadata.name",
+                                            name.empty() ? generate : name, problem)});
+  }
+  if (r.namespaced) {
+    storage::Object ns_object;
+    if (auto e = storage_.get("/registry/namespaces/" + ns, ns_object)) {
+      if (e.kind == storage::ErrorKind::NotFound) {
+        return namespace_not_found(ns);
+      }
+      return storage_failure(r, name, e);
+    }
+    json ns_json = json::parse(ns_object.value, nullptr, false);
+    if (ns_json.is_object() && ns_json.value("/status/phase"_json_pointer, "") == "Terminating") {
+      std::string shown = name.empty() ? generate : name;
+      return status_with_details(
+          403, "Forbidden",
+          group_resource(r) + " \"" + shown +
+              "\" is forbidden: unable to create new content in namespace " + ns +
+              " because it is being terminated",
+          {{"name", shown},
+           {"kind", r.resource},
+           {"causes",
+            json::array({{{"reason", "NamespaceTerminating"},
+                          {"message", "namespace " + ns + " is being terminated"},
+                          {"field", "metadata.namespace"}}})}});
+    }
+  }
+
+  meta["uid"] = registry::new_uid();
+  meta["creationTimestamp"] = registry::rfc3339(std::chrono::system_clock::now());
+  meta.erase("resourceVersion");
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+  if (registry::tracks_generation(r.group, r.resource)) {
+    meta["generation"] = 1;
+  } else {
+    meta.erase("generation");
+  }
+  if (r.group.empty() && r.resource == "namespaces") {
+    (*body)["spec"]["finalizers"] = json::array({"kubernetes"});
+    (*body)["status"] = {{"phase", "Active"}};
+  } else if (r.group.empty() && r.resource == "pods") {
+    (*body)["status"] = {{"phase", "Pending"}};
+  } else if (has_status_subresource(r)) {
+    body->erase("status");
+  }
+
+  for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
+    if (name.empty() || !generate.empty()) {
+      if (meta.value("name", std::string()).empty() || attempt > 0) {
+        meta["name"] = generate + registry::random_name_suffix();
+      }
+    }
+    std::string final_name = meta["name"].get<std::string>();
+    int64_t revision = 0;
+    auto e = storage_.create(r.storage_key(ns, final_name), stored_text(*body), revision);
+    if (!e) {
+      (*body)["metadata"]["resourceVersion"] = std::to_string(revision);
+      return json_response(201, *body);
+    }
+    if (e.kind == storage::ErrorKind::AlreadyExists && !generate.empty() && name.empty()) {
+      continue;  // another name from generateName
+    }
+    return storage_failure(r, final_name, e);
+  }
+  return status_with_details(
+      409, "AlreadyExists",
+      group_resource(r) + " \"" + meta["name"].get<std::string>() +
+          "\" already exists, the server was not able to generate a unique name for the object",
+      name_details(r, meta["name"].get<std::string>()));
+}
+
+http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request) {
+  std::string error;
+  auto body = decode_body(request, r, error);
+  if (!body) {
+    return bad_request(error);
+  }
+  json& meta = (*body)["metadata"];
+  std::string body_name = meta.value("name", std::string());
+  if (body_name != info.name) {
+    return bad_request("the name of the object (" + body_name +
+                       ") does not match the name on the URL (" + info.name + ")");
+  }
+  std::string key = r.storage_key(info.namespace_, info.name);
+  storage::Object stored;
+  if (auto e = storage_.get(key, stored)) {
+    return storage_failure(r, info.name, e);
+  }
+  json current = json::parse(stored.value);
+  std::string rv = meta.value("resourceVersion", std::string());
+  if (!rv.empty() && rv != std::to_string(stored.mod_revision)) {
+    return conflict(r, info.name);
+  }
+  json updated;
+  if (info.subresource == "status") {
+    updated = current;
+    if (body->contains("status")) {
+      updated["status"] = (*body)["status"];
+    } else {
+      updated.erase("status");
+    }
+  } else {
+    updated = *body;
+    json& m = updated["metadata"];
+    const json& old = current["metadata"];
+    for (const char* kept : {"uid", "creationTimestamp", "deletionTimestamp",
+                             "deletionGracePeriodSeconds", "generation"}) {
+      if (old.contains(kept)) {
+        m[kept] = old[kept];
+      } else {
+        m.erase(kept);
+      }
+    }
+    if (r.namespaced) {
+      m["namespace"] = info.namespace_;
+    }
+    if (has_status_subresource(r)) {
+      if (current.contains("status")) {
+        updated["status"] = current["status"];
+      } else {
+        updated.erase("status");
+      }
+    }
+    if (registry::tracks_generation(r.group, r.resource) &&
+        updated.value("spec", json()) != current.value("spec", json())) {
+      m["generation"] = old.value("generation", int64_t{0}) + 1;
+    }
+    if (r.group.empty() && r.resource == "namespaces") {
+      updated["spec"] = current.value("spec", json::object());
+    }
+  }
+  if (updated == current) {
+    return json_response(200, served_object(stored));  // no change: no new revision
+  }
+  // Removing the last finalizer of an object that is being deleted deletes it.
+  const json& m = updated["metadata"];
+  bool deleting = m.contains("deletionTimestamp");
+  bool finalizers = m.contains("finalizers") && m["finalizers"].is_array() &&
+                    !m["finalizers"].empty();
+  int64_t revision = 0;
+  if (deleting && !finalizers) {
+    if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
+      return storage_failure(r, info.name, e);
+    }
+    updated["metadata"]["resourceVersion"] = std::to_string(revision);
+    return json_response(200, updated);
+  }
+  if (auto e = storage_.update(key, stored_text(updated), stored.mod_revision, revision)) {
+    return storage_failure(r, info.name, e);
+  }
+  updated["metadata"]["resourceVersion"] = std::to_string(revision);
+  return json_response(200, updated);
+}
+
+http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request) {
+  std::string key = r.storage_key(info.namespace_, info.name);
+  storage::Object stored;
+  if (auto e = storage_.get(key, stored)) {
+    return storage_failure(r, info.name, e);
+  }
+  json options = request.body.empty() ? json::object() : json::parse(request.body, nullptr, false);
+  if (options.is_discarded()) {
+    return bad_request("the DeleteOptions in the request body could not be decoded");
+  }
+  json current = json::parse(stored.value);
+  if (auto rv = options.value("/preconditions/resourceVersion"_json_pointer, std::string());
+      !rv.empty() && rv != std::to_string(stored.mod_revision)) {
+    return conflict(r, info.name);
+  }
+  json& meta = current["metadata"];
+  bool is_namespace = r.group.empty() && r.resource == "namespaces";
+  bool finalizers = meta.contains("finalizers") && meta["finalizers"].is_array() &&
+                    !meta["finalizers"].empty();
+  bool spec_finalizers = is_namespace && current.contains("spec") &&
+                         current["spec"].value("finalizers", json::array()).size() > 0;
+  int64_t revision = 0;
+  if (finalizers || spec_finalizers) {
+    // Graceful: mark it; whoever owns the finalizers finishes the deletion.
+    if (!meta.contains("deletionTimestamp")) {
+      meta["deletionTimestamp"] = registry::rfc3339(std::chrono::system_clock::now());
+      meta["deletionGracePeriodSeconds"] = 0;
+      if (is_namespace) {
+        current["status"]["phase"] = "Terminating";
+      }
+      if (auto e = storage_.update(key, stored_text(current), stored.mod_revision, revision)) {
+        return storage_failure(r, info.name, e);
+      }
+      meta["resourceVersion"] = std::to_string(revision);
+    } else {
+      meta["resourceVersion"] = std::to_string(stored.mod_revision);
+    }
+    return json_response(200, current);
+  }
+  if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
+    return storage_failure(r, info.name, e);
+  }
+  meta["resourceVersion"] = std::to_string(stored.mod_revision);
+  return json_response(200, current);
+}
+
+http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
+                                                  const http::Request& request) {
+  storage::ListResult result;
+  if (auto e = storage_.list(list_prefix(r, info.namespace_), "", 0, 0, result)) {
+    return storage_failure(r, "", e);
+  }
+  json items = json::array();
+  for (const auto& item : result.items) {
+    json object = served_object(item);
+    RequestInfo one = info;
+    one.name = object["metadata"].value("name", std::string());
+    one.namespace_ = object["metadata"].value("namespace", std::string());
+    http::Request single = request;
+    single.body.clear();
+    http::Response deleted = remove(r, one, single);
+    if (deleted.status == 200) {
+      json body = json::parse(deleted.body, nullptr, false);
+      body.erase("apiVersion");
+      body.erase("kind");
+      items.push_back(body);
+    }
+  }
+  return json_response(200, {{"kind", r.kind + "List"},
+                             {"apiVersion", r.group_version()},
+                             {"metadata", {{"resourceVersion", std::to_string(storage_.current_revision())}}},
+                             {"items", items}});
+}
+
+}  // namespace apiserver::endpoints

@@ -1,0 +1,69 @@
+// The REST handlers of every resource in the registry: get, list, watch, create, update, delete
+// and deletecollection at /api/v1/... and /apis/<group>/<version>/..., generic over the registry
+// rows (no per-kind handler code). Errors become metav1 Status objects with kube-apiserver's
+// reasons, messages and details.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "apiserver/http.h"
+#include "apiserver/registry.h"
+#include "storage/storage.h"
+
+namespace apiserver::endpoints {
+
+// What a resource request asks for, parsed from its path, method and query.
+struct RequestInfo {
+  std::string verb;  // get, list, watch, create, update, patch, delete, deletecollection
+  std::string group;
+  std::string version;
+  std::string namespace_;
+  std::string resource;
+  std::string name;
+  std::string subresource;
+};
+
+// Parses /api/v1/... and /apis/<g>/<v>/... paths; nullopt for anything else.
+std::optional<RequestInfo> parse_resource_path(const http::Request& request);
+
+class WatchTicker;
+
+class ResourceHandler {
+ public:
+  explicit ResourceHandler(storage::Storage& storage);
+  ~ResourceHandler();
+
+  // nullopt when the path is not a resource path (the caller routes on).
+  std::optional<http::Response> serve(http::Request& request,
+                                      const registry::Snapshot& snapshot);
+
+  // Ends every open watch (graceful shutdown).
+  void close_watches();
+
+ private:
+  http::Response get(const registry::Resource& r, const RequestInfo& info,
+                     const http::Request& request);
+  http::Response list(const registry::Resource& r, const RequestInfo& info,
+                      const http::Request& request);
+  http::Response watch(const registry::Resource& r, const RequestInfo& info,
+                       const http::Request& request);
+  http::Response create(const registry::Resource& r, const RequestInfo& info,
+                        const http::Request& request, const registry::Snapshot& snapshot);
+  http::Response update(const registry::Resource& r, const RequestInfo& info,
+                        const http::Request& request);
+  http::Response remove(const registry::Resource& r, const RequestInfo& info,
+                        const http::Request& request);
+  http::Response remove_collection(const registry::Resource& r, const RequestInfo& info,
+                                   const http::Request& request);
+
+  storage::Storage& storage_;
+  std::shared_ptr<WatchTicker> ticker_;
+};
+
+}  // namespace apiserver::endpoints

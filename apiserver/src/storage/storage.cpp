@@ -1,0 +1,154 @@
+#include "storage/storage.h"
+
+namespace apiserver::storage {
+namespace {
+
+Error translate(const store::Status& status) {
+  switch (status.code()) {
+    case store::Code::Ok:
+      return {};
+    case store::Code::Compacted:
+      return {ErrorKind::Expired, status.message()};
+    case store::Code::RequestTooLarge:
+      return {ErrorKind::TooLarge, status.message()};
+    case store::Code::Closed:
+      return {ErrorKind::Unavailable, status.message()};
+    default:
+      return {ErrorKind::Internal, status.message()};
+  }
+}
+
+}  // namespace
+
+Error Storage::get(const std::string& key, Object& out) {
+  store::RangeRequest request;
+  request.key = key;
+  auto result = store_.range(request);
+  if (!result.is_ok()) {
+    return translate(result.status());
+  }
+  if (result->kvs.empty()) {
+    return {ErrorKind::NotFound, ""};
+  }
+  auto& kv = result->kvs.front();
+  out = {kv.key, std::move(kv.value), kv.mod_revision};
+  return {};
+}
+
+Error Storage::list(const std::string& prefix, const std::string& start_key, int64_t limit,
+                    int64_t revision, ListResult& out) {
+  store::RangeRequest request;
+  request.key = start_key.empty() ? prefix : start_key;
+  request.range_end = store::prefix_range_end(prefix);
+  request.limit = limit;
+  request.revision = revision;
+  auto result = store_.range(request);
+  if (!result.is_ok()) {
+    return translate(result.status());
+  }
+  out.revision = revision > 0 ? revision : result->header.revision;
+  out.more = result->more;
+  out.remaining = result->count - static_cast<int64_t>(result->kvs.size());
+  out.items.clear();
+  out.items.reserve(result->kvs.size());
+  for (auto& kv : result->kvs) {
+    out.items.push_back({std::move(kv.key), std::move(kv.value), kv.mod_revision});
+  }
+  return {};
+}
+
+Error Storage::create(const std::string& key, const std::string& value, int64_t& revision) {
+  store::TxnRequest txn;
+  store::Compare absent;
+  absent.key = key;
+  absent.target = store::Compare::Target::Create;
+  absent.result = store::Compare::Result::Equal;
+  absent.create_revision = 0;
+  txn.compare.push_back(absent);
+  store::PutRequest put;
+  put.key = key;
+  put.value = value;
+  txn.success.push_back(store::RequestOp::of(put));
+  auto result = store_.txn(txn);
+  if (!result.is_ok()) {
+    return translate(result.status());
+  }
+  if (!result->succeeded) {
+    return {ErrorKind::AlreadyExists, ""};
+  }
+  revision = result->header.revision;
+  return {};
+}
+
+Error Storage::update(const std::string& key, const std::string& value,
+                      int64_t expected_revision, int64_t& revision) {
+  store::TxnRequest txn;
+  store::Compare same;
+  same.key = key;
+  same.target = store::Compare::Target::Mod;
+  same.result = store::Compare::Result::Equal;
+  same.mod_revision = expected_revision;
+  txn.compare.push_back(same);
+  store::PutRequest put;
+  put.key = key;
+  put.value = value;
+  txn.success.push_back(store::RequestOp::of(put));
+  store::RangeRequest current;
+  current.key = key;
+  current.keys_only = true;
+  txn.failure.push_back(store::RequestOp::of(current));
+  auto result = store_.txn(txn);
+  if (!result.is_ok()) {
+    return translate(result.status());
+  }
+  if (!result->succeeded) {
+    bool exists = !result->responses.empty() && !result->responses[0].range.kvs.empty();
+    return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
+  }
+  revision = result->header.revision;
+  return {};
+}
+
+Error Storage::remove(const std::string& key, int64_t expected_revision, int64_t& revision) {
+  store::TxnRequest txn;
+  store::Compare cmp;
+  cmp.key = key;
+  if (expected_revision > 0) {
+    cmp.target = store::Compare::Target::Mod;
+    cmp.result = store::Compare::Result::Equal;
+    cmp.mod_revision = expected_revision;
+  } else {
+    cmp.target = store::Compare::Target::Create;
+    cmp.result = store::Compare::Result::Greater;
+    cmp.create_revision = 0;
+  }
+  txn.compare.push_back(cmp);
+  store::DeleteRangeRequest del;
+  del.key = key;
+  txn.success.push_back(store::RequestOp::of(del));
+  store::RangeRequest current;
+  current.key = key;
+  current.keys_only = true;
+  txn.failure.push_back(store::RequestOp::of(current));
+  auto result = store_.txn(txn);
+  if (!result.is_ok()) {
+    return translate(result.status());
+  }
+  if (!result->succeeded) {
+    bool exists = !result->responses.empty() && !result->responses[0].range.kvs.empty();
+    return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
+  }
+  revision = result->header.revision;
+  return {};
+}
+
+std::shared_ptr<store::Watcher> Storage::watch(const std::string& prefix, int64_t from_revision) {
+  store::WatchRequest request;
+  request.key = prefix;
+  request.range_end = store::prefix_range_end(prefix);
+  request.start_revision = from_revision;
+  request.prev_kv = true;
+  return store_.watch(request);
+}
+
+}  // namespace apiserver::storage

@@ -1,0 +1,77 @@
+// The storage interface the registry writes through: objects as JSON under their keys, with the
+// store revision as resourceVersion. One backend today (the embedded store); a remote etcd
+// backend implements the same interface later. Errors are translated here from store codes to
+// storage errors, and the registry turns them into API Status objects.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace apiserver::storage {
+
+enum class ErrorKind {
+  None,
+  NotFound,       // no object under the key
+  AlreadyExists,  // create: an object is already there
+  Conflict,       // update/delete: the object changed since the expected revision
+  Expired,        // the revision asked for was compacted
+  TooLarge,       // the object is above the store's size limit
+  Unavailable,    // the store is closing
+  Internal,       // anything else
+};
+
+struct Error {
+  ErrorKind kind = ErrorKind::None;
+  std::string message;
+  explicit operator bool() const { return kind != ErrorKind::None; }
+};
+
+struct Object {
+  std::string key;
+  std::string value;         // the object's JSON, as stored
+  int64_t mod_revision = 0;  // its resourceVersion
+};
+
+struct ListResult {
+  std::vector<Object> items;
+  int64_t revision = 0;      // the store revision the list was read at
+  bool more = false;         // more keys after the last item
+  int64_t remaining = 0;     // keys left after the last item (with a limit)
+};
+
+struct WatchEvent {
+  enum class Type { Put, Delete } type = Type::Put;
+  Object object;                   // Put: the new object; Delete: the last state (prev)
+  std::optional<Object> previous;  // Put of an existing key: its previous state
+};
+
+class Storage {
+ public:
+  explicit Storage(store::Store& store) : store_(store) {}
+
+  Error get(const std::string& key, Object& out);
+  // Keys under `prefix` from `start_key` on (empty = from the beginning of the prefix), at most
+  // `limit` (0 = all), at `revision` (0 = current).
+  Error list(const std::string& prefix, const std::string& start_key, int64_t limit,
+             int64_t revision, ListResult& out);
+  // Fails with AlreadyExists if the key holds an object.
+  Error create(const std::string& key, const std::string& value, int64_t& revision);
+  // Replaces the object if its revision is still `expected_revision`; Conflict otherwise,
+  // NotFound if it is gone.
+  Error update(const std::string& key, const std::string& value, int64_t expected_revision,
+               int64_t& revision);
+  // Deletes the object if its revision is still `expected_revision` (0 = any).
+  Error remove(const std::string& key, int64_t expected_revision, int64_t& revision);
+
+  int64_t current_revision() const { return store_.current_revision(); }
+  std::shared_ptr<store::Watcher> watch(const std::string& prefix, int64_t from_revision);
+
+ private:
+  store::Store& store_;
+};
+
+}  // namespace apiserver::storage

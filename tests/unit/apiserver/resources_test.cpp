@@ -1,0 +1,235 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "apiserver/apiserver.h"
+#include "store/store.h"
+
+using nlohmann::json;
+
+namespace {
+
+// An API server over an ephemeral store, driven through ApiServer::handle as the HTTPS layer
+// would, authenticated with a bearer token.
+class Api {
+ public:
+  Api() {
+    store::Options options;
+    options.durability = store::Durability::Ephemeral;
+    auto opened = store::Store::open(options);
+    REQUIRE(opened.is_ok());
+    store_ = std::move(opened).value();
+    apiserver::ApiServerConfig config;
+    config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    api_ = std::make_unique<apiserver::ApiServer>(*store_, config);
+    api_->bootstrap();
+    api_->set_ready(true);
+  }
+
+  struct Reply {
+    int status;
+    json body;
+  };
+
+  Reply call(const std::string& method, const std::string& target, const json& body = nullptr) {
+    apiserver::http::Request request;
+    request.method = method;
+    request.target = target;
+    auto q = target.find('?');
+    request.path = target.substr(0, q);
+    if (q != std::string::npos) {
+      request.query = apiserver::http::parse_query(target.substr(q + 1));
+    }
+    request.headers["Authorization"] = "Bearer t0ken";
+    if (!body.is_null()) {
+      request.headers["Content-Type"] = "application/json";
+      request.body = body.dump();
+    }
+    auto response = api_->handle(request);
+    return {response.status, json::parse(response.body, nullptr, false)};
+  }
+
+ private:
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<apiserver::ApiServer> api_;
+};
+
+json configmap(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", name}}},
+          {"data", {{"k", "v"}}}};
+}
+
+}  // namespace
+
+TEST_CASE("a fresh cluster has its four namespaces", "[apiserver][resources]") {
+  Api api;
+  auto list = api.call("GET", "/api/v1/namespaces");
+  REQUIRE(list.status == 200);
+  CHECK(list.body["kind"] == "NamespaceList");
+  std::vector<std::string> names;
+  for (const auto& item : list.body["items"]) {
+    names.push_back(item["metadata"]["name"]);
+    CHECK(item["status"]["phase"] == "Active");
+  }
+  CHECK(names == std::vector<std::string>{"default", "kube-node-lease", "kube-public",
+                                          "kube-system"});
+}
+
+TEST_CASE("create, get, update and delete a ConfigMap with kube-apiserver's metadata",
+          "[apiserver][resources]") {
+  Api api;
+  auto created = api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("app"));
+  REQUIRE(created.status == 201);
+  const auto& meta = created.body["metadata"];
+  CHECK(meta["namespace"] == "default");
+  CHECK(meta["uid"].get<std::string>().size() == 36);
+  CHECK_FALSE(meta.contains("generation"));
+  std::string rv = meta["resourceVersion"];
+
+  auto got = api.call("GET", "/api/v1/namespaces/default/configmaps/app");
+  REQUIRE(got.status == 200);
+  CHECK(got.body == created.body);
+
+  SECTION("an update with the current resourceVersion succeeds and moves it") {
+    json changed = got.body;
+    changed["data"]["k"] = "w";
+    auto updated = api.call("PUT", "/api/v1/namespaces/default/configmaps/app", changed);
+    REQUIRE(updated.status == 200);
+    CHECK(updated.body["data"]["k"] == "w");
+    CHECK(updated.body["metadata"]["uid"] == meta["uid"]);
+    CHECK(updated.body["metadata"]["resourceVersion"] != rv);
+
+    SECTION("and the stale object is then a Conflict") {
+      auto stale = api.call("PUT", "/api/v1/namespaces/default/configmaps/app", changed);
+      CHECK(stale.status == 409);
+      CHECK(stale.body["reason"] == "Conflict");
+      CHECK(stale.body["message"] ==
+            "Operation cannot be fulfilled on configmaps \"app\": the object has been modified; "
+            "please apply your changes to the latest version and try again");
+    }
+  }
+  SECTION("delete removes it and a second delete is NotFound") {
+    CHECK(api.call("DELETE", "/api/v1/namespaces/default/configmaps/app").status == 200);
+    auto again = api.call("DELETE", "/api/v1/namespaces/default/configmaps/app");
+    CHECK(again.status == 404);
+    CHECK(again.body["message"] == "configmaps \"app\" not found");
+    CHECK(again.body["details"] == json{{"name", "app"}, {"kind", "configmaps"}});
+  }
+}
+
+TEST_CASE("create errors carry kube-apiserver's Status", "[apiserver][resources]") {
+  Api api;
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("one")).status ==
+          201);
+  struct Case {
+    std::string what;
+    std::string path;
+    json body;
+    int code;
+    std::string reason;
+    std::string message;
+  };
+  auto c = GENERATE(values<Case>({
+      {"a name that exists", "/api/v1/namespaces/default/configmaps", configmap("one"), 409,
+       "AlreadyExists", "configmaps \"one\" already exists"},
+      {"a namespace that does not exist", "/api/v1/namespaces/nope/configmaps", configmap("x"),
+       404, "NotFound", "namespaces \"nope\" not found"},
+      {"no name at all", "/api/v1/namespaces/default/configmaps",
+       json{{"metadata", json::object()}}, 422, "Invalid",
+       "ConfigMap \"\" is invalid: metadata.name: Required value: name or generateName is "
+       "required"},
+      {"a namespace in the body that differs", "/api/v1/namespaces/default/configmaps",
+       json{{"metadata", {{"name", "x"}, {"namespace", "kube-system"}}}}, 400, "BadRequest",
+       "the namespace of the provided object does not match the namespace sent on the request"},
+      {"an unknown resource", "/api/v1/namespaces/default/widgets", configmap("x"), 404,
+       "NotFound", "the server could not find the requested resource"},
+  }));
+  CAPTURE(c.what);
+  auto reply = api.call("POST", c.path, c.body);
+  CHECK(reply.status == c.code);
+  CHECK(reply.body["kind"] == "Status");
+  CHECK(reply.body["reason"] == c.reason);
+  CHECK(reply.body["message"] == c.message);
+}
+
+TEST_CASE("generateName gets a random suffix", "[apiserver][resources]") {
+  Api api;
+  json body = {{"metadata", {{"generateName", "job-"}}}};
+  auto a = api.call("POST", "/api/v1/namespaces/default/configmaps", body);
+  auto b = api.call("POST", "/api/v1/namespaces/default/configmaps", body);
+  REQUIRE(a.status == 201);
+  REQUIRE(b.status == 201);
+  std::string name = a.body["metadata"]["name"];
+  CHECK(name.rfind("job-", 0) == 0);
+  CHECK(name.size() == 9);
+  CHECK(name != b.body["metadata"]["name"]);
+}
+
+TEST_CASE("lists page with limit and continue, sorted by namespace and name",
+          "[apiserver][resources]") {
+  Api api;
+  for (const char* ns : {"kube-system", "default"}) {
+    for (const char* name : {"c", "a", "b"}) {
+      REQUIRE(api.call("POST", std::string("/api/v1/namespaces/") + ns + "/configmaps",
+                       configmap(name))
+                  .status == 201);
+    }
+  }
+  std::vector<std::string> seen;
+  std::string token;
+  int pages = 0;
+  do {
+    auto page = api.call("GET", "/api/v1/configmaps?limit=4" +
+                                    (token.empty() ? "" : "&continue=" + token));
+    REQUIRE(page.status == 200);
+    ++pages;
+    for (const auto& item : page.body["items"]) {
+      CHECK_FALSE(item.contains("kind"));
+      seen.push_back(item["metadata"]["namespace"].get<std::string>() + "/" +
+                     item["metadata"]["name"].get<std::string>());
+    }
+    token = page.body["metadata"].value("continue", "");
+  } while (!token.empty());
+  CHECK(pages == 2);
+  CHECK(seen == std::vector<std::string>{"default/a", "default/b", "default/c",
+                                         "kube-system/a", "kube-system/b", "kube-system/c"});
+}
+
+TEST_CASE("an object with finalizers is only marked on delete, and goes with the last one",
+          "[apiserver][resources]") {
+  Api api;
+  json body = configmap("held");
+  body["metadata"]["finalizers"] = {"example.com/hold"};
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", body).status == 201);
+  auto deleted = api.call("DELETE", "/api/v1/namespaces/default/configmaps/held");
+  REQUIRE(deleted.status == 200);
+  CHECK(deleted.body["metadata"].contains("deletionTimestamp"));
+  auto still = api.call("GET", "/api/v1/namespaces/default/configmaps/held");
+  REQUIRE(still.status == 200);
+  json released = still.body;
+  released["metadata"]["finalizers"] = json::array();
+  CHECK(api.call("PUT", "/api/v1/namespaces/default/configmaps/held", released).status == 200);
+  CHECK(api.call("GET", "/api/v1/namespaces/default/configmaps/held").status == 404);
+}
+
+TEST_CASE("generation moves only when the spec changes", "[apiserver][resources]") {
+  Api api;
+  json deployment = {{"apiVersion", "apps/v1"},
+                     {"kind", "Deployment"},
+                     {"metadata", {{"name", "web"}}},
+                     {"spec", {{"replicas", 1}}}};
+  auto created = api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment);
+  REQUIRE(created.status == 201);
+  CHECK(created.body["metadata"]["generation"] == 1);
+  json labelled = created.body;
+  labelled["metadata"]["labels"] = {{"a", "b"}};
+  auto relabelled = api.call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", labelled);
+  REQUIRE(relabelled.status == 200);
+  CHECK(relabelled.body["metadata"]["generation"] == 1);
+  json scaled = relabelled.body;
+  scaled["spec"]["replicas"] = 3;
+  auto rescaled = api.call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", scaled);
+  REQUIRE(rescaled.status == 200);
+  CHECK(rescaled.body["metadata"]["generation"] == 2);
+}
