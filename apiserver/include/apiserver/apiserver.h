@@ -36,6 +36,9 @@ class Storage;
 namespace endpoints {
 class ResourceHandler;
 }
+namespace controllers {
+class NamespaceController;
+}
 
 class ApiServer {
  public:
@@ -52,6 +55,8 @@ class ApiServer {
   // shutdown begins.
   void set_ready(bool ready) { ready_ = ready; }
   void begin_shutdown();
+  // True when no namespace deletion is pending (for tests).
+  bool controllers_idle() const;
 
  private:
   http::Response route(http::Request& request);
@@ -62,6 +67,7 @@ class ApiServer {
   ApiServerConfig config_;
   std::shared_ptr<registry::Registry> registry_;
   std::unique_ptr<storage::Storage> storage_;
+  std::unique_ptr<controllers::NamespaceController> namespaces_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "apiserver/version.h"
+#include "controllers/namespace_controller.h"
 #include "endpoints/resources.h"
 #include "filters/authentication.h"
 #include "storage/storage.h"
@@ -54,7 +55,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       config_(std::move(config)),
       registry_(registry::Registry::builtin(config_.runtime_config)),
       storage_(std::make_unique<storage::Storage>(store)),
-      resources_(std::make_unique<endpoints::ResourceHandler>(*storage_)) {
+      namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
+      resources_(std::make_unique<endpoints::ResourceHandler>(
+          *storage_, [this](const std::string& ns) { namespaces_->enqueue(ns); })) {
   HealthCheck ping{"ping", [] { return std::string(); }};
   HealthCheck log{"log", [] { return std::string(); }};
   HealthCheck etcd{"etcd", [this] {
@@ -95,7 +98,10 @@ void ApiServer::bootstrap() {
                       .dump();
     resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
   }
+  namespaces_->resync();  // deletions a previous run left unfinished
 }
+
+bool ApiServer::controllers_idle() const { return namespaces_->idle(); }
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,
                                  const http::Request& request,

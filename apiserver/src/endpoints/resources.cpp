@@ -552,8 +552,11 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
   return info;
 }
 
-ResourceHandler::ResourceHandler(storage::Storage& storage)
-    : storage_(storage), ticker_(std::make_shared<WatchTicker>()) {}
+ResourceHandler::ResourceHandler(storage::Storage& storage,
+                                 std::function<void(const std::string&)> namespace_terminating)
+    : storage_(storage),
+      namespace_terminating_(std::move(namespace_terminating)),
+      ticker_(std::make_shared<WatchTicker>()) {}
 
 ResourceHandler::~ResourceHandler() = default;
 
@@ -902,8 +905,11 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   // Removing the last finalizer of an object that is being deleted deletes it.
   const json& m = updated["metadata"];
   bool deleting = m.contains("deletionTimestamp");
-  bool finalizers = m.contains("finalizers") && m["finalizers"].is_array() &&
-                    !m["finalizers"].empty();
+  bool finalizers = (m.contains("finalizers") && m["finalizers"].is_array() &&
+                     !m["finalizers"].empty()) ||
+                    (updated.contains("spec") && updated["spec"].is_object() &&
+                     updated["spec"].value("finalizers", json::array()).size() > 0 &&
+                     r.group.empty() && r.resource == "namespaces");
   int64_t revision = 0;
   if (deleting && !finalizers) {
     if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
@@ -937,6 +943,13 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   }
   json& meta = current["metadata"];
   bool is_namespace = r.group.empty() && r.resource == "namespaces";
+  if (is_namespace && (info.name == "default" || info.name == "kube-system" ||
+                       info.name == "kube-public")) {
+    return status_with_details(403, "Forbidden",
+                               "namespaces \"" + info.name +
+                                   "\" is forbidden: this namespace may not be deleted",
+                               name_details(r, info.name));
+  }
   bool finalizers = meta.contains("finalizers") && meta["finalizers"].is_array() &&
                     !meta["finalizers"].empty();
   bool spec_finalizers = is_namespace && current.contains("spec") &&
@@ -956,6 +969,9 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
       meta["resourceVersion"] = std::to_string(revision);
     } else {
       meta["resourceVersion"] = std::to_string(stored.mod_revision);
+    }
+    if (is_namespace && namespace_terminating_) {
+      namespace_terminating_(info.name);
     }
     return json_response(200, current);
   }

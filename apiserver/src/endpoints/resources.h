@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -36,7 +37,9 @@ class WatchTicker;
 
 class ResourceHandler {
  public:
-  explicit ResourceHandler(storage::Storage& storage);
+  // `namespace_terminating` is told the name of each namespace that a delete marks Terminating.
+  ResourceHandler(storage::Storage& storage,
+                  std::function<void(const std::string&)> namespace_terminating);
   ~ResourceHandler();
 
   // nullopt when the path is not a resource path (the caller routes on).
@@ -63,6 +66,7 @@ class ResourceHandler {
                                    const http::Request& request);
 
   storage::Storage& storage_;
+  std::function<void(const std::string&)> namespace_terminating_;
   std::shared_ptr<WatchTicker> ticker_;
 };
 

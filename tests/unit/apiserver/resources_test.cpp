@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "apiserver/apiserver.h"
 #include "store/store.h"
@@ -232,4 +233,31 @@ TEST_CASE("generation moves only when the spec changes", "[apiserver][resources]
   auto rescaled = api.call("PUT", "/apis/apps/v1/namespaces/default/deployments/web", scaled);
   REQUIRE(rescaled.status == 200);
   CHECK(rescaled.body["metadata"]["generation"] == 2);
+}
+
+TEST_CASE("deleting a namespace empties it, then it disappears", "[apiserver][resources]") {
+  Api api;
+  json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team"}}}};
+  REQUIRE(api.call("POST", "/api/v1/namespaces", ns).status == 201);
+  REQUIRE(api.call("POST", "/api/v1/namespaces/team/configmaps", configmap("a")).status == 201);
+  auto deleted = api.call("DELETE", "/api/v1/namespaces/team");
+  REQUIRE(deleted.status == 200);
+  CHECK(deleted.body["status"]["phase"] == "Terminating");
+  // Wait (bounded) for the namespace controller.
+  int status = 200;
+  for (int i = 0; i < 200 && status != 404; ++i) {
+    status = api.call("GET", "/api/v1/namespaces/team").status;
+    if (status != 404) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  CHECK(status == 404);
+  CHECK(api.call("GET", "/api/v1/namespaces/team/configmaps/a").status == 404);
+}
+
+TEST_CASE("default, kube-system and kube-public may not be deleted", "[apiserver][resources]") {
+  Api api;
+  auto reply = api.call("DELETE", "/api/v1/namespaces/default");
+  CHECK(reply.status == 403);
+  CHECK(reply.body["message"] == "namespaces \"default\" is forbidden: this namespace may not be deleted");
 }

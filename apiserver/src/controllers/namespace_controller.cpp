@@ -1,0 +1,148 @@
+#include "controllers/namespace_controller.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "registry/objects.h"
+
+namespace apiserver::controllers {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxQueued = 10000;
+constexpr auto kRetryInterval = std::chrono::milliseconds(500);
+
+bool has_finalizers(const json& object) {
+  const json& meta = object.value("metadata", json::object());
+  return meta.contains("finalizers") && meta["finalizers"].is_array() &&
+         !meta["finalizers"].empty();
+}
+
+}  // namespace
+
+NamespaceController::NamespaceController(std::shared_ptr<registry::Registry> registry,
+                                         storage::Storage& storage)
+    : registry_(std::move(registry)), storage_(storage), thread_([this] { run(); }) {}
+
+NamespaceController::~NamespaceController() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void NamespaceController::enqueue(const std::string& name) {
+  {
+    std::lock_guard lock(mu_);
+    if (queue_.size() >= kMaxQueued) {
+      return;  // resync() finds it again later
+    }
+    queue_.insert(name);
+  }
+  cv_.notify_all();
+}
+
+void NamespaceController::resync() {
+  storage::ListResult namespaces;
+  if (storage_.list("/registry/namespaces/", "", 0, 0, namespaces)) {
+    return;
+  }
+  for (const auto& item : namespaces.items) {
+    json ns = json::parse(item.value, nullptr, false);
+    if (ns.is_object() && ns.value("/status/phase"_json_pointer, "") == "Terminating") {
+      enqueue(ns["metadata"].value("name", ""));
+    }
+  }
+}
+
+bool NamespaceController::idle() const {
+  std::lock_guard lock(mu_);
+  return queue_.empty() && !busy_;
+}
+
+void NamespaceController::run() {
+  std::unique_lock lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (stop_) {
+      return;
+    }
+    std::string name = *queue_.begin();
+    queue_.erase(queue_.begin());
+    busy_ = true;
+    lock.unlock();
+    bool done = finalize(name);
+    lock.lock();
+    busy_ = false;
+    if (!done && !stop_) {
+      // Objects with finalizers still hold it: look again soon.
+      cv_.wait_for(lock, kRetryInterval, [&] { return stop_; });
+      if (queue_.size() < kMaxQueued) {
+        queue_.insert(name);
+      }
+    }
+  }
+}
+
+bool NamespaceController::finalize(const std::string& name) {
+  std::string ns_key = "/registry/namespaces/" + name;
+  storage::Object ns_object;
+  if (storage_.get(ns_key, ns_object)) {
+    return true;  // gone already
+  }
+  json ns = json::parse(ns_object.value, nullptr, false);
+  if (!ns.is_object() || ns.value("/status/phase"_json_pointer, "") != "Terminating") {
+    return true;
+  }
+  size_t waiting = 0;
+  std::set<std::string> prefixes;
+  for (const auto& r : registry_->snapshot()->resources()) {
+    if (r.namespaced && !r.etcd_prefix.empty()) {
+      prefixes.insert(r.etcd_prefix + "/" + name + "/");
+    }
+  }
+  for (const auto& prefix : prefixes) {
+    storage::ListResult objects;
+    if (storage_.list(prefix, "", 0, 0, objects)) {
+      return false;
+    }
+    for (const auto& item : objects.items) {
+      json object = json::parse(item.value, nullptr, false);
+      int64_t revision = 0;
+      if (object.is_object() && has_finalizers(object)) {
+        ++waiting;
+        if (!object["metadata"].contains("deletionTimestamp")) {
+          object["metadata"]["deletionTimestamp"] =
+              registry::rfc3339(std::chrono::system_clock::now());
+          object["metadata"]["deletionGracePeriodSeconds"] = 0;
+          storage_.update(item.key, object.dump(), item.mod_revision, revision);
+        }
+        continue;
+      }
+      storage_.remove(item.key, item.mod_revision, revision);
+    }
+  }
+  if (waiting > 0) {
+    return false;
+  }
+  // Everything is gone: drop the "kubernetes" finalizer, and the namespace with it.
+  json& spec_finalizers = ns["spec"]["finalizers"];
+  if (spec_finalizers.is_array()) {
+    spec_finalizers.erase(std::remove(spec_finalizers.begin(), spec_finalizers.end(),
+                                      json("kubernetes")),
+                          spec_finalizers.end());
+  }
+  int64_t revision = 0;
+  bool spec_clear = !spec_finalizers.is_array() || spec_finalizers.empty();
+  if (spec_clear && !has_finalizers(ns)) {
+    return !storage_.remove(ns_key, ns_object.mod_revision, revision) ||
+           storage_.get(ns_key, ns_object).kind == storage::ErrorKind::NotFound;
+  }
+  storage_.update(ns_key, ns.dump(), ns_object.mod_revision, revision);
+  return spec_clear;  // metadata finalizers belong to someone else; they finish it
+}
+
+}  // namespace apiserver::controllers
