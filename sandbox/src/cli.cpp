@@ -99,7 +99,7 @@ std::vector<Command> all_commands() {
   return {
       serve_command(),
       pending_command("console", "Run the desktop console against any cluster"),
-      pending_command("kubeconfig", "Print the sandbox's admin kubeconfig"),
+      kubeconfig_command(),
       store_command(),
       pending_command("seed", "Load fixture files into a running sandbox"),
       version_command(),

@@ -13,6 +13,7 @@
 // bound of what a native gRPC client would. Every loop has a fixed count and a time cap; only
 // loopback addresses are accepted. A benchmark, not a test: nothing here asserts timings.
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -807,6 +808,31 @@ std::string put_cell(const Figures* f, int writers, int which) {
   }
 }
 
+// The disk's own cost of one durable write, the yardstick for a single writer's latency: a 4 KiB
+// write at the end of a file followed by fdatasync, p50 over `samples` rounds.
+double fsync_p50_ms(int samples) {
+  std::string pattern = (std::filesystem::temp_directory_path() / "ks-fsync-XXXXXX").string();
+  int fd = mkstemp(pattern.data());
+  if (fd < 0) {
+    return -1;
+  }
+  std::string block(4096, 'x');
+  std::vector<double> ms;
+  for (int i = 0; i < samples; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (write(fd, block.data(), block.size()) != static_cast<ssize_t>(block.size()) ||
+        fdatasync(fd) != 0) {
+      break;
+    }
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                           start)
+                     .count());
+  }
+  close(fd);
+  unlink(pattern.c_str());
+  return ms.empty() ? -1 : percentile(ms, 50);
+}
+
 void print_report(const Config& config, const Figures* embedded, const Figures* etcd) {
   auto row = [](const std::string& what, const std::string& a, const std::string& b) {
     std::cout << "| " << what << " | " << a << " | " << b << " |\n";
@@ -814,6 +840,8 @@ void print_report(const Config& config, const Figures* embedded, const Figures* 
   auto both = [&](const std::string& what, auto cell) {
     row(what, embedded ? cell(*embedded) : "—", etcd ? cell(*etcd) : "—");
   };
+  std::cout << "One fsync on this disk (4 KiB write + fdatasync), p50: "
+            << fixed(fsync_p50_ms(200), 2) << " ms\n\n";
   std::cout << "| workload | embedded store (Sync) | etcd 3.4 (JSON gateway) |\n"
             << "|---|---:|---:|\n";
   for (int w : config.writers) {

@@ -37,6 +37,7 @@ export KUBECONFIG=$(json "$tmp/ready.json" '["kubeconfig"]')
 [[ $KUBECONFIG == "$data/kubeconfig" ]] || fail "kubeconfig at $KUBECONFIG"
 grep -q "export KUBECONFIG=$data/kubeconfig" "$out" || fail "serve did not print how to use it"
 [[ $(kubectl config current-context) == kube-sandbox ]] || fail "context is not kube-sandbox"
+cmp -s <("$bin" kubeconfig --data-dir "$data") "$KUBECONFIG" || fail "kube-sandbox kubeconfig differs"
 
 # /version through kubectl
 kubectl version -o json >"$tmp/version.json" || fail "kubectl version"

@@ -155,6 +155,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
   std::shared_ptr<bhttp::response<bhttp::empty_body>> stream_header_;
   std::shared_ptr<http::ChunkStream> body_stream_;
+  // While a stream waits for its next chunk no async operation holds the session: this does.
+  std::shared_ptr<Session> self_while_streaming_;
   std::string chunk_;
   bool writing_chunk_ = false;
   bool keep_alive_ = false;
@@ -477,6 +479,7 @@ void Session::on_write(bool close, beast::error_code ec, size_t) {
 
 void Session::write_stream_header(const http::Response& response) {
   body_stream_ = response.stream;
+  self_while_streaming_ = shared_from_this();
   stream_header_ = std::make_shared<bhttp::response<bhttp::empty_body>>();
   stream_header_->result(static_cast<unsigned>(response.status));
   stream_header_->version(11);
@@ -515,13 +518,13 @@ void Session::pump() {
   }
   if (body_stream_->finished()) {
     writing_chunk_ = true;
-    auto stream = std::move(body_stream_);
     body_stream_.reset();
     beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
     net::async_write(stream_, bhttp::make_chunk_last(),
                      [self = shared_from_this()](beast::error_code ec, size_t) {
                        self->writing_chunk_ = false;
                        self->stream_header_.reset();
+                       self->self_while_streaming_.reset();
                        if (ec || !self->keep_alive_ || self->server_.stopping()) {
                          return self->do_close();
                        }
@@ -553,6 +556,7 @@ void Session::do_close() {
     body_stream_->close();
     body_stream_.reset();
   }
+  self_while_streaming_.reset();
   server_.forget(this);
   beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
   stream_.async_shutdown([self = shared_from_this()](beast::error_code) {
