@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -28,10 +29,14 @@ struct ApiServerConfig {
   // Bearer tokens the server accepts: token -> (user name, groups).
   std::map<std::string, std::pair<std::string, std::vector<std::string>>> tokens;
   registry::RuntimeConfig runtime_config;  // which group/versions are served
+  // How often the store is compacted to the revision of one interval ago (0 = never); as
+  // kube-apiserver's --etcd-compaction-interval.
+  std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
 };
 
 namespace storage {
 class Storage;
+class Compactor;
 }
 namespace endpoints {
 class ResourceHandler;
@@ -67,6 +72,7 @@ class ApiServer {
   ApiServerConfig config_;
   std::shared_ptr<registry::Registry> registry_;
   std::unique_ptr<storage::Storage> storage_;
+  std::unique_ptr<storage::Compactor> compactor_;
   std::unique_ptr<controllers::NamespaceController> namespaces_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::atomic<bool> ready_{false};

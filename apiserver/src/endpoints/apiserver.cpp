@@ -7,6 +7,7 @@
 #include "controllers/namespace_controller.h"
 #include "endpoints/resources.h"
 #include "filters/authentication.h"
+#include "storage/compactor.h"
 #include "storage/storage.h"
 
 namespace apiserver {
@@ -55,6 +56,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       config_(std::move(config)),
       registry_(registry::Registry::builtin(config_.runtime_config)),
       storage_(std::make_unique<storage::Storage>(store)),
+      compactor_(std::make_unique<storage::Compactor>(store, config_.compaction_interval)),
       namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
       resources_(std::make_unique<endpoints::ResourceHandler>(
           *storage_, [this](const std::string& ns) { namespaces_->enqueue(ns); })) {

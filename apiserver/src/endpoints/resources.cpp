@@ -16,8 +16,9 @@ using registry::Resource;
 
 constexpr int kGenerateNameAttempts = 8;
 constexpr auto kWatchTick = std::chrono::milliseconds(250);
-constexpr size_t kWatchQueueLimit = 4096;  // chunks a slow watch client may hold before it is cut
 constexpr int kDefaultWatchTimeoutSeconds = 1800;
+// kube-apiserver sends a bookmark about once a minute to watchers that allow them.
+constexpr auto kBookmarkInterval = std::chrono::seconds(60);
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> parts;
@@ -301,9 +302,16 @@ json list_item(const storage::Object& stored) {
 // A watch response body: JSON watch events, one chunk each, fed by a store watcher.
 class WatchStream final : public http::ChunkStream {
  public:
+  // `bookmark_type` is {"kind", "apiVersion"} of the BOOKMARK objects, or null for none.
   WatchStream(std::shared_ptr<store::Watcher> watcher, std::deque<std::string> initial,
-              std::chrono::steady_clock::time_point deadline)
-      : watcher_(std::move(watcher)), pending_(std::move(initial)), deadline_(deadline) {}
+              std::chrono::steady_clock::time_point deadline, json bookmark_type,
+              int64_t requested_rv)
+      : requested_rv_(requested_rv),
+        watcher_(std::move(watcher)),
+        pending_(std::move(initial)),
+        deadline_(deadline),
+        bookmark_type_(std::move(bookmark_type)),
+        last_bookmark_(std::chrono::steady_clock::now()) {}
 
   bool next(std::string& chunk) override {
     std::function<void()> wake;
@@ -320,12 +328,25 @@ class WatchStream final : public http::ChunkStream {
     }
     store::WatchResponse response;
     while (watcher_->try_next(response)) {
-      if (response.created) {
+      if (response.created && !response.canceled) {
         continue;
+      }
+      if (response.is_progress_notify()) {
+        if (bookmark_type_.is_null()) {
+          continue;
+        }
+        // Every event up to this revision was delivered: a BOOKMARK says so.
+        json object = bookmark_type_;
+        object["metadata"] = {{"resourceVersion", std::to_string(response.header.revision)}};
+        chunk = nlohmann::ordered_json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
+        return true;
       }
       if (response.canceled) {
         if (response.compact_revision > 0) {
-          chunk = error_event(410, "Expired", "The resourceVersion for the provided watch is too old.");
+          // As the watch cache words it: the requested revision, then the newest one gone.
+          chunk = error_event(410, "Expired",
+                              "too old resource version: " + std::to_string(requested_rv_) +
+                                  " (" + std::to_string(response.compact_revision - 1) + ")");
           finish();
           return true;
         }
@@ -361,10 +382,15 @@ class WatchStream final : public http::ChunkStream {
 
   void close() override { finish(); }
 
-  // Called by the ticker: ends the watch at its deadline.
+  // Called by the ticker: ends the watch at its deadline; asks for a bookmark now and then.
   void tick(std::chrono::steady_clock::time_point now) {
     if (now >= deadline_ && !closed_) {
       finish();
+      return;
+    }
+    if (!bookmark_type_.is_null() && watcher_ && now - last_bookmark_ >= kBookmarkInterval) {
+      last_bookmark_ = now;
+      watcher_->request_progress();
     }
   }
 
@@ -415,12 +441,15 @@ class WatchStream final : public http::ChunkStream {
     return event.dump() + "\n";
   }
 
+  const int64_t requested_rv_;
   std::shared_ptr<store::Watcher> watcher_;
   mutable std::mutex mu_;  // protects pending_, wakeup_
   std::deque<std::string> pending_;
   std::function<void()> wakeup_;
   std::atomic<bool> closed_{false};
   const std::chrono::steady_clock::time_point deadline_;
+  const json bookmark_type_;
+  std::chrono::steady_clock::time_point last_bookmark_;  // used by the ticker thread only
 };
 
 // Ends watches at their deadline (timeoutSeconds) and on shutdown.
@@ -722,8 +751,12 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       parse_int(request.query_value("timeoutSeconds"), kDefaultWatchTimeoutSeconds));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(timeout, 0));
   auto watcher = storage_.watch(prefix, from);
-  (void)kWatchQueueLimit;
-  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline);
+  json bookmark_type;
+  if (request.query_value("allowWatchBookmarks") == "true") {
+    bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
+  }
+  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline,
+                                              bookmark_type, from - 1);
   ticker_->add(stream);
   http::Response response;
   response.status = 200;

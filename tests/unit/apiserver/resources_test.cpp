@@ -31,7 +31,26 @@ class Api {
     json body;
   };
 
+  // Starts a watch and returns its stream.
+  std::shared_ptr<apiserver::http::ChunkStream> watch(const std::string& target) {
+    auto request = make_request("GET", target, nullptr);
+    auto response = api_->handle(request);
+    REQUIRE(response.status == 200);
+    REQUIRE(response.stream);
+    return response.stream;
+  }
+
+  store::Store& db() { return *store_; }
+
   Reply call(const std::string& method, const std::string& target, const json& body = nullptr) {
+    auto request = make_request(method, target, body);
+    auto response = api_->handle(request);
+    return {response.status, json::parse(response.body, nullptr, false)};
+  }
+
+ private:
+  static apiserver::http::Request make_request(const std::string& method,
+                                               const std::string& target, const json& body) {
     apiserver::http::Request request;
     request.method = method;
     request.target = target;
@@ -45,11 +64,9 @@ class Api {
       request.headers["Content-Type"] = "application/json";
       request.body = body.dump();
     }
-    auto response = api_->handle(request);
-    return {response.status, json::parse(response.body, nullptr, false)};
+    return request;
   }
 
- private:
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<apiserver::ApiServer> api_;
 };
@@ -260,4 +277,83 @@ TEST_CASE("default, kube-system and kube-public may not be deleted", "[apiserver
   auto reply = api.call("DELETE", "/api/v1/namespaces/default");
   CHECK(reply.status == 403);
   CHECK(reply.body["message"] == "namespaces \"default\" is forbidden: this namespace may not be deleted");
+}
+
+TEST_CASE("the store is compacted to the revision of one interval ago", "[apiserver][storage]") {
+  store::Options options;
+  options.durability = store::Durability::Ephemeral;
+  auto db = std::move(store::Store::open(options)).value();
+  apiserver::ApiServerConfig config;
+  config.compaction_interval = std::chrono::milliseconds(20);
+  apiserver::ApiServer api(*db, config);
+  api.bootstrap();
+  auto first = db->current_revision();
+  // Bounded wait for two intervals to pass: the first records, the second compacts.
+  for (int i = 0; i < 500 && db->compacted_revision() < first; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  CHECK(db->compacted_revision() >= first);
+  CHECK(db->compacted_revision() <= db->current_revision());
+}
+
+namespace {
+// The next watch event of a stream, waiting (bounded) for it.
+json next_event(apiserver::http::ChunkStream& stream) {
+  std::string chunk;
+  for (int i = 0; i < 400; ++i) {
+    if (stream.next(chunk)) {
+      return json::parse(chunk);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  FAIL("no watch event within 2 s");
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("a watch sends the current state, then every change", "[apiserver][watch]") {
+  Api api;
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("old")).status ==
+          201);
+  auto stream = api.watch("/api/v1/namespaces/default/configmaps?watch=true");
+  auto added = next_event(*stream);
+  CHECK(added["type"] == "ADDED");
+  CHECK(added["object"]["metadata"]["name"] == "old");
+
+  auto created = api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("new"));
+  REQUIRE(created.status == 201);
+  auto event = next_event(*stream);
+  CHECK(event["type"] == "ADDED");
+  CHECK(event["object"]["metadata"]["resourceVersion"] ==
+        created.body["metadata"]["resourceVersion"]);
+
+  json changed = created.body;
+  changed["data"]["k"] = "changed";
+  REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/new", changed).status == 200);
+  CHECK(next_event(*stream)["type"] == "MODIFIED");
+  REQUIRE(api.call("DELETE", "/api/v1/namespaces/default/configmaps/new").status == 200);
+  auto deleted = next_event(*stream);
+  CHECK(deleted["type"] == "DELETED");
+  CHECK(deleted["object"]["data"]["k"] == "changed");
+  stream->close();
+  CHECK(stream->finished());
+}
+
+TEST_CASE("a watch from a compacted resourceVersion ends with 410 Expired", "[apiserver][watch]") {
+  Api api;
+  auto first = api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("a"));
+  REQUIRE(first.status == 201);
+  std::string old_rv = first.body["metadata"]["resourceVersion"];
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("b")).status == 201);
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("c")).status == 201);
+  REQUIRE(api.db().compact({api.db().current_revision(), true}).is_ok());
+  auto stream =
+      api.watch("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=" + old_rv);
+  auto error = next_event(*stream);
+  CHECK(error["type"] == "ERROR");
+  CHECK(error["object"]["code"] == 410);
+  CHECK(error["object"]["reason"] == "Expired");
+  CHECK(error["object"]["message"] ==
+        "too old resource version: " + old_rv + " (" +
+            std::to_string(api.db().compacted_revision() - 1) + ")");
 }

@@ -1,0 +1,36 @@
+#include "storage/compactor.h"
+
+namespace apiserver::storage {
+
+Compactor::Compactor(store::Store& store, std::chrono::milliseconds interval)
+    : store_(store), interval_(interval) {
+  if (interval_.count() > 0) {
+    thread_ = std::thread([this] { run(); });
+  }
+}
+
+Compactor::~Compactor() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) {
+    thread_.join();
+  }
+}
+
+void Compactor::run() {
+  store::Revision previous = 0;
+  std::unique_lock lock(mu_);
+  while (!cv_.wait_for(lock, interval_, [&] { return stop_; })) {
+    lock.unlock();
+    if (previous > store_.compacted_revision()) {
+      store_.compact({previous, false});  // Compacted/Future answers only mean nothing to do
+    }
+    previous = store_.current_revision();
+    lock.lock();
+  }
+}
+
+}  // namespace apiserver::storage
