@@ -44,6 +44,9 @@ class ResourceHandler;
 namespace controllers {
 class NamespaceController;
 }
+namespace filters {
+class Metrics;
+}
 
 class ApiServer {
  public:
@@ -64,6 +67,7 @@ class ApiServer {
   bool controllers_idle() const;
 
  private:
+  http::Response authenticated(http::Request& request);
   http::Response route(http::Request& request);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
@@ -75,6 +79,7 @@ class ApiServer {
   std::unique_ptr<storage::Compactor> compactor_;
   std::unique_ptr<controllers::NamespaceController> namespaces_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
+  std::unique_ptr<filters::Metrics> metrics_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;

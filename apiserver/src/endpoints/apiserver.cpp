@@ -7,6 +7,7 @@
 #include "controllers/namespace_controller.h"
 #include "endpoints/resources.h"
 #include "filters/authentication.h"
+#include "filters/metrics.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
 
@@ -59,7 +60,16 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       compactor_(std::make_unique<storage::Compactor>(store, config_.compaction_interval)),
       namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, [this](const std::string& ns) { namespaces_->enqueue(ns); })) {
+          *storage_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
+      metrics_(std::make_unique<filters::Metrics>()) {
+  metrics_->add_gauge("apiserver_registered_watchers", "Watches open now.",
+                      [this] { return static_cast<double>(resources_->open_watches()); });
+  metrics_->add_gauge("kube_sandbox_store_revision", "The store's current revision.",
+                      [this] { return static_cast<double>(store_.current_revision()); });
+  metrics_->add_gauge("apiserver_storage_size_bytes", "Size of the store's database file.", [this] {
+    auto status = store_.status();
+    return status.is_ok() ? static_cast<double>(status->db_size) : 0.0;
+  });
   HealthCheck ping{"ping", [] { return std::string(); }};
   HealthCheck log{"log", [] { return std::string(); }};
   HealthCheck etcd{"etcd", [this] {
@@ -152,8 +162,27 @@ http::Response ApiServer::health(const std::string& endpoint, const std::string&
   return text(200, "ok");
 }
 
-// The filter chain, in order: authentication, then authorization of anonymous callers.
+// The filter chain, in order: metrics around everything, authentication, then authorization of
+// anonymous callers.
 http::Response ApiServer::handle(http::Request& request) {
+  auto started = std::chrono::steady_clock::now();
+  metrics_->begin_request();
+  http::Response response = authenticated(request);
+  filters::RequestLabels labels{request.method, "", "", "", ""};
+  if (auto info = endpoints::parse_resource_path(request)) {
+    static const std::map<std::string, std::string> kVerbs = {
+        {"get", "GET"},      {"list", "LIST"},    {"watch", "WATCH"},
+        {"create", "POST"},  {"update", "PUT"},   {"patch", "PATCH"},
+        {"delete", "DELETE"}, {"deletecollection", "DELETE"}};
+    auto verb = kVerbs.find(info->verb);
+    labels = {verb == kVerbs.end() ? request.method : verb->second, info->group, info->version,
+              info->resource, info->subresource};
+  }
+  metrics_->end_request(labels, response.status, std::chrono::steady_clock::now() - started);
+  return response;
+}
+
+http::Response ApiServer::authenticated(http::Request& request) {
   filters::TokenTable tokens;
   for (const auto& [token, user] : config_.tokens) {
     tokens[token] = {user.first, user.second};
@@ -191,6 +220,12 @@ http::Response ApiServer::route(http::Request& request) {
     if (path.rfind(root + "/", 0) == 0) {
       return health(endpoint, path.substr(root.size() + 1), request, *checks);
     }
+  }
+  if (path == "/metrics") {
+    http::Response r;
+    r.set_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    r.body = metrics_->render();
+    return r;
   }
   if (path == "/version" || path == "/version/") {
     const auto& v = version_info();

@@ -471,6 +471,17 @@ class WatchTicker {
     streams_.push_back(stream);
   }
 
+  size_t count() {
+    std::lock_guard lock(mu_);
+    size_t n = 0;
+    for (auto& w : streams_) {
+      if (auto s = w.lock(); s && !s->done()) {
+        ++n;
+      }
+    }
+    return n;
+  }
+
   void close_all() {
     std::vector<std::shared_ptr<WatchStream>> streams;
     {
@@ -590,6 +601,8 @@ ResourceHandler::ResourceHandler(storage::Storage& storage,
 ResourceHandler::~ResourceHandler() = default;
 
 void ResourceHandler::close_watches() { ticker_->close_all(); }
+
+size_t ResourceHandler::open_watches() const { return ticker_->count(); }
 
 std::optional<http::Response> ResourceHandler::serve(http::Request& request,
                                                      const registry::Snapshot& snapshot) {

@@ -48,6 +48,7 @@ class ResourceHandler {
 
   // Ends every open watch (graceful shutdown).
   void close_watches();
+  size_t open_watches() const;
 
  private:
   http::Response get(const registry::Resource& r, const RequestInfo& info,

@@ -41,6 +41,7 @@ class Api {
   }
 
   store::Store& db() { return *store_; }
+  apiserver::http::Response raw(apiserver::http::Request& request) { return api_->handle(request); }
 
   Reply call(const std::string& method, const std::string& target, const json& body = nullptr) {
     auto request = make_request(method, target, body);
@@ -356,4 +357,28 @@ TEST_CASE("a watch from a compacted resourceVersion ends with 410 Expired", "[ap
   CHECK(error["object"]["message"] ==
         "too old resource version: " + old_rv + " (" +
             std::to_string(api.db().compacted_revision() - 1) + ")");
+}
+
+TEST_CASE("/metrics counts requests by verb, resource and code", "[apiserver][metrics]") {
+  Api api;
+  REQUIRE(api.call("GET", "/api/v1/namespaces/default/configmaps").status == 200);
+  REQUIRE(api.call("GET", "/api/v1/namespaces/default/configmaps/none").status == 404);
+  apiserver::http::Request scrape;
+  scrape.method = "GET";
+  scrape.path = "/metrics";
+  scrape.headers["Authorization"] = "Bearer t0ken";
+  auto metrics = api.raw(scrape);
+  REQUIRE(metrics.status == 200);
+  const std::string& text = metrics.body;
+  CHECK(text.find("apiserver_request_total{code=\"200\",component=\"apiserver\",group=\"\","
+                  "resource=\"configmaps\",scope=\"\",subresource=\"\",verb=\"LIST\","
+                  "version=\"v1\"} 1\n") != std::string::npos);
+  CHECK(text.find("apiserver_request_total{code=\"404\",component=\"apiserver\",group=\"\","
+                  "resource=\"configmaps\",scope=\"\",subresource=\"\",verb=\"GET\","
+                  "version=\"v1\"} 1\n") != std::string::npos);
+  CHECK(text.find("# TYPE apiserver_request_duration_seconds histogram") != std::string::npos);
+  CHECK(text.find("apiserver_registered_watchers 0\n") != std::string::npos);
+  CHECK(text.find("kube_sandbox_store_revision ") != std::string::npos);
+  CHECK(text.find("apiserver_current_inflight_requests{request_kind=\"all\"} 1\n") !=
+        std::string::npos);
 }

@@ -1,0 +1,75 @@
+#include "filters/metrics.h"
+
+#include <sstream>
+
+namespace apiserver::filters {
+namespace {
+
+std::string labels_text(const RequestLabels& l) {
+  return "component=\"apiserver\",group=\"" + l.group + "\",resource=\"" + l.resource +
+         "\",scope=\"\",subresource=\"" + l.subresource + "\",verb=\"" + l.verb +
+         "\",version=\"" + l.version + "\"";
+}
+
+std::string number(double v) {
+  std::ostringstream out;
+  out << v;
+  return out.str();
+}
+
+}  // namespace
+
+void Metrics::end_request(const RequestLabels& labels, int code,
+                          std::chrono::nanoseconds duration) {
+  --inflight_;
+  double seconds = std::chrono::duration<double>(duration).count();
+  std::lock_guard lock(mu_);
+  ++totals_[{labels, code}];
+  Histogram& h = durations_[labels];
+  for (size_t i = 0; i < kBuckets.size(); ++i) {
+    if (seconds <= kBuckets[i]) {
+      ++h.counts[i];
+    }
+  }
+  ++h.count;
+  h.sum += seconds;
+}
+
+void Metrics::add_gauge(const std::string& name, const std::string& help, Gauge gauge) {
+  std::lock_guard lock(mu_);
+  gauges_.emplace_back(name, help, std::move(gauge));
+}
+
+std::string Metrics::render() const {
+  std::ostringstream out;
+  std::lock_guard lock(mu_);
+  out << "# HELP apiserver_current_inflight_requests Requests being served now.\n"
+      << "# TYPE apiserver_current_inflight_requests gauge\n"
+      << "apiserver_current_inflight_requests{request_kind=\"all\"} " << inflight_.load() << "\n";
+  out << "# HELP apiserver_request_total Requests served, by verb, resource and code.\n"
+      << "# TYPE apiserver_request_total counter\n";
+  for (const auto& [key, count] : totals_) {
+    out << "apiserver_request_total{code=\"" << key.second << "\"," << labels_text(key.first)
+        << "} " << count << "\n";
+  }
+  out << "# HELP apiserver_request_duration_seconds Response latency, by verb and resource.\n"
+      << "# TYPE apiserver_request_duration_seconds histogram\n";
+  for (const auto& [labels, h] : durations_) {
+    std::string l = labels_text(labels);
+    for (size_t i = 0; i < kBuckets.size(); ++i) {
+      out << "apiserver_request_duration_seconds_bucket{" << l << ",le=\"" << number(kBuckets[i])
+          << "\"} " << h.counts[i] << "\n";
+    }
+    out << "apiserver_request_duration_seconds_bucket{" << l << ",le=\"+Inf\"} " << h.count
+        << "\n"
+        << "apiserver_request_duration_seconds_sum{" << l << "} " << number(h.sum) << "\n"
+        << "apiserver_request_duration_seconds_count{" << l << "} " << h.count << "\n";
+  }
+  for (const auto& [name, help, gauge] : gauges_) {
+    out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n"
+        << name << " " << number(gauge()) << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace apiserver::filters
