@@ -6,6 +6,7 @@
 #include "apiserver/version.h"
 #include "controllers/namespace_controller.h"
 #include "endpoints/resources.h"
+#include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
 #include "storage/compactor.h"
@@ -29,6 +30,31 @@ http::Response json(int code, const nlohmann::json& doc) {
   r.set_header("Content-Type", "application/json");
   r.body = doc.dump();
   return r;
+}
+
+// What the Accept header lets the server answer with: "json", "yaml", or "" (nothing it can).
+std::string accepted_encoding(const std::string& accept) {
+  if (accept.empty()) {
+    return "json";
+  }
+  bool yaml = false;
+  size_t start = 0;
+  while (start <= accept.size()) {
+    size_t end = accept.find(',', start);
+    if (end == std::string::npos) {
+      end = accept.size();
+    }
+    std::string type = accept.substr(start, end - start);
+    type = type.substr(0, type.find(';'));
+    type.erase(0, type.find_first_not_of(" \t"));
+    type.erase(type.find_last_not_of(" \t") + 1);
+    if (type == "application/json" || type == "*/*" || type == "application/*") {
+      return "json";
+    }
+    yaml = yaml || type == "application/yaml";
+    start = end + 1;
+  }
+  return yaml ? "yaml" : "";
 }
 
 }  // namespace
@@ -241,6 +267,19 @@ http::Response ApiServer::route(http::Request& request) {
   }
   auto snapshot = registry_->snapshot();
   if (auto response = resources_->serve(request, *snapshot)) {
+    std::string encoding = accepted_encoding(request.header("Accept"));
+    if (encoding.empty()) {
+      return status_response(406, "NotAcceptable",
+                             "only the following media types are accepted: application/json, "
+                             "application/yaml");
+    }
+    if (encoding == "yaml" && !response->stream) {
+      auto doc = nlohmann::json::parse(response->body, nullptr, false);
+      if (!doc.is_discarded()) {
+        response->body = endpoints::json_to_yaml(doc);
+        response->set_header("Content-Type", "application/yaml");
+      }
+    }
     return std::move(*response);
   }
   return status_response(404, "NotFound", "the server could not find the requested resource", true);

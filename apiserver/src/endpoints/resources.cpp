@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/yaml_json.h"
 #include "registry/objects.h"
 
 namespace apiserver::endpoints {
@@ -168,24 +169,57 @@ std::string stored_text(json object) {
   return object.dump();
 }
 
+// The media type of a Content-Type or Accept entry, lower-cased, without parameters.
+std::string media_type(const std::string& value) {
+  std::string type = value.substr(0, value.find(';'));
+  type.erase(0, type.find_first_not_of(" \t"));
+  type.erase(type.find_last_not_of(" \t") + 1);
+  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) {
+    return static_cast<char>(std::tolower(c));
+  });
+  return type;
+}
+
+// Decodes a create/update body (JSON or YAML) into the resource's object; on failure sets
+// `failure` to the Status kube-apiserver answers.
 std::optional<json> decode_body(const http::Request& request, const Resource& r,
-                                std::string& error) {
-  json body = json::parse(request.body, nullptr, false);
+                                http::Response& failure) {
+  std::string type = media_type(request.header("Content-Type"));
+  json body;
+  if (type == "application/yaml") {
+    std::string error;
+    auto parsed = yaml_to_json(request.body, error);
+    if (!parsed) {
+      failure = bad_request(error);
+      return std::nullopt;
+    }
+    body = std::move(*parsed);
+  } else if (type.empty() || type == "application/json") {
+    body = json::parse(request.body, nullptr, false);
+  } else {
+    failure = status_with_details(
+        415, "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml",
+        json());
+    return std::nullopt;
+  }
   if (body.is_discarded() || !body.is_object()) {
     std::string summary = request.body.empty() ? "<empty>" : request.body.substr(0, 30) + " ...";
-    error = "the object provided is unrecognized (must be of type " + r.kind +
-            "): couldn't get version/kind; json parse error (" + summary + ")";
+    failure = bad_request("the object provided is unrecognized (must be of type " + r.kind +
+                          "): couldn't get version/kind; json parse error (" + summary + ")");
     return std::nullopt;
   }
   if (body.contains("kind") && body["kind"].is_string() && body["kind"] != r.kind) {
-    error = body["kind"].get<std::string>() + " in version \"" + r.version +
-            "\" cannot be handled as a " + r.kind + ": the kind in the body does not match";
+    failure = bad_request(body["kind"].get<std::string>() + " in version \"" + r.version +
+                          "\" cannot be handled as a " + r.kind +
+                          ": the kind in the body does not match");
     return std::nullopt;
   }
   if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
       body["apiVersion"] != r.group_version()) {
-    error = "the API version in the data (" + body["apiVersion"].get<std::string>() +
-            ") does not match the expected API version (" + r.group_version() + ")";
+    failure = bad_request("the API version in the data (" + body["apiVersion"].get<std::string>() +
+                          ") does not match the expected API version (" + r.group_version() + ")");
     return std::nullopt;
   }
   body["kind"] = r.kind;
@@ -782,10 +816,10 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
                                        const http::Request& request,
                                        const registry::Snapshot&) {
-  std::string error;
-  auto body = decode_body(request, r, error);
+  http::Response failure;
+  auto body = decode_body(request, r, failure);
   if (!body) {
-    return bad_request(error);
+    return failure;
   }
   json& meta = (*body)["metadata"];
   std::string ns = info.namespace_;
@@ -886,10 +920,10 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
                                        const http::Request& request) {
-  std::string error;
-  auto body = decode_body(request, r, error);
+  http::Response failure;
+  auto body = decode_body(request, r, failure);
   if (!body) {
-    return bad_request(error);
+    return failure;
   }
   json& meta = (*body)["metadata"];
   std::string body_name = meta.value("name", std::string());

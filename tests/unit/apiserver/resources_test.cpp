@@ -382,3 +382,43 @@ TEST_CASE("/metrics counts requests by verb, resource and code", "[apiserver][me
   CHECK(text.find("apiserver_current_inflight_requests{request_kind=\"all\"} 1\n") !=
         std::string::npos);
 }
+
+TEST_CASE("bodies may be YAML and answers may be asked for as YAML", "[apiserver][resources]") {
+  Api api;
+  apiserver::http::Request create;
+  create.method = "POST";
+  create.path = "/api/v1/namespaces/default/configmaps";
+  create.headers["Authorization"] = "Bearer t0ken";
+  create.headers["Content-Type"] = "application/yaml";
+  create.body =
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-yaml\ndata:\n  on: \"true\"\n"
+      "  count: \"3\"\n";
+  auto created = api.raw(create);
+  REQUIRE(created.status == 201);
+  auto body = json::parse(created.body);
+  CHECK(body["data"] == json{{"on", "true"}, {"count", "3"}});
+
+  apiserver::http::Request get;
+  get.method = "GET";
+  get.path = "/api/v1/namespaces/default/configmaps/from-yaml";
+  get.headers["Authorization"] = "Bearer t0ken";
+  get.headers["Accept"] = "application/yaml";
+  auto yaml = api.raw(get);
+  REQUIRE(yaml.status == 200);
+  CHECK(yaml.body.find("name: from-yaml\n") != std::string::npos);
+  CHECK(yaml.body.find("on: \"true\"") != std::string::npos);
+
+  get.headers["Accept"] = "application/vnd.kubernetes.protobuf";
+  auto refused = api.raw(get);
+  CHECK(refused.status == 406);
+
+  create.headers["Content-Type"] = "text/plain";
+  auto unsupported = api.raw(create);
+  CHECK(unsupported.status == 415);
+  CHECK(json::parse(unsupported.body)["reason"] == "UnsupportedMediaType");
+
+  create.headers["Content-Type"] = "application/yaml";
+  create.body = "metadata: [unclosed\n";
+  auto malformed = api.raw(create);
+  CHECK(malformed.status == 400);
+}
