@@ -46,6 +46,7 @@ class NamespaceController;
 }
 namespace filters {
 class Metrics;
+struct UserInfo;
 }
 
 class ApiServer {
@@ -78,6 +79,7 @@ class ApiServer {
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<storage::Compactor> compactor_;
   std::unique_ptr<controllers::NamespaceController> namespaces_;
+  std::unique_ptr<std::map<std::string, filters::UserInfo>> tokens_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::atomic<bool> ready_{false};

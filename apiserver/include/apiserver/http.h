@@ -32,6 +32,9 @@ struct Request {
   std::string body;
   std::string remote_address;
   std::optional<ClientCertificate> client_certificate;
+  // Set by the authentication filter: who is asking.
+  std::string user;
+  std::vector<std::string> groups;
 
   // The first value of a query parameter, or `fallback`.
   std::string query_value(const std::string& name, const std::string& fallback = "") const;

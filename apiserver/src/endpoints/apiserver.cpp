@@ -85,9 +85,13 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       storage_(std::make_unique<storage::Storage>(store)),
       compactor_(std::make_unique<storage::Compactor>(store, config_.compaction_interval)),
       namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
+      tokens_(std::make_unique<filters::TokenTable>()),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
+          *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
       metrics_(std::make_unique<filters::Metrics>()) {
+  for (const auto& [token, user] : config_.tokens) {
+    (*tokens_)[token] = {user.first, user.second};
+  }
   metrics_->add_gauge("apiserver_registered_watchers", "Watches open now.",
                       [this] { return static_cast<double>(resources_->open_watches()); });
   metrics_->add_gauge("kube_sandbox_store_revision", "The store's current revision.",
@@ -209,14 +213,12 @@ http::Response ApiServer::handle(http::Request& request) {
 }
 
 http::Response ApiServer::authenticated(http::Request& request) {
-  filters::TokenTable tokens;
-  for (const auto& [token, user] : config_.tokens) {
-    tokens[token] = {user.first, user.second};
-  }
-  auto user = filters::authenticate(request, tokens);
+  auto user = filters::authenticate(request, *tokens_);
   if (!user) {
     return status_response(401, "Unauthorized", "Unauthorized");
   }
+  request.user = user->name;
+  request.groups = user->groups;
   if (filters::is_anonymous(*user) && !filters::is_public_info_path(request.path)) {
     std::string verb = request.method == "GET" || request.method == "HEAD" ? "get" : "post";
     if (request.method == "PUT") {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
 #include "registry/objects.h"
 
@@ -626,9 +627,10 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
   return info;
 }
 
-ResourceHandler::ResourceHandler(storage::Storage& storage,
+ResourceHandler::ResourceHandler(storage::Storage& storage, const filters::TokenTable& tokens,
                                  std::function<void(const std::string&)> namespace_terminating)
     : storage_(storage),
+      tokens_(tokens),
       namespace_terminating_(std::move(namespace_terminating)),
       ticker_(std::make_shared<WatchTicker>()) {}
 
@@ -665,6 +667,11 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
           info->subresource + " is not supported on resources of kind \"" + group_resource(*r) +
               "\" by this sandbox yet",
           {{"group", r->group}, {"kind", group_resource(*r)}});
+    }
+  }
+  if (info->verb == "create" && info->subresource.empty()) {
+    if (auto review = serve_review(*r, request, tokens_)) {
+      return review;
     }
   }
   if (r->etcd_prefix.empty()) {

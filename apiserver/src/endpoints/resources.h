@@ -15,6 +15,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "filters/authentication.h"
 #include "storage/storage.h"
 
 namespace apiserver::endpoints {
@@ -38,7 +39,8 @@ class WatchTicker;
 class ResourceHandler {
  public:
   // `namespace_terminating` is told the name of each namespace that a delete marks Terminating.
-  ResourceHandler(storage::Storage& storage,
+  // `tokens` (for TokenReview) must outlive the handler.
+  ResourceHandler(storage::Storage& storage, const filters::TokenTable& tokens,
                   std::function<void(const std::string&)> namespace_terminating);
   ~ResourceHandler();
 
@@ -67,6 +69,7 @@ class ResourceHandler {
                                    const http::Request& request);
 
   storage::Storage& storage_;
+  const filters::TokenTable& tokens_;
   std::function<void(const std::string&)> namespace_terminating_;
   std::shared_ptr<WatchTicker> ticker_;
 };

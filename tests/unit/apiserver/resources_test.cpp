@@ -422,3 +422,29 @@ TEST_CASE("bodies may be YAML and answers may be asked for as YAML", "[apiserver
   auto malformed = api.raw(create);
   CHECK(malformed.status == 400);
 }
+
+TEST_CASE("reviews are answered, not stored: whoami and can-i", "[apiserver][reviews]") {
+  Api api;
+  auto whoami = api.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                         {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}});
+  REQUIRE(whoami.status == 201);
+  CHECK(whoami.body["status"]["userInfo"]["username"] == "admin");
+  CHECK(whoami.body["status"]["userInfo"]["groups"] ==
+        json{"system:masters", "system:authenticated"});
+
+  json ssar = {{"apiVersion", "authorization.k8s.io/v1"},
+               {"kind", "SelfSubjectAccessReview"},
+               {"spec",
+                {{"resourceAttributes",
+                  {{"verb", "create"}, {"resource", "pods"}, {"namespace", "default"}}}}}};
+  auto can = api.call("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", ssar);
+  REQUIRE(can.status == 201);
+  CHECK(can.body["status"]["allowed"] == true);
+  CHECK(can.body["spec"] == ssar["spec"]);
+
+  auto token = api.call("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
+                        {{"spec", {{"token", "t0ken"}}}});
+  REQUIRE(token.status == 201);
+  CHECK(token.body["status"]["authenticated"] == true);
+  CHECK(token.body["status"]["user"]["username"] == "admin");
+}

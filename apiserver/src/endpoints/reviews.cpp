@@ -1,0 +1,74 @@
+#include "endpoints/reviews.h"
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/apiserver.h"
+
+namespace apiserver::endpoints {
+namespace {
+
+using nlohmann::json;
+
+json user_info(const std::string& name, const std::vector<std::string>& groups) {
+  return {{"username", name}, {"groups", groups}};
+}
+
+// The AlwaysAllow decision for an authenticated user.
+json allowed() { return {{"allowed", true}}; }
+
+}  // namespace
+
+std::optional<http::Response> serve_review(const registry::Resource& resource,
+                                           const http::Request& request,
+                                           const filters::TokenTable& tokens) {
+  const std::string& kind = resource.kind;
+  bool review = (resource.group == "authentication.k8s.io" &&
+                 (kind == "SelfSubjectReview" || kind == "TokenReview")) ||
+                (resource.group == "authorization.k8s.io" &&
+                 (kind == "SelfSubjectAccessReview" || kind == "SelfSubjectRulesReview" ||
+                  kind == "SubjectAccessReview" || kind == "LocalSubjectAccessReview"));
+  if (!review) {
+    return std::nullopt;
+  }
+  json body = request.body.empty() ? json::object() : json::parse(request.body, nullptr, false);
+  if (!body.is_object()) {
+    return status_response(400, "BadRequest",
+                           "the object provided is unrecognized (must be of type " + kind + ")");
+  }
+  json answer = {{"kind", kind},
+                 {"apiVersion", resource.group_version()},
+                 {"metadata", {{"creationTimestamp", nullptr}}}};
+  if (body.contains("spec")) {
+    answer["spec"] = body["spec"];
+  }
+  if (kind == "SelfSubjectReview") {
+    answer["status"] = {{"userInfo", user_info(request.user, request.groups)}};
+  } else if (kind == "TokenReview") {
+    std::string token = body.value("/spec/token"_json_pointer, std::string());
+    auto it = tokens.find(token);
+    if (it == tokens.end()) {
+      answer["status"] = {{"user", json::object()}};
+    } else {
+      auto groups = it->second.groups;
+      groups.push_back("system:authenticated");
+      answer["status"] = {{"authenticated", true},
+                          {"user", user_info(it->second.name, groups)},
+                          {"audiences", json::array({"https://kubernetes.default.svc.cluster.local"})}};
+    }
+  } else if (kind == "SelfSubjectRulesReview") {
+    answer["status"] = {
+        {"resourceRules",
+         json::array({{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}})},
+        {"nonResourceRules", json::array({{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}})},
+        {"incomplete", false}};
+  } else {
+    answer["status"] = allowed();
+  }
+  http::Response response;
+  response.status = 201;
+  response.set_header("Content-Type", "application/json");
+  response.body = answer.dump();
+  return response;
+}
+
+}  // namespace apiserver::endpoints
