@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "apiserver/apiserver.h"
@@ -565,6 +566,12 @@ class WatchTicker {
 
 // Routing --------------------------------------------------------------------------------------
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (kube-apiserver's decoding).
+bool query_flag(const http::Request& request, const std::string& name) {
+  static const std::set<std::string> kTrue = {"1", "t", "T", "true", "TRUE", "True"};
+  return kTrue.count(request.query_value(name)) != 0;
+}
+
 std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
   auto parts = split_path(request.path);
   RequestInfo info;
@@ -606,7 +613,7 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
     info.subresource = rest[2];
   }
   const std::string& m = request.method;
-  bool watch_param = request.query_value("watch") == "true" || request.query_value("watch") == "1";
+  bool watch_param = query_flag(request, "watch");
   if (m == "GET" || m == "HEAD") {
     if (watch_path || watch_param) {
       info.verb = "watch";
@@ -806,7 +813,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(timeout, 0));
   auto watcher = storage_.watch(prefix, from);
   json bookmark_type;
-  if (request.query_value("allowWatchBookmarks") == "true") {
+  if (query_flag(request, "allowWatchBookmarks")) {
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
   }
   auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline,
