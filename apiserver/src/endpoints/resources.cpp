@@ -10,6 +10,7 @@
 #include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
 #include "registry/objects.h"
+#include "registry/selectors.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -331,6 +332,38 @@ json list_item(const storage::Object& stored) {
   return item;
 }
 
+// The labelSelector and fieldSelector of a list, watch or deletecollection.
+struct Selection {
+  registry::LabelSelector labels;
+  registry::FieldSelector fields;
+  bool empty() const { return labels.empty() && fields.empty(); }
+  bool matches(const json& object) const {
+    return labels.matches(object.value("/metadata/labels"_json_pointer, json())) &&
+           fields.matches(object);
+  }
+};
+
+// Parses the selectors; on failure `failure` is the 400 kube-apiserver answers (the label
+// selector is decoded first, so its error wins).
+std::optional<Selection> parse_selection(const Resource& r, const http::Request& request,
+                                         http::Response& failure) {
+  Selection selection;
+  std::string error;
+  auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"), error);
+  if (!labels) {
+    failure = bad_request(error);
+    return std::nullopt;
+  }
+  auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r, error);
+  if (!fields) {
+    failure = bad_request(error);
+    return std::nullopt;
+  }
+  selection.labels = std::move(*labels);
+  selection.fields = std::move(*fields);
+  return selection;
+}
+
 }  // namespace
 
 // Watch streams -------------------------------------------------------------------------------
@@ -341,8 +374,9 @@ class WatchStream final : public http::ChunkStream {
   // `bookmark_type` is {"kind", "apiVersion"} of the BOOKMARK objects, or null for none.
   WatchStream(std::shared_ptr<store::Watcher> watcher, std::deque<std::string> initial,
               std::chrono::steady_clock::time_point deadline, json bookmark_type,
-              int64_t requested_rv)
-      : requested_rv_(requested_rv),
+              int64_t requested_rv, Selection selection)
+      : selection_(std::move(selection)),
+        requested_rv_(requested_rv),
         watcher_(std::move(watcher)),
         pending_(std::move(initial)),
         deadline_(deadline),
@@ -460,7 +494,9 @@ class WatchStream final : public http::ChunkStream {
     return event.dump() + "\n";
   }
 
-  static std::string convert(const store::Event& e) {
+  // A store event as a watch event. With selectors, an object that starts matching is ADDED
+  // and one that stops matching is DELETED, as kube-apiserver's watch cache does.
+  std::string convert(const store::Event& e) const {
     nlohmann::ordered_json event;
     json object;
     if (e.type == store::Event::Type::Delete) {
@@ -468,15 +504,26 @@ class WatchStream final : public http::ChunkStream {
         return "";
       }
       object = served_object({e.prev_kv->key, e.prev_kv->value, e.kv.mod_revision});
+      if (!selection_.empty() && !selection_.matches(object)) {
+        return "";
+      }
       event["type"] = "DELETED";
     } else {
       object = served_object({e.kv.key, e.kv.value, e.kv.mod_revision});
-      event["type"] = e.prev_kv ? "MODIFIED" : "ADDED";
+      bool now = selection_.empty() || selection_.matches(object);
+      bool before = e.prev_kv.has_value() &&
+                    (selection_.empty() || selection_.matches(served_object(
+                                               {e.prev_kv->key, e.prev_kv->value, 0})));
+      if (!now && !before) {
+        return "";
+      }
+      event["type"] = now ? (before ? "MODIFIED" : "ADDED") : "DELETED";
     }
     event["object"] = object;
     return event.dump() + "\n";
   }
 
+  const Selection selection_;
   const int64_t requested_rv_;
   std::shared_ptr<store::Watcher> watcher_;
   mutable std::mutex mu_;  // protects pending_, wakeup_
@@ -752,27 +799,64 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
   } else if (request.query_value("resourceVersionMatch") == "Exact") {
     revision = parse_int(request.query_value("resourceVersion"), 0);
   }
-  storage::ListResult result;
-  if (auto error = storage_.list(prefix, start_key, limit, revision, result)) {
-    if (error.kind == storage::ErrorKind::Expired && !token.empty()) {
-      return status_with_details(
-          410, "Expired",
-          "The provided continue parameter is too old to display a consistent list result. You "
-          "can start a new list without the continue parameter.",
-          json());
-    }
-    return storage_failure(r, "", error);
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
   }
+  // Read pages at one revision until `limit` objects match (or the prefix ends).
+  std::vector<storage::Object> kept;
   json items = json::array();
-  for (const auto& item : result.items) {
-    items.push_back(list_item(item));
+  bool more = false;
+  int64_t remaining = 0;
+  int64_t read_at = revision;
+  std::string cursor = start_key;
+  while (true) {
+    storage::ListResult page;
+    int64_t page_limit = selection->empty() || limit == 0 ? limit : std::max<int64_t>(limit, 256);
+    if (auto error = storage_.list(prefix, cursor, page_limit, read_at, page)) {
+      if (error.kind == storage::ErrorKind::Expired && !token.empty()) {
+        return status_with_details(
+            410, "Expired",
+            "The provided continue parameter is too old to display a consistent list result. "
+            "You can start a new list without the continue parameter.",
+            json());
+      }
+      return storage_failure(r, "", error);
+    }
+    read_at = page.revision;
+    size_t used = 0;
+    for (auto& item : page.items) {
+      ++used;
+      json object = list_item(item);
+      if (!selection->empty() && !selection->matches(object)) {
+        continue;
+      }
+      items.push_back(std::move(object));
+      kept.push_back(std::move(item));
+      if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
+        break;
+      }
+    }
+    bool page_left = used < page.items.size() || page.more;
+    if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
+      more = page_left;
+      remaining = page.remaining + static_cast<int64_t>(page.items.size() - used);
+      break;
+    }
+    if (!page.more || page.items.empty()) {
+      break;
+    }
+    cursor = page.items.back().key + std::string(1, '\0');
   }
-  json metadata = {{"resourceVersion", std::to_string(result.revision)}};
-  if (result.more && !result.items.empty()) {
+  json metadata = {{"resourceVersion", std::to_string(read_at)}};
+  if (more && !kept.empty()) {
     // Resume just after the last key returned: append a zero byte, as upstream does.
-    std::string next = result.items.back().key.substr(prefix.size()) + std::string(1, '\0');
-    metadata["continue"] = make_continue(result.revision, next);
-    metadata["remainingItemCount"] = result.remaining;
+    std::string next = kept.back().key.substr(prefix.size()) + std::string(1, '\0');
+    metadata["continue"] = make_continue(read_at, next);
+    if (selection->empty()) {
+      metadata["remainingItemCount"] = remaining;  // upstream gives no count with selectors
+    }
   }
   return json_response(200, {{"kind", r.kind + "List"},
                              {"apiVersion", r.group_version()},
@@ -784,6 +868,11 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
                                       const http::Request& request) {
   std::string prefix = info.name.empty() ? list_prefix(r, info.namespace_)
                                          : r.storage_key(info.namespace_, info.name);
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
+  }
   std::string rv = request.query_value("resourceVersion");
   std::deque<std::string> initial;
   int64_t from = 0;
@@ -797,7 +886,11 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       if (!info.name.empty() && item.key != prefix) {
         continue;
       }
-      nlohmann::ordered_json event = {{"type", "ADDED"}, {"object", served_object(item)}};
+      json object = served_object(item);
+      if (!selection->empty() && !selection->matches(object)) {
+        continue;
+      }
+      nlohmann::ordered_json event = {{"type", "ADDED"}, {"object", object}};
       initial.push_back(event.dump() + "\n");
     }
     from = result.revision + 1;
@@ -817,7 +910,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
   }
   auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline,
-                                              bookmark_type, from - 1);
+                                              bookmark_type, from - 1, std::move(*selection));
   ticker_->add(stream);
   http::Response response;
   response.status = 200;
@@ -1078,6 +1171,11 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
 
 http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
                                                   const http::Request& request) {
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
+  }
   storage::ListResult result;
   if (auto e = storage_.list(list_prefix(r, info.namespace_), "", 0, 0, result)) {
     return storage_failure(r, "", e);
@@ -1085,6 +1183,9 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
   json items = json::array();
   for (const auto& item : result.items) {
     json object = served_object(item);
+    if (!selection->empty() && !selection->matches(object)) {
+      continue;
+    }
     RequestInfo one = info;
     one.name = object["metadata"].value("name", std::string());
     one.namespace_ = object["metadata"].value("namespace", std::string());

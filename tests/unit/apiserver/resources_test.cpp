@@ -448,3 +448,63 @@ TEST_CASE("reviews are answered, not stored: whoami and can-i", "[apiserver][rev
   CHECK(token.body["status"]["authenticated"] == true);
   CHECK(token.body["status"]["user"]["username"] == "admin");
 }
+
+TEST_CASE("lists and watches honour label and field selectors", "[apiserver][resources]") {
+  Api api;
+  for (const char* name : {"a", "b", "c", "d"}) {
+    json body = configmap(name);
+    body["metadata"]["labels"] = {{"tier", std::string(name) < "c" ? "web" : "db"}};
+    REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", body).status == 201);
+  }
+  auto names = [](const json& list) {
+    std::vector<std::string> out;
+    for (const auto& item : list["items"]) {
+      out.push_back(item["metadata"]["name"]);
+    }
+    return out;
+  };
+  auto web = api.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Dweb");
+  REQUIRE(web.status == 200);
+  CHECK(names(web.body) == std::vector<std::string>{"a", "b"});
+  auto notweb =
+      api.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=tier+notin+(web)");
+  CHECK(names(notweb.body) == std::vector<std::string>{"c", "d"});
+  auto one = api.call("GET", "/api/v1/configmaps?fieldSelector=metadata.name%3Dc");
+  CHECK(names(one.body) == std::vector<std::string>{"c"});
+
+  SECTION("paging counts matching objects only") {
+    auto page = api.call("GET",
+                         "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb&limit=1");
+    CHECK(names(page.body) == std::vector<std::string>{"c"});
+    std::string token = page.body["metadata"]["continue"];
+    CHECK_FALSE(page.body["metadata"].contains("remainingItemCount"));
+    auto next = api.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb"
+                                "&limit=1&continue=" + token);
+    CHECK(names(next.body) == std::vector<std::string>{"d"});
+  }
+  SECTION("a bad selector is a 400 with the parser's text") {
+    auto bad = api.call("GET", "/api/v1/configmaps?labelSelector=tier%3D%3D%3Dweb");
+    CHECK(bad.status == 400);
+    CHECK(bad.body["reason"] == "BadRequest");
+    auto field = api.call("GET", "/api/v1/configmaps?fieldSelector=spec.nope%3Dx");
+    CHECK(field.status == 400);
+  }
+  SECTION("a watch sees an object leave and enter the selection") {
+    auto stream =
+        api.watch("/api/v1/namespaces/default/configmaps?watch=1&labelSelector=tier%3Dweb");
+    CHECK(next_event(*stream)["object"]["metadata"]["name"] == "a");
+    CHECK(next_event(*stream)["object"]["metadata"]["name"] == "b");
+    auto b = api.call("GET", "/api/v1/namespaces/default/configmaps/b").body;
+    b["metadata"]["labels"]["tier"] = "db";
+    REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/b", b).status == 200);
+    auto left = next_event(*stream);
+    CHECK(left["type"] == "DELETED");
+    CHECK(left["object"]["metadata"]["name"] == "b");
+    auto c = api.call("GET", "/api/v1/namespaces/default/configmaps/c").body;
+    c["metadata"]["labels"]["tier"] = "web";
+    REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/c", c).status == 200);
+    auto entered = next_event(*stream);
+    CHECK(entered["type"] == "ADDED");
+    CHECK(entered["object"]["metadata"]["name"] == "c");
+  }
+}
