@@ -11,6 +11,7 @@
 #include "endpoints/yaml_json.h"
 #include "registry/objects.h"
 #include "registry/selectors.h"
+#include "registry/validation.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -945,17 +946,6 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   }
   std::string name = meta.value("name", std::string());
   std::string generate = meta.value("generateName", std::string());
-  if (name.empty() && generate.empty()) {
-    return invalid(r, "", {registry::required_value("metadata.name",
-                                                    "name or generateName is required")});
-  }
-  std::string checked = name.empty() ? generate + "xxxxx" : name;
-  if (auto problem = registry::check_name(checked, registry::name_rule_for(r.group, r.resource));
-      !problem.empty()) {
-    return invalid(r, name.empty() ? generate : name,
-                   {registry::invalid_value(name.empty() ? "metadata.generateName" : "metadata.name",
-                                            name.empty() ? generate : name, problem)});
-  }
   if (r.namespaced) {
     storage::Object ns_object;
     if (auto e = storage_.get("/registry/namespaces/" + ns, ns_object)) {
@@ -1000,11 +990,16 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
     body->erase("status");
   }
 
+  bool generated = name.empty() && !generate.empty();
+  if (generated) {
+    meta["name"] = generate + registry::random_name_suffix();
+  }
+  if (auto errors = registry::validate_create(r, *body); !errors.empty()) {
+    return invalid(r, meta.value("name", std::string()), errors);
+  }
   for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
-    if (name.empty() || !generate.empty()) {
-      if (meta.value("name", std::string()).empty() || attempt > 0) {
-        meta["name"] = generate + registry::random_name_suffix();
-      }
+    if (generated && attempt > 0) {
+      meta["name"] = generate + registry::random_name_suffix();
     }
     std::string final_name = meta["name"].get<std::string>();
     int64_t revision = 0;
@@ -1013,7 +1008,7 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
       (*body)["metadata"]["resourceVersion"] = std::to_string(revision);
       return json_response(201, *body);
     }
-    if (e.kind == storage::ErrorKind::AlreadyExists && !generate.empty() && name.empty()) {
+    if (e.kind == storage::ErrorKind::AlreadyExists && generated) {
       continue;  // another name from generateName
     }
     return storage_failure(r, final_name, e);
@@ -1085,6 +1080,9 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
     if (r.group.empty() && r.resource == "namespaces") {
       updated["spec"] = current.value("spec", json::object());
     }
+  }
+  if (auto errors = registry::validate_update(r, updated, current); !errors.empty()) {
+    return invalid(r, info.name, errors);
   }
   if (updated == current) {
     return json_response(200, served_object(stored));  // no change: no new revision

@@ -23,7 +23,8 @@ std::string new_uid();
 // generateName suffix: 5 characters from upstream's alphabet (no vowels, no confusable digits).
 std::string random_name_suffix();
 
-enum class NameRule { Dns1123Subdomain, Dns1123Label, Dns1035Label };
+// PathSegment: anything but "." and ".." without '/' or '%' (RBAC roles and bindings).
+enum class NameRule { Dns1123Subdomain, Dns1123Label, Dns1035Label, PathSegment };
 NameRule name_rule_for(const std::string& group, const std::string& resource);
 // Empty when valid; else the reason text (without the field path or value).
 std::string check_name(const std::string& name, NameRule rule);
@@ -37,5 +38,30 @@ FieldError required_value(const std::string& field, const std::string& detail);
 // Whether kube-apiserver keeps metadata.generation for objects of this resource (and bumps it
 // on spec changes).
 bool tracks_generation(const std::string& group, const std::string& resource);
+
+}  // namespace apiserver::registry
+
+// ---- Field-validation building blocks (shared by registry/validation.cpp) ----
+namespace apiserver::registry {
+
+// Go's %q for a string (strconv.Quote for ASCII; other bytes are passed through).
+std::string go_quote(const std::string& s);
+// Constructors for the other field.ErrorTypes. `rendered` is the bad value already printed the
+// way field.Error prints it (go_quote for strings, bare for numbers, %#v for maps and structs).
+FieldError invalid_rendered(const std::string& field, const std::string& rendered,
+                            const std::string& detail);
+FieldError not_supported(const std::string& field, const std::string& rendered,
+                         const std::vector<std::string>& supported);
+FieldError forbidden(const std::string& field, const std::string& detail);
+FieldError duplicate(const std::string& field, const std::string& rendered);
+FieldError not_found(const std::string& field, const std::string& rendered);
+FieldError too_long(const std::string& field, size_t max_bytes);
+
+// Each returns one message per problem (upstream emits one field error per message).
+std::vector<std::string> name_problems(const std::string& name, NameRule rule, bool prefix);
+std::vector<std::string> label_key_problems(const std::string& key);      // IsQualifiedName
+std::vector<std::string> label_value_problems(const std::string& value);  // IsValidLabelValue
+std::vector<std::string> config_map_key_problems(const std::string& key);
+std::vector<std::string> port_name_problems(const std::string& name);  // IsValidPortName
 
 }  // namespace apiserver::registry
