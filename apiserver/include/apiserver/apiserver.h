@@ -40,6 +40,7 @@ class Compactor;
 }
 namespace endpoints {
 class ResourceHandler;
+class OpenApi;
 }
 namespace controllers {
 class NamespaceController;
@@ -82,6 +83,7 @@ class ApiServer {
   std::unique_ptr<std::map<std::string, filters::UserInfo>> tokens_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
+  std::unique_ptr<endpoints::OpenApi> openapi_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;

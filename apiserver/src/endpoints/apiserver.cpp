@@ -5,6 +5,8 @@
 
 #include "apiserver/version.h"
 #include "controllers/namespace_controller.h"
+#include "endpoints/discovery.h"
+#include "endpoints/openapi.h"
 #include "endpoints/resources.h"
 #include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
@@ -88,7 +90,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       tokens_(std::make_unique<filters::TokenTable>()),
       resources_(std::make_unique<endpoints::ResourceHandler>(
           *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
-      metrics_(std::make_unique<filters::Metrics>()) {
+      metrics_(std::make_unique<filters::Metrics>()),
+      openapi_(std::make_unique<endpoints::OpenApi>()) {
   for (const auto& [token, user] : config_.tokens) {
     (*tokens_)[token] = {user.first, user.second};
   }
@@ -268,6 +271,15 @@ http::Response ApiServer::route(http::Request& request) {
                       {"platform", v.platform}});
   }
   auto snapshot = registry_->snapshot();
+  // Discovery names the address the client reached the server at.
+  std::string address = request.header("Host");
+  if (auto response = endpoints::serve_discovery(request, *snapshot,
+                                                 address.empty() ? "127.0.0.1:6443" : address)) {
+    return std::move(*response);
+  }
+  if (auto response = openapi_->serve(request, *snapshot)) {
+    return std::move(*response);
+  }
   if (auto response = resources_->serve(request, *snapshot)) {
     std::string encoding = accepted_encoding(request.header("Accept"));
     if (encoding.empty()) {
