@@ -8,6 +8,8 @@ extern const char ks_facts_resources_json_begin[];
 extern const char ks_facts_resources_json_end[];
 extern const char ks_facts_schemas_json_begin[];
 extern const char ks_facts_schemas_json_end[];
+extern const char ks_facts_proto_json_begin[];
+extern const char ks_facts_proto_json_end[];
 }
 
 namespace apiserver::facts {
@@ -25,6 +27,10 @@ std::string_view resources_json() {
 
 std::string_view schemas_json() {
   return blob(ks_facts_schemas_json_begin, ks_facts_schemas_json_end);
+}
+
+std::string_view proto_json() {
+  return blob(ks_facts_proto_json_begin, ks_facts_proto_json_end);
 }
 
 }  // namespace apiserver::facts

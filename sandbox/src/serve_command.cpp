@@ -175,13 +175,13 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
-  api.bootstrap();
   auto server = apiserver::Server::start(
       server_options, [&api](apiserver::http::Request& r) { return api.handle(r); }, error);
   if (!server) {
     ctx.err << "kube-sandbox serve: " << error << "\n";
     return kExitFailure;
   }
+  api.bootstrap(server->port());  // /readyz stays unready until this is done
   std::string url = "https://" + url_host(server_options.bind_address) + ":" +
                     std::to_string(server->port());
 

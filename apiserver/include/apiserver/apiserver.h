@@ -55,9 +55,10 @@ class ApiServer {
   ApiServer(store::Store& store, ApiServerConfig config);
   ~ApiServer();
 
-  // Creates what a fresh cluster has (namespaces default, kube-system, kube-public,
-  // kube-node-lease) when missing. Call once before serving.
-  void bootstrap();
+  // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
+  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`). Call once,
+  // before readiness.
+  void bootstrap(int secure_port = 6443);
 
   http::Response handle(http::Request& request);
 

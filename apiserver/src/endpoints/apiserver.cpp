@@ -131,7 +131,7 @@ void ApiServer::begin_shutdown() {
   resources_->close_watches();
 }
 
-void ApiServer::bootstrap() {
+void ApiServer::bootstrap(int secure_port) {
   auto snapshot = registry_->snapshot();
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     http::Request create;
@@ -143,6 +143,25 @@ void ApiServer::bootstrap() {
                       .dump();
     resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
   }
+  resources_->load_service_allocations();
+  // The kubernetes service in default, on the first address of the service range.
+  http::Request service;
+  service.method = "POST";
+  service.path = "/api/v1/namespaces/default/services";
+  service.body = nlohmann::json{
+      {"apiVersion", "v1"},
+      {"kind", "Service"},
+      {"metadata",
+       {{"name", "kubernetes"},
+        {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
+      {"spec",
+       {{"clusterIP", "10.96.0.1"},
+        {"ports", nlohmann::json::array({{{"name", "https"},
+                                          {"port", 443},
+                                          {"protocol", "TCP"},
+                                          {"targetPort", secure_port}}})}}}}
+                     .dump();
+  resources_->serve(service, *snapshot);
   namespaces_->resync();  // deletions a previous run left unfinished
 }
 

@@ -7,10 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/protobuf.h"
 #include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
+#include "registry/defaults.h"
 #include "registry/objects.h"
 #include "registry/selectors.h"
+#include "registry/table.h"
 #include "registry/validation.h"
 
 namespace apiserver::endpoints {
@@ -200,11 +203,19 @@ std::optional<json> decode_body(const http::Request& request, const Resource& r,
     body = std::move(*parsed);
   } else if (type.empty() || type == "application/json") {
     body = json::parse(request.body, nullptr, false);
+  } else if (type == "application/vnd.kubernetes.protobuf") {
+    std::string error;
+    auto decoded = decode_k8s_protobuf(request.body, error);
+    if (!decoded) {
+      failure = bad_request(error);
+      return std::nullopt;
+    }
+    body = std::move(*decoded);
   } else {
     failure = status_with_details(
         415, "UnsupportedMediaType",
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml",
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf",
         json());
     return std::nullopt;
   }
@@ -325,12 +336,87 @@ std::string list_prefix(const Resource& r, const std::string& ns) {
   return r.namespaced && !ns.empty() ? r.etcd_prefix + "/" + ns + "/" : r.etcd_prefix + "/";
 }
 
-// Upstream's list items carry no apiVersion/kind for built-in types.
-json list_item(const storage::Object& stored) {
-  json item = served_object(stored);
-  item.erase("apiVersion");
-  item.erase("kind");
-  return item;
+
+bool is_service(const Resource& r) { return r.group.empty() && r.resource == "services"; }
+
+// fieldValidation: Strict answers 400 for unknown or duplicate fields, Warn (the default when the
+// parameter is absent) answers with Warning headers, Ignore checks nothing. Returns the warnings
+// to attach, or sets `failure`.
+std::optional<std::vector<std::string>> check_fields(const registry::FieldValidator& validator,
+                                                     const Resource& r,
+                                                     const http::Request& request,
+                                                     const json& decoded,
+                                                     http::Response& failure) {
+  std::string mode = request.query_value("fieldValidation", "Warn");
+  if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
+    failure = bad_request("fieldValidation parameter unsupported: " + mode);
+    return std::nullopt;
+  }
+  if (mode == "Ignore") {
+    return std::vector<std::string>{};
+  }
+  std::vector<std::string> problems;
+  std::string type = media_type(request.header("Content-Type"));
+  if (type == "application/yaml") {
+    problems = registry::yaml_duplicate_keys(request.body);
+    auto more = validator.check(r.group, r.version, r.kind, decoded.dump(), true);
+    problems.insert(problems.end(), more.begin(), more.end());
+  } else if (type == "application/vnd.kubernetes.protobuf") {
+    problems = validator.check(r.group, r.version, r.kind, decoded.dump());
+  } else {
+    problems = validator.check(r.group, r.version, r.kind, request.body);
+  }
+  if (problems.empty()) {
+    return std::vector<std::string>{};
+  }
+  if (mode == "Strict") {
+    failure = bad_request(registry::strict_error_message(r.kind, r.version, problems));
+    return std::nullopt;
+  }
+  return registry::warning_headers(problems);
+}
+
+void add_warnings(http::Response& response, const std::vector<std::string>& warnings) {
+  for (const auto& w : warnings) {
+    response.headers.emplace_back("Warning", w);
+  }
+}
+
+// Whether the Accept header asks for a meta.k8s.io/v1 Table (as kubectl get does).
+bool wants_table(const http::Request& request) {
+  std::string accept = request.header("Accept");
+  size_t start = 0;
+  while (start < accept.size()) {
+    size_t end = accept.find(',', start);
+    if (end == std::string::npos) {
+      end = accept.size();
+    }
+    std::string entry = accept.substr(start, end - start);
+    entry.erase(std::remove(entry.begin(), entry.end(), ' '), entry.end());
+    if (entry.find(";as=Table") != std::string::npos &&
+        entry.find(";g=meta.k8s.io") != std::string::npos &&
+        entry.find(";v=v1") != std::string::npos && entry.find(";v=v1beta1") == std::string::npos) {
+      return true;
+    }
+    start = end + 1;
+  }
+  return false;
+}
+
+// The Table options of a request: includeObject, and "now" for ages. On a bad includeObject
+// `failure` is the 400 kube-apiserver answers.
+std::optional<registry::TableOptions> table_options(const http::Request& request,
+                                                    http::Response& failure) {
+  std::string error;
+  auto include = registry::parse_include_object(request.query_value("includeObject"), error);
+  if (!include) {
+    failure = bad_request(error);
+    return std::nullopt;
+  }
+  registry::TableOptions options;
+  options.include = *include;
+  options.now = std::chrono::system_clock::now();
+  return options;
 }
 
 // The labelSelector and fieldSelector of a list, watch or deletecollection.
@@ -373,10 +459,14 @@ std::optional<Selection> parse_selection(const Resource& r, const http::Request&
 class WatchStream final : public http::ChunkStream {
  public:
   // `bookmark_type` is {"kind", "apiVersion"} of the BOOKMARK objects, or null for none.
+  // `present` turns an object into what the event carries (itself, or a Table of one row).
+  using Presenter = std::function<json(const json&)>;
+
   WatchStream(std::shared_ptr<store::Watcher> watcher, std::deque<std::string> initial,
               std::chrono::steady_clock::time_point deadline, json bookmark_type,
-              int64_t requested_rv, Selection selection)
+              int64_t requested_rv, Selection selection, Presenter present)
       : selection_(std::move(selection)),
+        present_(std::move(present)),
         requested_rv_(requested_rv),
         watcher_(std::move(watcher)),
         pending_(std::move(initial)),
@@ -520,11 +610,12 @@ class WatchStream final : public http::ChunkStream {
       }
       event["type"] = now ? (before ? "MODIFIED" : "ADDED") : "DELETED";
     }
-    event["object"] = object;
+    event["object"] = present_ ? present_(object) : object;
     return event.dump() + "\n";
   }
 
   const Selection selection_;
+  const Presenter present_;
   const int64_t requested_rv_;
   std::shared_ptr<store::Watcher> watcher_;
   mutable std::mutex mu_;  // protects pending_, wakeup_
@@ -687,7 +778,21 @@ ResourceHandler::ResourceHandler(storage::Storage& storage, const filters::Token
     : storage_(storage),
       tokens_(tokens),
       namespace_terminating_(std::move(namespace_terminating)),
-      ticker_(std::make_shared<WatchTicker>()) {}
+      ticker_(std::make_shared<WatchTicker>()),
+      field_validator_(std::make_unique<registry::FieldValidator>()),
+      service_ips_(std::make_unique<registry::ServiceIpAllocator>()) {}
+
+void ResourceHandler::load_service_allocations() {
+  storage::ListResult services;
+  if (storage_.list("/registry/services/specs/", "", 0, 0, services)) {
+    return;
+  }
+  std::vector<json> objects;
+  for (const auto& item : services.items) {
+    objects.push_back(json::parse(item.value, nullptr, false));
+  }
+  service_ips_->rebuild(objects);
+}
 
 ResourceHandler::~ResourceHandler() = default;
 
@@ -724,10 +829,13 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
           {{"group", r->group}, {"kind", group_resource(*r)}});
     }
   }
-  if (info->verb == "create" && info->subresource.empty()) {
-    if (auto review = serve_review(*r, request, tokens_)) {
-      return review;
+  if (info->verb == "create" && info->subresource.empty() && is_review(*r)) {
+    http::Response failure;
+    auto body = decode_body(request, *r, failure);
+    if (!body) {
+      return failure;
     }
+    return serve_review(*r, request, *body, tokens_);
   }
   if (r->etcd_prefix.empty()) {
     return status_with_details(
@@ -775,10 +883,18 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
 // Verbs ----------------------------------------------------------------------------------------
 
 http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
-                                    const http::Request&) {
+                                    const http::Request& request) {
   storage::Object stored;
   if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
     return storage_failure(r, info.name, error);
+  }
+  if (wants_table(request)) {
+    http::Response failure;
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    return json_response(200, registry::to_table_for_object(r, served_object(stored), *options));
   }
   return json_response(200, served_object(stored));
 }
@@ -807,7 +923,7 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
   }
   // Read pages at one revision until `limit` objects match (or the prefix ends).
   std::vector<storage::Object> kept;
-  json items = json::array();
+  std::vector<json> objects;
   bool more = false;
   int64_t remaining = 0;
   int64_t read_at = revision;
@@ -829,11 +945,11 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     size_t used = 0;
     for (auto& item : page.items) {
       ++used;
-      json object = list_item(item);
+      json object = served_object(item);
       if (!selection->empty() && !selection->matches(object)) {
         continue;
       }
-      items.push_back(std::move(object));
+      objects.push_back(std::move(object));
       kept.push_back(std::move(item));
       if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
         break;
@@ -859,6 +975,24 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
       metadata["remainingItemCount"] = remaining;  // upstream gives no count with selectors
     }
   }
+  if (wants_table(request)) {
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    options->resource_version = metadata["resourceVersion"];
+    options->continue_token = metadata.value("continue", std::string());
+    if (metadata.contains("remainingItemCount")) {
+      options->remaining_item_count = metadata["remainingItemCount"].get<int64_t>();
+    }
+    return json_response(200, registry::to_table(r, objects, *options));
+  }
+  json items = json::array();
+  for (auto& object : objects) {
+    object.erase("apiVersion");  // upstream's list items carry no apiVersion/kind
+    object.erase("kind");
+    items.push_back(std::move(object));
+  }
   return json_response(200, {{"kind", r.kind + "List"},
                              {"apiVersion", r.group_version()},
                              {"metadata", metadata},
@@ -873,6 +1007,18 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   auto selection = parse_selection(r, request, failure);
   if (!selection) {
     return failure;
+  }
+  WatchStream::Presenter present;
+  if (wants_table(request)) {
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    present = [resource = r, options = *options](const json& object) {
+      registry::TableOptions now = options;
+      now.now = std::chrono::system_clock::now();
+      return registry::to_table_for_object(resource, object, now);
+    };
   }
   std::string rv = request.query_value("resourceVersion");
   std::deque<std::string> initial;
@@ -891,7 +1037,8 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       if (!selection->empty() && !selection->matches(object)) {
         continue;
       }
-      nlohmann::ordered_json event = {{"type", "ADDED"}, {"object", object}};
+      nlohmann::ordered_json event = {{"type", "ADDED"},
+                                      {"object", present ? present(object) : object}};
       initial.push_back(event.dump() + "\n");
     }
     from = result.revision + 1;
@@ -911,7 +1058,8 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
   }
   auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline,
-                                              bookmark_type, from - 1, std::move(*selection));
+                                              bookmark_type, from - 1, std::move(*selection),
+                                              std::move(present));
   ticker_->add(stream);
   http::Response response;
   response.status = 200;
@@ -927,6 +1075,10 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   http::Response failure;
   auto body = decode_body(request, r, failure);
   if (!body) {
+    return failure;
+  }
+  auto warnings = check_fields(*field_validator_, r, request, *body, failure);
+  if (!warnings) {
     return failure;
   }
   json& meta = (*body)["metadata"];
@@ -981,21 +1133,21 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   } else {
     meta.erase("generation");
   }
-  if (r.group.empty() && r.resource == "namespaces") {
-    (*body)["spec"]["finalizers"] = json::array({"kubernetes"});
-    (*body)["status"] = {{"phase", "Active"}};
-  } else if (r.group.empty() && r.resource == "pods") {
-    (*body)["status"] = {{"phase", "Pending"}};
-  } else if (has_status_subresource(r)) {
-    body->erase("status");
+  if (has_status_subresource(r) && !(r.group.empty() && r.resource == "pods")) {
+    body->erase("status");  // status is the controllers' to write, through /status
   }
-
   bool generated = name.empty() && !generate.empty();
   if (generated) {
     meta["name"] = generate + registry::random_name_suffix();
   }
+  registry::apply_defaults(r, *body);
   if (auto errors = registry::validate_create(r, *body); !errors.empty()) {
     return invalid(r, meta.value("name", std::string()), errors);
+  }
+  if (is_service(r)) {
+    if (auto errors = service_ips_->allocate_service(*body); !errors.empty()) {
+      return invalid(r, meta.value("name", std::string()), errors);
+    }
   }
   for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
     if (generated && attempt > 0) {
@@ -1006,12 +1158,20 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
     auto e = storage_.create(r.storage_key(ns, final_name), stored_text(*body), revision);
     if (!e) {
       (*body)["metadata"]["resourceVersion"] = std::to_string(revision);
-      return json_response(201, *body);
+      http::Response created = json_response(201, *body);
+      add_warnings(created, *warnings);
+      return created;
     }
     if (e.kind == storage::ErrorKind::AlreadyExists && generated) {
       continue;  // another name from generateName
     }
+    if (is_service(r)) {
+      service_ips_->release_service(*body);
+    }
     return storage_failure(r, final_name, e);
+  }
+  if (is_service(r)) {
+    service_ips_->release_service(*body);
   }
   return status_with_details(
       409, "AlreadyExists",
@@ -1025,6 +1185,10 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   http::Response failure;
   auto body = decode_body(request, r, failure);
   if (!body) {
+    return failure;
+  }
+  auto warnings = check_fields(*field_validator_, r, request, *body, failure);
+  if (!warnings) {
     return failure;
   }
   json& meta = (*body)["metadata"];
@@ -1073,6 +1237,9 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
         updated.erase("status");
       }
     }
+    registry::DefaultingContext context;
+    context.phase = registry::DefaultingPhase::Update;
+    registry::apply_defaults(r, updated, context);
     if (registry::tracks_generation(r.group, r.resource) &&
         updated.value("spec", json()) != current.value("spec", json())) {
       m["generation"] = old.value("generation", int64_t{0}) + 1;
@@ -1085,7 +1252,14 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
     return invalid(r, info.name, errors);
   }
   if (updated == current) {
-    return json_response(200, served_object(stored));  // no change: no new revision
+    http::Response same = json_response(200, served_object(stored));  // no new revision
+    add_warnings(same, *warnings);
+    return same;
+  }
+  if (is_service(r) && info.subresource.empty()) {
+    if (auto errors = service_ips_->update_service(current, updated); !errors.empty()) {
+      return invalid(r, info.name, errors);
+    }
   }
   // Removing the last finalizer of an object that is being deleted deletes it.
   const json& m = updated["metadata"];
@@ -1107,7 +1281,9 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
     return storage_failure(r, info.name, e);
   }
   updated["metadata"]["resourceVersion"] = std::to_string(revision);
-  return json_response(200, updated);
+  http::Response response = json_response(200, updated);
+  add_warnings(response, *warnings);
+  return response;
 }
 
 http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
@@ -1162,6 +1338,9 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   }
   if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
     return storage_failure(r, info.name, e);
+  }
+  if (is_service(r)) {
+    service_ips_->release_service(current);  // its cluster IP and node ports are free again
   }
   meta["resourceVersion"] = std::to_string(stored.mod_revision);
   return json_response(200, current);

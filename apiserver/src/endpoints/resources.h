@@ -16,6 +16,8 @@
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "filters/authentication.h"
+#include "registry/field_validation.h"
+#include "registry/service_ips.h"
 #include "storage/storage.h"
 
 namespace apiserver::endpoints {
@@ -48,6 +50,9 @@ class ResourceHandler {
   std::optional<http::Response> serve(http::Request& request,
                                       const registry::Snapshot& snapshot);
 
+  // Marks the cluster IPs and node ports of the stored services as taken (at start-up).
+  void load_service_allocations();
+
   // Ends every open watch (graceful shutdown).
   void close_watches();
   size_t open_watches() const;
@@ -72,6 +77,8 @@ class ResourceHandler {
   const filters::TokenTable& tokens_;
   std::function<void(const std::string&)> namespace_terminating_;
   std::shared_ptr<WatchTicker> ticker_;
+  std::unique_ptr<registry::FieldValidator> field_validator_;
+  std::unique_ptr<registry::ServiceIpAllocator> service_ips_;
 };
 
 }  // namespace apiserver::endpoints

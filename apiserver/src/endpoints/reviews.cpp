@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apiserver/apiserver.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -18,23 +17,18 @@ json allowed() { return {{"allowed", true}}; }
 
 }  // namespace
 
-std::optional<http::Response> serve_review(const registry::Resource& resource,
-                                           const http::Request& request,
-                                           const filters::TokenTable& tokens) {
+bool is_review(const registry::Resource& resource) {
   const std::string& kind = resource.kind;
-  bool review = (resource.group == "authentication.k8s.io" &&
-                 (kind == "SelfSubjectReview" || kind == "TokenReview")) ||
-                (resource.group == "authorization.k8s.io" &&
-                 (kind == "SelfSubjectAccessReview" || kind == "SelfSubjectRulesReview" ||
-                  kind == "SubjectAccessReview" || kind == "LocalSubjectAccessReview"));
-  if (!review) {
-    return std::nullopt;
-  }
-  json body = request.body.empty() ? json::object() : json::parse(request.body, nullptr, false);
-  if (!body.is_object()) {
-    return status_response(400, "BadRequest",
-                           "the object provided is unrecognized (must be of type " + kind + ")");
-  }
+  return (resource.group == "authentication.k8s.io" &&
+          (kind == "SelfSubjectReview" || kind == "TokenReview")) ||
+         (resource.group == "authorization.k8s.io" &&
+          (kind == "SelfSubjectAccessReview" || kind == "SelfSubjectRulesReview" ||
+           kind == "SubjectAccessReview" || kind == "LocalSubjectAccessReview"));
+}
+
+http::Response serve_review(const registry::Resource& resource, const http::Request& request,
+                            const json& body, const filters::TokenTable& tokens) {
+  const std::string& kind = resource.kind;
   json answer = {{"kind", kind},
                  {"apiVersion", resource.group_version()},
                  {"metadata", {{"creationTimestamp", nullptr}}}};

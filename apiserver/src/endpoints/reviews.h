@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -16,9 +17,11 @@
 
 namespace apiserver::endpoints {
 
-// nullopt when `resource` is not a review resource.
-std::optional<http::Response> serve_review(const registry::Resource& resource,
-                                           const http::Request& request,
-                                           const filters::TokenTable& tokens);
+// Whether `resource` is one of the review resources.
+bool is_review(const registry::Resource& resource);
+
+// The answer to a review; `body` is the decoded request object.
+http::Response serve_review(const registry::Resource& resource, const http::Request& request,
+                            const nlohmann::json& body, const filters::TokenTable& tokens);
 
 }  // namespace apiserver::endpoints

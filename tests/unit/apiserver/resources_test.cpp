@@ -158,6 +158,12 @@ TEST_CASE("create errors carry kube-apiserver's Status", "[apiserver][resources]
        json{{"metadata", json::object()}}, 422, "Invalid",
        "ConfigMap \"\" is invalid: metadata.name: Required value: name or generateName is "
        "required"},
+      {"an invalid name", "/api/v1/namespaces/default/configmaps",
+       json{{"metadata", {{"name", "Bad_Name"}}}}, 422, "Invalid",
+       "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a "
+       "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+       "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
+       "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
       {"a namespace in the body that differs", "/api/v1/namespaces/default/configmaps",
        json{{"metadata", {{"name", "x"}, {"namespace", "kube-system"}}}}, 400, "BadRequest",
        "the namespace of the provided object does not match the namespace sent on the request"},
@@ -234,10 +240,16 @@ TEST_CASE("an object with finalizers is only marked on delete, and goes with the
 
 TEST_CASE("generation moves only when the spec changes", "[apiserver][resources]") {
   Api api;
-  json deployment = {{"apiVersion", "apps/v1"},
-                     {"kind", "Deployment"},
-                     {"metadata", {{"name", "web"}}},
-                     {"spec", {{"replicas", 1}}}};
+  json deployment = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", "web"}}},
+      {"spec",
+       {{"replicas", 1},
+        {"selector", {{"matchLabels", {{"app", "web"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "web"}}}}},
+          {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}}}}}};
   auto created = api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment);
   REQUIRE(created.status == 201);
   CHECK(created.body["metadata"]["generation"] == 1);

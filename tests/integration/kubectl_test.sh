@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# kubectl 1.32 against a sandbox, as a user types it. Run through with_sandbox.sh, which sets
+# KUBECONFIG and passes it as the last argument.
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+k() { kubectl "$@"; }
+# out CMD...: the command's stdout (so that grep -q cannot cut a pipe under pipefail).
+out() { "$@" 2>&1 || true; }
+
+# discovery
+grep -qx v1 <<<"$(out k api-versions)" || fail "api-versions lacks v1"
+grep -qx apps/v1 <<<"$(out k api-versions)" || fail "api-versions lacks apps/v1"
+grep -q '^pods .*po .*v1 .*true .*Pod$' <<<"$(out k api-resources --no-headers)" || fail "api-resources pods row"
+grep -q '^deployments .*deploy .*apps/v1 .*true .*Deployment$' <<<"$(out k api-resources --no-headers)" \
+  || fail "api-resources deployments row"
+
+# create from a file, read back in every output format
+cat >"$tmp/cm.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  labels: {tier: web}
+data:
+  mode: fast
+YAML
+[[ $(k create -f "$tmp/cm.yaml") == "configmap/settings created" ]] || fail "create -f"
+grep -q 'AlreadyExists\|already exists' <<<"$(out k create -f "$tmp/cm.yaml" 2>&1)" || fail "second create"
+grep -q '^  mode: fast$' <<<"$(out k get configmap settings -o yaml)" || fail "-o yaml"
+[[ $(k get configmap settings -o jsonpath='{.data.mode}') == fast ]] || fail "-o jsonpath"
+[[ $(k get configmap settings -o name) == configmap/settings ]] || fail "-o name"
+k get configmap settings -o json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["metadata"]["uid"]' \
+  || fail "-o json"
+grep -q '^settings ' <<<"$(out k get configmaps -l tier=web --no-headers)" || fail "-l"
+[[ -z $(k get configmaps -l tier=db --no-headers 2>/dev/null) ]] || fail "-l tier=db matched"
+grep -q '^settings ' <<<"$(out k get configmaps --field-selector metadata.name=settings --no-headers)" \
+  || fail "--field-selector"
+
+# paging
+for i in 1 2 3 4 5; do k create configmap "page-$i" >/dev/null; done
+[[ $(k get configmaps --chunk-size=2 --no-headers | wc -l) -ge 6 ]] || fail "--chunk-size"
+
+# replace with a stale object: Conflict
+k get configmap settings -o yaml >"$tmp/stale.yaml"
+sed 's/mode: fast/mode: slow/' "$tmp/stale.yaml" >"$tmp/fresh.yaml"
+[[ $(k replace -f "$tmp/fresh.yaml") == "configmap/settings replaced" ]] || fail "replace"
+grep -q 'the object has been modified' <<<"$(out k replace -f "$tmp/stale.yaml" 2>&1)" || fail "stale replace"
+
+# typed creates (protobuf bodies)
+k create namespace team >/dev/null || fail "create namespace"
+k create configmap -n team conf --from-literal=a=b >/dev/null || fail "create configmap"
+k create secret generic -n team pass --from-literal=password=s3cret >/dev/null || fail "create secret"
+[[ $(k get secret -n team pass -o jsonpath='{.data.password}' | base64 -d) == s3cret ]] || fail "secret data"
+k create deployment -n team web --image=nginx --replicas=2 >/dev/null || fail "create deployment"
+grep -qx RollingUpdate <<<"$(out k get deployment -n team web -o jsonpath='{.spec.strategy.type}')" || fail "deployment defaults"
+k get all -n team >/dev/null || fail "get all"
+grep -q '^team ' <<<"$(out k get configmaps -A --no-headers)" || fail "-A"
+
+# wait, watch
+k wait --for=jsonpath='{.data.a}'=b -n team configmap/conf --timeout=10s >/dev/null || fail "wait"
+timeout 10 kubectl get configmaps -n team -w --output-watch-events --request-timeout=3s >"$tmp/watch.out" 2>&1 &
+watch_pid=$!
+sleep 1
+k create configmap -n team late >/dev/null
+wait $watch_pid || true
+grep -q 'ADDED.*late' "$tmp/watch.out" || fail "get -w --output-watch-events: $(cat "$tmp/watch.out")"
+
+# raw endpoints, explain, can-i
+[[ $(k get --raw /healthz) == ok ]] || fail "/healthz"
+k get --raw /openapi/v2 | python3 -c 'import json,sys; assert json.load(sys.stdin)["swagger"]' || fail "/openapi/v2"
+k get --raw /openapi/v3 | python3 -c 'import json,sys; assert "apis/apps/v1" in json.load(sys.stdin)["paths"]' || fail "/openapi/v3"
+k explain pods.spec.containers >/dev/null || fail "explain"
+[[ $(k auth can-i create pods) == yes ]] || fail "auth can-i"
+
+# delete a namespace: its content goes, then the namespace
+k delete namespace team --timeout=30s >/dev/null || fail "delete ns"
+! k get namespace team >/dev/null 2>&1 || fail "namespace team still there"
+echo "kubectl: ok"
