@@ -10,6 +10,8 @@
 //   validity check and truncation (4096 / 256 runes); net.NewWarningHeader's quoting.
 #include "registry/field_validation.h"
 
+#include "registry/go_text.h"
+
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
@@ -41,82 +43,6 @@ const char* const kEmptyStructs[] = {
     "io.k8s.api.apiserverinternal.v1alpha1.StorageVersionSpec",
 };
 
-// Go's strconv.Quote for the texts that occur here: ASCII escapes as Go writes them, C0/C1
-// controls and invalid UTF-8 bytes as \x / \u escapes, other UTF-8 kept.
-std::string go_quote(std::string_view s) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size() + 2);
-  out += '"';
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\a':
-          out += "\\a";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\v':
-          out += "\\v";
-          break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            out += "\\x";
-            out += kHex[c >> 4];
-            out += kHex[c & 0xf];
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-    bool valid = len != 0 && c < 0xf5 && i + len <= s.size();
-    for (std::size_t k = 1; valid && k < len; ++k) {
-      valid = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    }
-    if (!valid) {
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xf];
-      ++i;
-      continue;
-    }
-    if (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-      // U+0080..U+009F are control characters: Go writes \u0080.
-      out += "\\u00";
-      const auto low = static_cast<unsigned char>(s[i + 1]);
-      out += kHex[low >> 4];
-      out += kHex[low & 0xf];
-    } else {
-      out.append(s.substr(i, len));
-    }
-    i += len;
-  }
-  out += '"';
-  return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Schema graph

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "registry/go_text.h"
+
 namespace apiserver::registry {
 
 // One cause of a 422 Invalid: reason (FieldValueInvalid, FieldValueRequired, ...), the field
@@ -44,8 +46,6 @@ bool tracks_generation(const std::string& group, const std::string& resource);
 // ---- Field-validation building blocks (shared by registry/validation.cpp) ----
 namespace apiserver::registry {
 
-// Go's %q for a string (strconv.Quote for ASCII; other bytes are passed through).
-std::string go_quote(const std::string& s);
 // Constructors for the other field.ErrorTypes. `rendered` is the bad value already printed the
 // way field.Error prints it (go_quote for strings, bare for numbers, %#v for maps and structs).
 FieldError invalid_rendered(const std::string& field, const std::string& rendered,

@@ -82,34 +82,20 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
 
 Error Storage::update(const std::string& key, const std::string& value,
                       int64_t expected_revision, int64_t& revision) {
-  store::TxnRequest txn;
-  store::Compare same;
-  same.key = key;
-  same.target = store::Compare::Target::Mod;
-  same.result = store::Compare::Result::Equal;
-  same.mod_revision = expected_revision;
-  txn.compare.push_back(same);
   store::PutRequest put;
   put.key = key;
   put.value = value;
-  txn.success.push_back(store::RequestOp::of(put));
-  store::RangeRequest current;
-  current.key = key;
-  current.keys_only = true;
-  txn.failure.push_back(store::RequestOp::of(current));
-  auto result = store_.txn(txn);
-  if (!result.is_ok()) {
-    return translate(result.status());
-  }
-  if (!result->succeeded) {
-    bool exists = !result->responses.empty() && !result->responses[0].range.kvs.empty();
-    return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
-  }
-  revision = result->header.revision;
-  return {};
+  return write_if_unchanged(key, expected_revision, store::RequestOp::of(put), revision);
 }
 
 Error Storage::remove(const std::string& key, int64_t expected_revision, int64_t& revision) {
+  store::DeleteRangeRequest del;
+  del.key = key;
+  return write_if_unchanged(key, expected_revision, store::RequestOp::of(del), revision);
+}
+
+Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revision,
+                                  store::RequestOp write, int64_t& revision) {
   store::TxnRequest txn;
   store::Compare cmp;
   cmp.key = key;
@@ -118,14 +104,13 @@ Error Storage::remove(const std::string& key, int64_t expected_revision, int64_t
     cmp.result = store::Compare::Result::Equal;
     cmp.mod_revision = expected_revision;
   } else {
-    cmp.target = store::Compare::Target::Create;
+    cmp.target = store::Compare::Target::Create;  // any revision, as long as it exists
     cmp.result = store::Compare::Result::Greater;
     cmp.create_revision = 0;
   }
   txn.compare.push_back(cmp);
-  store::DeleteRangeRequest del;
-  del.key = key;
-  txn.success.push_back(store::RequestOp::of(del));
+  txn.success.push_back(std::move(write));
+  // On failure, tell a changed object (Conflict) from a missing one (NotFound).
   store::RangeRequest current;
   current.key = key;
   current.keys_only = true;

@@ -71,6 +71,11 @@ class Storage {
   std::shared_ptr<store::Watcher> watch(const std::string& prefix, int64_t from_revision);
 
  private:
+  // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the
+  // key exists at all).
+  Error write_if_unchanged(const std::string& key, int64_t expected_revision,
+                           store::RequestOp write, int64_t& revision);
+
   store::Store& store_;
 };
 

@@ -1,0 +1,17 @@
+// Go's rendering of text inside kube-apiserver's error messages: strconv.Quote (%q), and the UTF-8
+// helpers it rests on. One implementation for every error text that quotes a value.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace apiserver::registry {
+
+// Decodes one UTF-8 sequence at s[i]; invalid input yields U+FFFD with width 1, as Go's range
+// loop over a string does.
+char32_t decode_rune(std::string_view s, size_t i, size_t& width);
+void append_utf8(std::string& out, char32_t r);
+// Go's strconv.Quote (the %q verb) of a string.
+std::string go_quote(std::string_view s);
+
+}  // namespace apiserver::registry
