@@ -272,6 +272,41 @@ class Reader {
     return true;
   }
 
+  // Reads the next field: its number and wire type, and its value (`v` for varint and fixed
+  // fields, `s` for length-delimited ones). On failure `problem` says what went wrong.
+  bool field(std::uint64_t& number, Wire& wire, std::uint64_t& v, std::string_view& s,
+             std::string& problem) {
+    std::uint64_t tag = 0;
+    if (!varint(tag)) {
+      problem = "truncated tag";
+      return false;
+    }
+    number = tag >> 3;
+    wire = static_cast<Wire>(tag & 7);
+    bool ok = false;
+    switch (wire) {
+      case Wire::Varint:
+        ok = varint(v);
+        break;
+      case Wire::Fixed64:
+        ok = fixed(8, v);
+        break;
+      case Wire::Fixed32:
+        ok = fixed(4, v);
+        break;
+      case Wire::Len:
+        ok = length_delimited(s);
+        break;
+      default:
+        problem = "unsupported wire type";
+        return false;
+    }
+    if (!ok) {
+      problem = "truncated field " + std::to_string(number);
+    }
+    return ok;
+  }
+
  private:
   const char* p_;
   const char* end_;
@@ -704,33 +739,13 @@ bool Decoder::special(const Message& m, std::string_view bytes, int depth, json&
   bool seen[4] = {false, false, false, false};
   Reader r(bytes);
   while (!r.done()) {
-    std::uint64_t tag = 0;
-    if (!r.varint(tag)) {
-      return fail(m.name + ": truncated tag");
-    }
-    const std::uint64_t number = tag >> 3;
-    const auto wire = static_cast<Wire>(tag & 7);
+    std::uint64_t number = 0;
+    Wire wire = Wire::Varint;
     std::uint64_t v = 0;
     std::string_view s;
-    bool ok = false;
-    switch (wire) {
-      case Wire::Varint:
-        ok = r.varint(v);
-        break;
-      case Wire::Fixed64:
-        ok = r.fixed(8, v);
-        break;
-      case Wire::Fixed32:
-        ok = r.fixed(4, v);
-        break;
-      case Wire::Len:
-        ok = r.length_delimited(s);
-        break;
-      default:
-        return fail(m.name + ": unsupported wire type");
-    }
-    if (!ok) {
-      return fail(m.name + ": truncated field " + std::to_string(number));
+    std::string problem;
+    if (!r.field(number, wire, v, s, problem)) {
+      return fail(m.name + ": " + problem);
     }
     if (number >= 1 && number <= 3) {
       seen[number] = true;
@@ -1001,35 +1016,13 @@ bool read_fields(std::string_view bytes, std::string_view* slots, std::size_t co
                  const char* what, std::string& error) {
   Reader r(bytes);
   while (!r.done()) {
-    std::uint64_t tag = 0;
-    if (!r.varint(tag)) {
-      error = std::string("protobuf: ") + what + ": truncated tag";
-      return false;
-    }
-    const std::uint64_t number = tag >> 3;
-    const auto wire = static_cast<Wire>(tag & 7);
+    std::uint64_t number = 0;
+    Wire wire = Wire::Varint;
     std::uint64_t ignored = 0;
     std::string_view s;
-    bool ok = false;
-    switch (wire) {
-      case Wire::Varint:
-        ok = r.varint(ignored);
-        break;
-      case Wire::Fixed64:
-        ok = r.fixed(8, ignored);
-        break;
-      case Wire::Fixed32:
-        ok = r.fixed(4, ignored);
-        break;
-      case Wire::Len:
-        ok = r.length_delimited(s);
-        break;
-      default:
-        error = std::string("protobuf: ") + what + ": unsupported wire type";
-        return false;
-    }
-    if (!ok) {
-      error = std::string("protobuf: ") + what + ": truncated field " + std::to_string(number);
+    std::string problem;
+    if (!r.field(number, wire, ignored, s, problem)) {
+      error = std::string("protobuf: ") + what + ": " + problem;
       return false;
     }
     if (wire == Wire::Len && number >= 1 && number <= count) {
