@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Paths relative to the checkout in cache keys, so that fresh clones share compiled objects.
+export CCACHE_BASEDIR=$PWD
 export CTEST_OUTPUT_ON_FAILURE=1
 
 cmake --preset asan -DKS_WERROR=ON >/dev/null
