@@ -270,7 +270,8 @@ TEST_CASE("OpenAPI v3 index and group-version documents", "[openapi]") {
       CAPTURE(key);
       auto gv = openapi.v3_document(*snapshot, key);
       REQUIRE(gv);
-      for (const auto& [path, methods] : json::parse(*gv).at("paths").items()) {
+      const json doc = json::parse(*gv);  // named: items() must not outlive a temporary
+      for (const auto& [path, methods] : doc.at("paths").items()) {
         if (methods.contains("patch") &&
             methods.at("patch").value("x-kubernetes-action", "") == "patch") {
           CAPTURE(path);
