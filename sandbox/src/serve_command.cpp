@@ -94,6 +94,12 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
     return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
   }
+  std::string error;
+  auto runtime_config =
+      apiserver::registry::RuntimeConfig::parse(flags.get("runtime-config"), error);
+  if (!runtime_config) {
+    return usage_error(command, error, ctx);
+  }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
@@ -106,7 +112,6 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
-  std::string error;
   TempDir temp;
   std::optional<DataDir> data;
   if (ephemeral) {
@@ -172,6 +177,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
 
   apiserver::ApiServerConfig api_config;
+  api_config.runtime_config = *runtime_config;
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
@@ -258,6 +264,8 @@ Command serve_command() {
       {"write-kubeconfig", "", true, "FILE", "also write the admin kubeconfig here"},
       {"merge-kubeconfig", "", false, "",
        "add or update the kube-sandbox context in ~/.kube/config"},
+      {"runtime-config", "", true, "LIST",
+       "serve more group/versions, e.g. api/beta=true or storage.k8s.io/v1beta1=true"},
   });
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) { return run_serve(c, flags, ctx); };
   return c;

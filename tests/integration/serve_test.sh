@@ -87,13 +87,23 @@ wait "${pids[0]}" || fail "serve exited $? on SIGTERM"
 grep -q "shutting down" "$out" || fail "no shutdown message"
 "$bin" store status --data-dir "$data" >/dev/null || fail "store does not open after the stop"
 
-# --ephemeral: nothing kept after exit
+# --runtime-config in kube-apiserver's spelling: a bad entry is a usage error
+set +e
+bad=$("$bin" serve --ephemeral --runtime-config 'storage.k8s.io/v1beta1=maybe' 2>&1); bad_code=$?
+set -e
+[[ $bad_code -eq 2 && $bad == *"invalid --runtime-config entry"* ]] || fail "bad --runtime-config: $bad_code $bad"
+
+# --ephemeral: nothing kept after exit; --runtime-config turns a beta group/version on
 out=$tmp/ephemeral.out
-"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" >"$out" 2>&1 &
+"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" \
+  --runtime-config storage.k8s.io/v1beta1=true >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/eph.json"
 eph_kubeconfig=$(json "$tmp/eph.json" '["kubeconfig"]')
 [[ $(KUBECONFIG=$eph_kubeconfig kubectl get --raw /healthz) == ok ]] || fail "ephemeral /healthz"
+versions=$(KUBECONFIG=$eph_kubeconfig kubectl api-versions)
+grep -qx storage.k8s.io/v1beta1 <<<"$versions" || fail "--runtime-config did not serve storage.k8s.io/v1beta1"
+grep -qx storage.k8s.io/v1 <<<"$versions" || fail "storage.k8s.io/v1 is gone"
 kill -INT "${pids[-1]}"
 wait "${pids[-1]}" || fail "ephemeral serve exited $?"
 [[ ! -e $eph_kubeconfig ]] || fail "--ephemeral left $eph_kubeconfig behind"
