@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "apiserver/apiserver.h"
+#include "apiserver/log.h"
 #include "apiserver/pki.h"
 #include "apiserver/server.h"
 #include "apiserver/version.h"
@@ -100,6 +101,38 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!runtime_config) {
     return usage_error(command, error, ctx);
   }
+  std::chrono::milliseconds request_timeout{60000};
+  if (flags.has("request-timeout")) {
+    auto parsed = apiserver::http::parse_duration(flags.get("request-timeout"));
+    if (!parsed || parsed->count() == 0) {
+      return usage_error(command, "--request-timeout must be a positive duration such as 60s or 1m, got \"" +
+                                      flags.get("request-timeout") + "\"", ctx);
+    }
+    request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+  }
+  if (flags.has("log-level")) {
+    std::string text = flags.get("log-level");
+    int level = -1;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), level);
+    if (ec != std::errc() || ptr != text.data() + text.size() || level < 0 || level > 10) {
+      return usage_error(command, "-v/--log-level must be a number from 0 to 10, got \"" + text + "\"",
+                         ctx);
+    }
+    apiserver::log::set_verbosity(level);
+  }
+  std::map<std::string, std::pair<std::string, std::vector<std::string>>> file_tokens;
+  if (flags.has("token-auth-file")) {
+    auto text = read_file(flags.get("token-auth-file"), error, "--token-auth-file");
+    std::vector<std::string> warnings;
+    if (!text || !apiserver::parse_token_auth_file(*text, flags.get("token-auth-file"),
+                                                   file_tokens, warnings, error)) {
+      ctx.err << "kube-sandbox serve: " << error << "\n";
+      return kExitFailure;
+    }
+    for (const auto& warning : warnings) {
+      apiserver::log::warning(warning);
+    }
+  }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
@@ -156,6 +189,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.cert_pem = pki->serving_cert_pem;
   server_options.key_pem = pki->serving_key_pem;
   server_options.client_ca_pem = pki->ca_cert_pem;
+  server_options.request_timeout = request_timeout;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
                                               flags.get("tls-private-key-file"), error);
@@ -178,6 +212,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
 
   apiserver::ApiServerConfig api_config;
   api_config.runtime_config = *runtime_config;
+  api_config.tokens = std::move(file_tokens);
+  api_config.root_ca_pem = pki->ca_cert_pem;
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
@@ -236,8 +272,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api.begin_shutdown();
   server->stop(kShutdownGrace);
   server.reset();
-  db.reset();
-  return kExitOk;
+  return kExitOk;  // then the API server, then the store: the reverse of their construction
 }
 
 }  // namespace
@@ -266,6 +301,13 @@ Command serve_command() {
        "add or update the kube-sandbox context in ~/.kube/config"},
       {"runtime-config", "", true, "LIST",
        "serve more group/versions, e.g. api/beta=true or storage.k8s.io/v1beta1=true"},
+      {"token-auth-file", "", true, "FILE",
+       "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
+      {"request-timeout", "", true, "DURATION",
+       "longest time a request may take before a 504 Timeout (default 60s; not for watches)"},
+      {"headless", "", false, "", "never open the desktop console (serve only)"},
+      {"log-level", "v", true, "N",
+       "log verbosity as kube-apiserver's -v: 0 start-up and errors, 2 controllers, 3 requests"},
   });
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) { return run_serve(c, flags, ctx); };
   return c;

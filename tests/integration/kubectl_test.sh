@@ -58,6 +58,15 @@ grep -qx RollingUpdate <<<"$(out k get deployment -n team web -o jsonpath='{.spe
 k get all -n team >/dev/null || fail "get all"
 grep -q '^team ' <<<"$(out k get configmaps -A --no-headers)" || fail "-A"
 
+# what the controllers put in every namespace: the default ServiceAccount and the cluster CA
+k wait --for=jsonpath='{.metadata.name}'=default -n team serviceaccount/default --timeout=10s >/dev/null \
+  || fail "no default ServiceAccount in a new namespace"
+k get configmap -n team kube-root-ca.crt -o jsonpath='{.data.ca\.crt}' | grep -q 'BEGIN CERTIFICATE' \
+  || fail "no kube-root-ca.crt in a new namespace"
+k delete serviceaccount -n team default >/dev/null
+k wait --for=jsonpath='{.metadata.name}'=default -n team serviceaccount/default --timeout=10s >/dev/null \
+  || fail "the default ServiceAccount was not recreated"
+
 # wait, watch
 k wait --for=jsonpath='{.data.a}'=b -n team configmap/conf --timeout=10s >/dev/null || fail "wait"
 timeout 10 kubectl get configmaps -n team -w --output-watch-events --request-timeout=3s >"$tmp/watch.out" 2>&1 &

@@ -71,7 +71,9 @@ def main():
     assert len(first.items) == 3 and first.metadata._continue, first.metadata
     rest = core.list_namespaced_config_map("py", limit=100, _continue=first.metadata._continue)
     listed = [c.metadata.name for c in first.items + rest.items]
-    assert listed == sorted(listed) and len(listed) == 7, listed
+    # seed, settings, page-0..4, and the kube-root-ca.crt every namespace gets
+    assert listed == sorted(listed) and len(listed) == 8, listed
+    assert "kube-root-ca.crt" in listed, listed
 
     core.delete_namespaced_config_map("settings", "py")
     watcher.join(10)

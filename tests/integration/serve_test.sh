@@ -73,6 +73,28 @@ code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H "Authorization
   || fail "4 MiB body: $code $(cat "$tmp/body")"
 [[ $(kubectl get --raw /healthz) == ok ]] || fail "server unhealthy after the large body"
 
+# gzip for large responses when asked; small ones stay plain
+for i in $(seq 1 300); do
+  printf '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"gz-%s"},"data":{"k":"%0500d"}}\n' "$i" 0
+done >"$tmp/many.json"
+kubectl create -f "$tmp/many.json" >/dev/null || fail "create 300 configmaps"
+curl -s -D "$tmp/headers" -o "$tmp/list.gz" --cacert "$ca" -H "Authorization: Bearer $token" \
+  -H 'Accept-Encoding: gzip' "$url/api/v1/configmaps"
+grep -qi '^content-encoding: gzip' "$tmp/headers" || fail "a large list was not gzipped"
+[[ $(gzip -dc "$tmp/list.gz" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]) >= 300)') == True ]] \
+  || fail "gzipped list does not decode"
+curl -s -D "$tmp/headers" -o /dev/null --cacert "$ca" -H "Authorization: Bearer $token" \
+  -H 'Accept-Encoding: gzip' "$url/version"
+! grep -qi '^content-encoding' "$tmp/headers" || fail "a small response was gzipped"
+
+# per-request timeout: ?timeout= shorter than the work gives a 504 Timeout Status
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H "Authorization: Bearer $token" \
+  "$url/api/v1/configmaps?timeout=1us")
+[[ $code == 504 && $(json "$tmp/body" '["reason"]') == Timeout ]] || fail "?timeout=1us: $code $(cat "$tmp/body")"
+code=$(curl -s -o "$tmp/body" -w '%{http_code}' --cacert "$ca" -H "Authorization: Bearer $token" \
+  "$url/api/v1/configmaps?timeout=soon")
+[[ $code == 400 ]] || fail "?timeout=soon: $code"
+
 # the data dir is held: a second server and the offline store CLI refuse clearly
 set +e
 second=$("$bin" serve --data-dir "$data" --secure-port 0 2>&1); second_code=$?
@@ -93,9 +115,22 @@ bad=$("$bin" serve --ephemeral --runtime-config 'storage.k8s.io/v1beta1=maybe' 2
 set -e
 [[ $bad_code -eq 2 && $bad == *"invalid --runtime-config entry"* ]] || fail "bad --runtime-config: $bad_code $bad"
 
-# --ephemeral: nothing kept after exit; --runtime-config turns a beta group/version on
+set +e
+bad=$("$bin" serve --ephemeral --request-timeout 10 2>&1); bad_code=$?
+set -e
+[[ $bad_code -eq 2 && $bad == *"--request-timeout must be a positive duration"* ]] || fail "bad --request-timeout: $bad"
+printf 'ab,x\n' >"$tmp/bad-tokens.csv"
+set +e
+bad=$("$bin" serve --ephemeral --token-auth-file "$tmp/bad-tokens.csv" 2>&1); bad_code=$?
+set -e
+[[ $bad_code -eq 1 && $bad == *"must have at least 3 columns"* ]] || fail "bad --token-auth-file: $bad"
+
+# --ephemeral: nothing kept after exit; --runtime-config turns a beta group/version on;
+# --token-auth-file users authenticate; -v=3 logs each request
+printf 'tok3n-for-dev,dev-user,1001,"devs,testers"\n' >"$tmp/tokens.csv"
 out=$tmp/ephemeral.out
-"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" \
+"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" --headless -v=3 \
+  --token-auth-file "$tmp/tokens.csv" --request-timeout 30s \
   --runtime-config storage.k8s.io/v1beta1=true >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/eph.json"
@@ -104,6 +139,14 @@ eph_kubeconfig=$(json "$tmp/eph.json" '["kubeconfig"]')
 versions=$(KUBECONFIG=$eph_kubeconfig kubectl api-versions)
 grep -qx storage.k8s.io/v1beta1 <<<"$versions" || fail "--runtime-config did not serve storage.k8s.io/v1beta1"
 grep -qx storage.k8s.io/v1 <<<"$versions" || fail "storage.k8s.io/v1 is gone"
+eph_url=$(json "$tmp/eph.json" '["url"]')
+curl -s -o "$tmp/whoami.json" --cacert "$(json "$tmp/eph.json" '["caFile"]')" \
+  -H 'Authorization: Bearer tok3n-for-dev' -H 'Content-Type: application/json' \
+  -d '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}' \
+  "$eph_url/apis/authentication.k8s.io/v1/selfsubjectreviews"
+[[ $(json "$tmp/whoami.json" '["status"]["userInfo"]["username"]') == dev-user ]] || fail "token file user: $(cat "$tmp/whoami.json")"
+[[ $(json "$tmp/whoami.json" '["status"]["userInfo"]["groups"][:2]') == "['devs', 'testers']" ]] || fail "token file groups"
+grep -q 'HTTP verb="GET" URI="/healthz"' "$out" || fail "-v=3 did not log requests"
 kill -INT "${pids[-1]}"
 wait "${pids[-1]}" || fail "ephemeral serve exited $?"
 [[ ! -e $eph_kubeconfig ]] || fail "--ephemeral left $eph_kubeconfig behind"

@@ -32,6 +32,9 @@ struct ApiServerConfig {
   // How often the store is compacted to the revision of one interval ago (0 = never); as
   // kube-apiserver's --etcd-compaction-interval.
   std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
+  // The cluster CA (PEM) published in every namespace as the kube-root-ca.crt ConfigMap; empty
+  // for none.
+  std::string root_ca_pem;
 };
 
 namespace storage {
@@ -44,6 +47,7 @@ class OpenApi;
 }
 namespace controllers {
 class NamespaceController;
+class NamespaceDefaultsController;
 }
 namespace filters {
 class Metrics;
@@ -66,7 +70,7 @@ class ApiServer {
   // shutdown begins.
   void set_ready(bool ready) { ready_ = ready; }
   void begin_shutdown();
-  // True when no namespace deletion is pending (for tests).
+  // True when no controller has work pending (for tests).
   bool controllers_idle() const;
 
  private:
@@ -89,10 +93,19 @@ class ApiServer {
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;
   std::vector<HealthCheck> ready_checks_;
+  // Last: it calls into everything above while it runs.
+  std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
 };
 
 // A metav1 Status response (kind Status, status Failure) with the given code, reason and message;
 // `with_details` adds the empty details object kube-apiserver's router and Forbidden errors carry.
+// Parses a --token-auth-file (kube-apiserver's format: CSV lines `token,user,uid[,"g1,g2"]`)
+// into `tokens`. Fails with a message naming the line on a malformed record; empty and duplicate
+// tokens are skipped, as upstream does (with a warning each in `warnings`).
+bool parse_token_auth_file(const std::string& text, const std::string& file_name,
+                           std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
+                           std::vector<std::string>& warnings, std::string& error);
+
 http::Response status_response(int code, const std::string& reason, const std::string& message,
                                bool with_details = false);
 

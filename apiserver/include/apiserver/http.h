@@ -2,6 +2,7 @@
 // Nothing here depends on Beast: the pipeline below the server is plain C++ and unit-testable.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -74,5 +75,10 @@ using Handler = std::function<Response(Request& request)>;
 // Splits "a=1&b=x%20y" into decoded pairs; '+' means space as in HTML forms.
 std::map<std::string, std::vector<std::string>> parse_query(const std::string& query);
 std::string percent_decode(const std::string& s, bool plus_is_space);
+
+// A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "1.5h", "250ms", "0"), as
+// kube-apiserver's duration flags and the ?timeout= query parameter take it; nullopt when the
+// text is not one, or is negative.
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text);
 
 }  // namespace apiserver::http

@@ -22,6 +22,10 @@ struct ServerOptions {
   std::chrono::milliseconds handshake_timeout{10000};
   std::chrono::milliseconds read_timeout{60000};   // idle keep-alive and request reads
   std::chrono::milliseconds write_timeout{60000};  // each write, streamed chunks included
+  // How long a request may take until its response starts (--request-timeout): beyond it the
+  // client gets a 504 Timeout Status. A smaller ?timeout= on the request wins. Streams (watch)
+  // are not limited once they have started.
+  std::chrono::milliseconds request_timeout{60000};
   unsigned network_threads = 2;
   unsigned worker_threads = 8;
   size_t max_connections = 4096;

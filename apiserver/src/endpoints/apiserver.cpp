@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "apiserver/log.h"
 #include "apiserver/version.h"
 #include "controllers/namespace_controller.h"
+#include "controllers/namespace_defaults.h"
 #include "endpoints/discovery.h"
 #include "endpoints/openapi.h"
 #include "endpoints/resources.h"
@@ -91,7 +93,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       resources_(std::make_unique<endpoints::ResourceHandler>(
           *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
       metrics_(std::make_unique<filters::Metrics>()),
-      openapi_(std::make_unique<endpoints::OpenApi>()) {
+      openapi_(std::make_unique<endpoints::OpenApi>()),
+      namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
+          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
   for (const auto& [token, user] : config_.tokens) {
     (*tokens_)[token] = {user.first, user.second};
   }
@@ -163,9 +167,12 @@ void ApiServer::bootstrap(int secure_port) {
                      .dump();
   resources_->serve(service, *snapshot);
   namespaces_->resync();  // deletions a previous run left unfinished
+  namespace_defaults_->start();
 }
 
-bool ApiServer::controllers_idle() const { return namespaces_->idle(); }
+bool ApiServer::controllers_idle() const {
+  return namespaces_->idle() && namespace_defaults_->idle();
+}
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,
                                  const http::Request& request,
@@ -230,7 +237,15 @@ http::Response ApiServer::handle(http::Request& request) {
     labels = {verb == kVerbs.end() ? request.method : verb->second, info->group, info->version,
               info->resource, info->subresource};
   }
-  metrics_->end_request(labels, response.status, std::chrono::steady_clock::now() - started);
+  auto elapsed = std::chrono::steady_clock::now() - started;
+  metrics_->end_request(labels, response.status, elapsed);
+  if (log::enabled(3)) {
+    log::info(3, "HTTP verb=\"" + labels.verb + "\" URI=\"" + request.target + "\" latency=\"" +
+                     std::to_string(std::chrono::duration<double, std::milli>(elapsed).count()) +
+                     "ms\" userAgent=\"" + request.header("User-Agent") + "\" user=\"" +
+                     request.user + "\" srcIP=\"" + request.remote_address +
+                     "\" resp=" + std::to_string(response.status));
+  }
   return response;
 }
 

@@ -1052,7 +1052,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   int timeout = static_cast<int>(
       parse_int(request.query_value("timeoutSeconds"), kDefaultWatchTimeoutSeconds));
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(timeout, 0));
-  auto watcher = storage_.watch(prefix, from);
+  auto watcher = storage_.watch(r.etcd_prefix + "/", prefix, !info.name.empty(), from);
   json bookmark_type;
   if (query_flag(request, "allowWatchBookmarks")) {
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 namespace apiserver::http {
 
@@ -69,6 +70,64 @@ std::map<std::string, std::vector<std::string>> parse_query(const std::string& q
     start = end + 1;
   }
   return out;
+}
+
+std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text) {
+  static const std::pair<const char*, double> kUnits[] = {
+      {"ns", 1.0},    {"us", 1e3},    {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3},
+      {"ms", 1e6},    {"s", 1e9},     {"m", 60e9},        {"h", 3600e9}};
+  size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
+    if (text[i] == '-' && text != "-0") {
+      return std::nullopt;  // negative durations mean nothing here
+    }
+    ++i;
+  }
+  if (text.substr(i) == "0") {
+    return std::chrono::nanoseconds(0);
+  }
+  if (i == text.size()) {
+    return std::nullopt;
+  }
+  double total = 0;
+  while (i < text.size()) {
+    size_t start = i;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+    }
+    bool whole = i > start;
+    double value = whole ? std::stod(text.substr(start, i - start)) : 0;
+    if (i < text.size() && text[i] == '.') {
+      size_t frac = ++i;
+      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+        ++i;
+      }
+      if (!whole && i == frac) {
+        return std::nullopt;  // "." alone
+      }
+      if (i > frac) {
+        value += std::stod("0." + text.substr(frac, i - frac));
+      }
+    } else if (!whole) {
+      return std::nullopt;
+    }
+    size_t unit_start = i;
+    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) &&
+           text[i] != '.') {
+      ++i;
+    }
+    std::string unit = text.substr(unit_start, i - unit_start);
+    auto found = std::find_if(std::begin(kUnits), std::end(kUnits),
+                              [&](const auto& u) { return unit == u.first; });
+    if (found == std::end(kUnits)) {
+      return std::nullopt;  // a unit is required, and must be known
+    }
+    total += value * found->second;
+    if (total > 9.2e18) {
+      return std::nullopt;  // beyond Go's int64 nanoseconds
+    }
+  }
+  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(total)));
 }
 
 }  // namespace apiserver::http

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "apiserver/server.h"
+#include "server/gzip.h"
 
 namespace apiserver {
 namespace {
@@ -147,7 +148,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void pump();
   void on_chunk_written(beast::error_code ec, size_t bytes);
   void do_close();
-  void write_error(int status, const std::string& reason, const std::string& message);
+  void write_error(int status, const std::string& reason, const std::string& message,
+                   bool keep_alive = false);
+  std::chrono::milliseconds request_timeout(const http::Request& request) const;
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
@@ -161,6 +164,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool writing_chunk_ = false;
   bool keep_alive_ = false;
   bool closed_ = false;
+  bool accepts_gzip_ = false;  // of the request being answered
   std::optional<http::ClientCertificate> client_certificate_;
   HttpsServer& server_;
 };
@@ -376,19 +380,23 @@ void Session::do_read() {
                     });
 }
 
-void Session::write_error(int status, const std::string& reason, const std::string& message) {
+void Session::write_error(int status, const std::string& reason, const std::string& message,
+                          bool keep_alive) {
   http::Response r;
   r.status = status;
   r.set_header("Content-Type", "application/json");
-  r.body = nlohmann::json{{"kind", "Status"},
-                          {"apiVersion", "v1"},
-                          {"metadata", nlohmann::json::object()},
-                          {"status", "Failure"},
-                          {"message", message},
-                          {"reason", reason},
-                          {"code", status}}
-               .dump();
-  keep_alive_ = false;
+  nlohmann::json doc = {{"kind", "Status"},
+                        {"apiVersion", "v1"},
+                        {"metadata", nlohmann::json::object()},
+                        {"status", "Failure"},
+                        {"message", message},
+                        {"reason", reason},
+                        {"code", status}};
+  if (status == 504) {
+    doc["details"] = nlohmann::json::object();  // upstream's timeout error carries (empty) details
+  }
+  r.body = doc.dump();
+  keep_alive_ = keep_alive_ && keep_alive;
   respond(std::move(r));
 }
 
@@ -432,19 +440,64 @@ void Session::on_read(beast::error_code ec, size_t) {
   request->remote_address = peer.address().to_string(ignored) + ":" + std::to_string(peer.port());
   request->client_certificate = client_certificate_;
 
-  // No read timeout while the handler runs; the handler owns its own deadline.
+  accepts_gzip_ = server::accepts_gzip(request->header("Accept-Encoding"));
+  auto timeout = request_timeout(*request);
+  if (timeout.count() < 0) {
+    return write_error(400, "BadRequest", "invalid timeout specified in the request URL", true);
+  }
+
+  // No read timeout while the handler runs; the request deadline below bounds the wait. Both the
+  // deadline and the handler's answer run on the strand, so `answered` needs no lock; the one
+  // that comes second is dropped (a handler that overran still finishes its work, as upstream).
   beast::get_lowest_layer(stream_).expires_never();
   auto self = shared_from_this();
-  bool queued = server_.workers().submit([self, request] {
+  auto answered = std::make_shared<bool>(false);
+  auto deadline = std::make_shared<net::steady_timer>(stream_.get_executor(), timeout);
+  deadline->async_wait([self, answered](beast::error_code ec) {
+    if (ec || *answered) {
+      return;
+    }
+    *answered = true;
+    self->write_error(504, "Timeout",
+                      "Timeout: request did not complete within requested timeout - context "
+                      "deadline exceeded",
+                      true);
+  });
+  bool queued = server_.workers().submit([self, request, answered, deadline] {
     http::Response response = self->server_.handler()(*request);
     net::post(self->stream_.get_executor(),
-              [self, response = std::move(response)]() mutable {
+              [self, answered, deadline, response = std::move(response)]() mutable {
+                if (*answered) {
+                  if (response.stream) {
+                    response.stream->close();
+                  }
+                  return;
+                }
+                *answered = true;
+                deadline->cancel();
                 self->respond(std::move(response));
               });
   });
   if (!queued) {
+    *answered = true;
+    deadline->cancel();
     write_error(429, "TooManyRequests", "the server has too many requests in flight");
   }
+}
+
+// The server's --request-timeout, or the request's own ?timeout= when it is shorter (and not 0,
+// which means "no preference"); negative when ?timeout= does not parse.
+std::chrono::milliseconds Session::request_timeout(const http::Request& request) const {
+  auto limit = server_.options().request_timeout;
+  if (!request.has_query("timeout")) {
+    return limit;
+  }
+  auto asked = http::parse_duration(request.query_value("timeout"));
+  if (!asked) {
+    return std::chrono::milliseconds(-1);
+  }
+  auto ms = std::chrono::ceil<std::chrono::milliseconds>(*asked);
+  return ms.count() > 0 && ms < limit ? ms : limit;
 }
 
 void Session::respond(http::Response response) {
@@ -458,6 +511,12 @@ void Session::respond(http::Response response) {
     res->set(name, value);
   }
   res->keep_alive(keep_alive_ && !server_.stopping());
+  if (accepts_gzip_ && response.body.size() >= server::kGzipThresholdBytes &&
+      res->find(bhttp::field::content_encoding) == res->end()) {
+    response.body = server::gzip(response.body);
+    res->set(bhttp::field::content_encoding, "gzip");
+    res->set(bhttp::field::vary, "Accept-Encoding");
+  }
   res->body() = std::move(response.body);
   res->prepare_payload();
   response_ = res;

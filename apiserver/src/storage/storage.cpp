@@ -20,6 +20,10 @@ Error translate(const store::Status& status) {
 
 }  // namespace
 
+Storage::Storage(store::Store& store) : store_(store), cache_(store) {}
+
+Storage::~Storage() = default;
+
 Error Storage::get(const std::string& key, Object& out) {
   store::RangeRequest request;
   request.key = key;
@@ -127,10 +131,15 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
   return {};
 }
 
-std::shared_ptr<store::Watcher> Storage::watch(const std::string& prefix, int64_t from_revision) {
+std::shared_ptr<store::Watcher> Storage::watch(const std::string& resource_prefix,
+                                               const std::string& prefix, bool exact,
+                                               int64_t from_revision) {
+  if (auto cached = cache_.watch(resource_prefix, prefix, exact, from_revision)) {
+    return cached;
+  }
   store::WatchRequest request;
   request.key = prefix;
-  request.range_end = store::prefix_range_end(prefix);
+  request.range_end = exact ? std::string() : store::prefix_range_end(prefix);
   request.start_revision = from_revision;
   request.prev_kv = true;
   return store_.watch(request);

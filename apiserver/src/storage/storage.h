@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/watch_cache.h"
 #include "store/store.h"
 
 namespace apiserver::storage {
@@ -51,7 +52,8 @@ struct WatchEvent {
 
 class Storage {
  public:
-  explicit Storage(store::Store& store) : store_(store) {}
+  explicit Storage(store::Store& store);
+  ~Storage();
 
   Error get(const std::string& key, Object& out);
   // Keys under `prefix` from `start_key` on (empty = from the beginning of the prefix), at most
@@ -68,7 +70,15 @@ class Storage {
   Error remove(const std::string& key, int64_t expected_revision, int64_t& revision);
 
   int64_t current_revision() const { return store_.current_revision(); }
-  std::shared_ptr<store::Watcher> watch(const std::string& prefix, int64_t from_revision);
+  // Changes to the keys under `prefix` (exactly the key `prefix` when `exact`) from revision
+  // `from_revision` on (0 = from now). Served from the watch cache of `resource_prefix` (the
+  // resource's etcd prefix with a trailing '/') when it holds that revision, else from the store's
+  // history; a compacted revision ends the watch with compact_revision set.
+  std::shared_ptr<store::Watcher> watch(const std::string& resource_prefix,
+                                        const std::string& prefix, bool exact,
+                                        int64_t from_revision);
+  // Ends every cached watch (shutdown).
+  void close_watches() { cache_.close_all(); }
 
  private:
   // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the
@@ -77,6 +87,7 @@ class Storage {
                            store::RequestOp write, int64_t& revision);
 
   store::Store& store_;
+  WatchCacheSet cache_;
 };
 
 }  // namespace apiserver::storage

@@ -1,0 +1,212 @@
+#include "controllers/namespace_defaults.h"
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/version.h"
+
+namespace apiserver::controllers {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxQueued = 10000;
+constexpr auto kIdleWake = std::chrono::seconds(1);
+const char* const kServiceAccount = "default";
+const char* const kRootCaConfigMap = "kube-root-ca.crt";
+const char* const kRoots[] = {"/registry/namespaces/", "/registry/serviceaccounts/",
+                              "/registry/configmaps/"};
+
+// The namespace an object key under `root` belongs to: /registry/<x>/<ns>/<name> -> <ns>.
+std::string namespace_of(const std::string& key, const std::string& root) {
+  if (key.compare(0, root.size(), root) != 0) {
+    return "";
+  }
+  std::string rest = key.substr(root.size());
+  return rest.substr(0, rest.find('/'));
+}
+
+std::string name_of(const std::string& key) {
+  return key.substr(key.rfind('/') + 1);
+}
+
+}  // namespace
+
+NamespaceDefaultsController::NamespaceDefaultsController(storage::Storage& storage, Client client,
+                                                         std::string root_ca_pem)
+    : storage_(storage), client_(std::move(client)), root_ca_pem_(std::move(root_ca_pem)) {}
+
+NamespaceDefaultsController::~NamespaceDefaultsController() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) {
+    thread_.join();
+  }
+  for (auto& w : watchers_) {
+    w->set_notify(nullptr);
+    w->cancel();
+  }
+}
+
+void NamespaceDefaultsController::start() {
+  watch_and_list(true);
+  thread_ = std::thread([this] { run(); });
+}
+
+// Watch first, then list: nothing that happens in between is missed. At start-up the namespaces
+// are reconciled at once; later (a watch was cut off) they are queued.
+void NamespaceDefaultsController::watch_and_list(bool now) {
+  for (auto& w : watchers_) {
+    w->set_notify(nullptr);
+    w->cancel();
+  }
+  watchers_.clear();
+  int64_t from = storage_.current_revision() + 1;
+  for (const char* root : kRoots) {
+    auto watcher = storage_.watch(root, root, false, from);
+    if (watcher) {
+      watcher->set_notify([this] {
+        {
+          std::lock_guard lock(mu_);
+          woken_ = true;
+        }
+        cv_.notify_all();
+      });
+      watchers_.push_back(std::move(watcher));
+    }
+  }
+  storage::ListResult namespaces;
+  if (!storage_.list("/registry/namespaces/", "", 0, 0, namespaces)) {
+    for (const auto& item : namespaces.items) {
+      if (now) {
+        reconcile(name_of(item.key));
+      } else {
+        enqueue(name_of(item.key));
+      }
+    }
+  }
+}
+
+bool NamespaceDefaultsController::idle() const {
+  std::lock_guard lock(mu_);
+  return queue_.empty() && !busy_ && !woken_;
+}
+
+void NamespaceDefaultsController::enqueue(const std::string& ns) {
+  std::lock_guard lock(mu_);
+  if (queue_.size() < kMaxQueued) {
+    queue_.insert(ns);
+  }
+}
+
+// Turns watch events into namespaces to look at.
+void NamespaceDefaultsController::drain_watches() {
+  store::WatchResponse response;
+  bool lost = false;
+  for (auto& watcher : watchers_) {
+    while (watcher->try_next(response)) {
+      lost = lost || response.canceled;
+      for (const auto& e : response.events) {
+        const std::string& key = e.kv.key;
+        if (key.rfind("/registry/namespaces/", 0) == 0) {
+          if (e.type == store::Event::Type::Put) {
+            enqueue(name_of(key));
+          }
+        } else if (key.rfind("/registry/serviceaccounts/", 0) == 0) {
+          if (name_of(key) == kServiceAccount && e.type == store::Event::Type::Delete) {
+            enqueue(namespace_of(key, "/registry/serviceaccounts/"));
+          }
+        } else if (name_of(key) == kRootCaConfigMap) {
+          enqueue(namespace_of(key, "/registry/configmaps/"));
+        }
+      }
+    }
+  }
+  if (lost) {
+    watch_and_list(false);  // a watch was cut off: start over and look at every namespace
+  }
+}
+
+void NamespaceDefaultsController::run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, kIdleWake, [&] { return stop_ || woken_ || !queue_.empty(); });
+    if (stop_) {
+      return;
+    }
+    woken_ = false;
+    busy_ = true;
+    lock.unlock();
+    drain_watches();
+    lock.lock();
+    while (!queue_.empty() && !stop_) {
+      std::string ns = *queue_.begin();
+      queue_.erase(queue_.begin());
+      lock.unlock();
+      reconcile(ns);
+      lock.lock();
+    }
+    busy_ = false;
+  }
+}
+
+void NamespaceDefaultsController::reconcile(const std::string& ns) {
+  storage::Object ns_object;
+  if (ns.empty() || storage_.get("/registry/namespaces/" + ns, ns_object)) {
+    return;  // gone
+  }
+  json namespace_json = json::parse(ns_object.value, nullptr, false);
+  if (!namespace_json.is_object() ||
+      namespace_json.value("/status/phase"_json_pointer, "") == "Terminating") {
+    return;  // nothing new goes into a namespace that is being deleted
+  }
+  auto call = [&](const std::string& method, const std::string& path, const json& body,
+                  const std::string& user) {
+    http::Request request;
+    request.method = method;
+    request.path = path;
+    request.target = path;
+    request.body = body.dump();
+    request.headers["Content-Type"] = "application/json";
+    request.headers["User-Agent"] =
+        "kube-controller-manager/" + version_info().git_version + " (sandbox)";
+    request.user = "system:serviceaccount:kube-system:" + user;
+    request.groups = {"system:serviceaccounts", "system:serviceaccounts:kube-system",
+                      "system:authenticated"};
+    client_(request);  // AlreadyExists or Conflict: a newer state wins; the watch brings us back
+  };
+  storage::Object existing;
+  if (storage_.get("/registry/serviceaccounts/" + ns + "/" + kServiceAccount, existing).kind ==
+      storage::ErrorKind::NotFound) {
+    call("POST", "/api/v1/namespaces/" + ns + "/serviceaccounts",
+         {{"apiVersion", "v1"},
+          {"kind", "ServiceAccount"},
+          {"metadata", {{"name", kServiceAccount}, {"namespace", ns}}}},
+         "service-account-controller");
+  }
+  if (root_ca_pem_.empty()) {
+    return;
+  }
+  json data = {{"ca.crt", root_ca_pem_}};
+  std::string cm_path = "/api/v1/namespaces/" + ns + "/configmaps";
+  auto error = storage_.get("/registry/configmaps/" + ns + "/" + kRootCaConfigMap, existing);
+  if (error.kind == storage::ErrorKind::NotFound) {
+    call("POST", cm_path,
+         {{"apiVersion", "v1"},
+          {"kind", "ConfigMap"},
+          {"metadata", {{"name", kRootCaConfigMap}, {"namespace", ns}}},
+          {"data", data}},
+         "root-ca-cert-publisher");
+    return;
+  }
+  json current = json::parse(existing.value, nullptr, false);
+  if (!error && current.is_object() && current.value("data", json()) != data) {
+    current["data"] = data;
+    current["metadata"]["resourceVersion"] = std::to_string(existing.mod_revision);
+    call("PUT", cm_path + "/" + kRootCaConfigMap, current, "root-ca-cert-publisher");
+  }
+}
+
+}  // namespace apiserver::controllers
