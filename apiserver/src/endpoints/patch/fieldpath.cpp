@@ -1,0 +1,311 @@
+// FieldSet: the fieldsV1 set type (structured-merge-diff fieldpath.Set and its serialization).
+#include <cstdio>
+
+#include "endpoints/patch/field_manager.h"
+
+namespace apiserver::endpoints::patch {
+
+using nlohmann::json;
+
+namespace {
+
+const FieldSet& empty_set() {
+  static const FieldSet kEmpty;
+  return kEmpty;
+}
+
+// Canonical form of a path element key; nullopt when it is not one.
+std::optional<std::string> canonical_element(const std::string& key, std::string* error) {
+  if (key.size() < 2 || key[1] != ':') {
+    *error = "unknown path element key " + json(key).dump();
+    return std::nullopt;
+  }
+  std::string body = key.substr(2);
+  switch (key[0]) {
+    case 'f':
+      return key;
+    case 'k': {
+      json value = json::parse(body, nullptr, false);
+      if (value.is_discarded() || !value.is_object() || value.empty()) {
+        *error = "invalid key in " + json(key).dump();
+        return std::nullopt;
+      }
+      return "k:" + value.dump();
+    }
+    case 'v': {
+      json value = json::parse(body, nullptr, false);
+      if (value.is_discarded()) {
+        *error = "invalid value in " + json(key).dump();
+        return std::nullopt;
+      }
+      return "v:" + value.dump();
+    }
+    case 'i': {
+      json value = json::parse(body, nullptr, false);
+      if (value.is_discarded() || !value.is_number_integer()) {
+        *error = "invalid index in " + json(key).dump();
+        return std::nullopt;
+      }
+      return "i:" + value.dump();
+    }
+    default:
+      *error = "unknown path element key " + json(key).dump();
+      return std::nullopt;
+  }
+}
+
+bool parse_into(const json& fields, FieldSet& out, FieldPath& prefix, std::string* error) {
+  if (!fields.is_object()) {
+    *error = "expected an object at " + (prefix.empty() ? "the root" : display_path(prefix));
+    return false;
+  }
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    if (it.key() == ".") {
+      if (prefix.empty()) {
+        *error = "\".\" at the root";
+        return false;
+      }
+      out.insert(prefix);
+      continue;
+    }
+    auto element = canonical_element(it.key(), error);
+    if (!element) {
+      return false;
+    }
+    prefix.push_back(*element);
+    if (it.value().is_object() && it.value().empty()) {
+      out.insert(prefix);
+    } else if (!parse_into(it.value(), out, prefix, error)) {
+      return false;
+    }
+    prefix.pop_back();
+  }
+  return true;
+}
+
+// Go's strconv.Quote for the ASCII-and-UTF-8 strings that occur in keys.
+std::string go_quote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+// value.ToString: strings quoted, everything else as JSON.
+std::string value_string(const json& value) {
+  return value.is_string() ? go_quote(value.get<std::string>()) : value.dump();
+}
+
+}  // namespace
+
+std::optional<FieldSet> FieldSet::from_fields_v1(const json& fields, std::string* error) {
+  std::string ignored;
+  if (error == nullptr) {
+    error = &ignored;
+  }
+  FieldSet out;
+  FieldPath prefix;
+  if (!parse_into(fields, out, prefix, error)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+json FieldSet::to_fields_v1() const {
+  json out = json::object();
+  for (const auto& member : members_) {
+    out[member] = json::object();
+  }
+  for (const auto& [element, set] : children_) {
+    json child = set.to_fields_v1();
+    if (members_.count(element) != 0) {
+      child["."] = json::object();
+    }
+    out[element] = std::move(child);
+  }
+  return out;
+}
+
+void FieldSet::insert(const FieldPath& path) {
+  FieldSet* node = this;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (i + 1 == path.size()) {
+      node->members_.insert(path[i]);
+    } else {
+      node = &node->children_[path[i]];
+    }
+  }
+}
+
+bool FieldSet::has(const FieldPath& path) const {
+  const FieldSet* node = this;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (i + 1 == path.size()) {
+      return node->members_.count(path[i]) != 0;
+    }
+    auto it = node->children_.find(path[i]);
+    if (it == node->children_.end()) {
+      return false;
+    }
+    node = &it->second;
+  }
+  return false;
+}
+
+const FieldSet& FieldSet::child(const std::string& element) const {
+  auto it = children_.find(element);
+  return it == children_.end() ? empty_set() : it->second;
+}
+
+FieldSet FieldSet::union_with(const FieldSet& other) const {
+  FieldSet out = *this;
+  out.members_.insert(other.members_.begin(), other.members_.end());
+  for (const auto& [element, set] : other.children_) {
+    auto it = out.children_.find(element);
+    if (it == out.children_.end()) {
+      out.children_.emplace(element, set);
+    } else {
+      it->second = it->second.union_with(set);
+    }
+  }
+  return out;
+}
+
+FieldSet FieldSet::intersection(const FieldSet& other) const {
+  FieldSet out;
+  for (const auto& member : members_) {
+    if (other.members_.count(member) != 0) {
+      out.members_.insert(member);
+    }
+  }
+  for (const auto& [element, set] : children_) {
+    auto it = other.children_.find(element);
+    if (it == other.children_.end()) {
+      continue;
+    }
+    FieldSet both = set.intersection(it->second);
+    if (!both.empty()) {
+      out.children_.emplace(element, std::move(both));
+    }
+  }
+  return out;
+}
+
+FieldSet FieldSet::difference(const FieldSet& other) const {
+  FieldSet out;
+  for (const auto& member : members_) {
+    if (other.members_.count(member) == 0) {
+      out.members_.insert(member);
+    }
+  }
+  for (const auto& [element, set] : children_) {
+    auto it = other.children_.find(element);
+    if (it == other.children_.end()) {
+      out.children_.emplace(element, set);
+      continue;
+    }
+    FieldSet rest = set.difference(it->second);
+    if (!rest.empty()) {
+      out.children_.emplace(element, std::move(rest));
+    }
+  }
+  return out;
+}
+
+FieldSet FieldSet::recursive_difference(const FieldSet& other) const {
+  FieldSet out;
+  for (const auto& member : members_) {
+    if (other.members_.count(member) == 0) {
+      out.members_.insert(member);
+    }
+  }
+  for (const auto& [element, set] : children_) {
+    if (other.members_.count(element) != 0) {
+      continue;
+    }
+    auto it = other.children_.find(element);
+    FieldSet rest = it == other.children_.end() ? set : set.recursive_difference(it->second);
+    if (!rest.empty()) {
+      out.children_.emplace(element, std::move(rest));
+    }
+  }
+  return out;
+}
+
+std::vector<FieldPath> FieldSet::paths() const {
+  std::vector<FieldPath> out;
+  for (const auto& member : members_) {
+    out.push_back({member});
+  }
+  for (const auto& [element, set] : children_) {
+    for (auto& path : set.paths()) {
+      path.insert(path.begin(), element);
+      out.push_back(std::move(path));
+    }
+  }
+  return out;
+}
+
+std::string field_element(const std::string& name) {
+  return "f:" + name;
+}
+
+std::string display_path(const FieldPath& path) {
+  std::string out;
+  for (const auto& element : path) {
+    std::string body = element.size() >= 2 ? element.substr(2) : element;
+    char kind = element.empty() ? '?' : element[0];
+    if (kind == 'f') {
+      out += "." + body;
+    } else if (kind == 'i') {
+      out += "[" + body + "]";
+    } else if (kind == 'v') {
+      json value = json::parse(body, nullptr, false);
+      out += "[=" + (value.is_discarded() ? body : value_string(value)) + "]";
+    } else if (kind == 'k') {
+      json keys = json::parse(body, nullptr, false);
+      if (!keys.is_object()) {
+        out += "[" + body + "]";
+        continue;
+      }
+      std::string inner;
+      for (auto it = keys.begin(); it != keys.end(); ++it) {
+        if (!inner.empty()) {
+          inner += ",";
+        }
+        inner += it.key() + "=" + value_string(it.value());
+      }
+      out += "[" + inner + "]";
+    } else {
+      out += "{{invalid path element}}";
+    }
+  }
+  return out;
+}
+
+}  // namespace apiserver::endpoints::patch
