@@ -3,15 +3,20 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/patch/field_manager.h"
+#include "endpoints/patch/json_patch.h"
+#include "endpoints/patch/merge_patch.h"
+#include "endpoints/patch/strategic_merge.h"
 #include "endpoints/protobuf.h"
 #include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
 #include "registry/defaults.h"
 #include "registry/objects.h"
+#include "registry/schema_index.h"
 #include "registry/selectors.h"
 #include "registry/table.h"
 #include "registry/validation.h"
@@ -49,16 +54,15 @@ std::string group_resource(const Resource& r) {
   return r.group.empty() ? r.resource : r.resource + "." + r.group;
 }
 
-std::string group_kind(const Resource& r) { return r.group.empty() ? r.kind : r.kind + "." + r.group; }
+std::string group_kind(const Resource& r) {
+  return r.group.empty() ? r.kind : r.kind + "." + r.group;
+}
 
 http::Response status_with_details(int code, const std::string& reason, const std::string& message,
                                    const json& details) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", json::object()},
-                                {"status", "Failure"},
-                                {"message", message},
-                                {"reason", reason}};
+  nlohmann::ordered_json doc = {{"kind", "Status"},           {"apiVersion", "v1"},
+                                {"metadata", json::object()}, {"status", "Failure"},
+                                {"message", message},         {"reason", reason}};
   if (!details.is_null()) {
     doc["details"] = details;
   }
@@ -83,8 +87,7 @@ json name_details(const Resource& r, const std::string& name) {
 }
 
 http::Response not_found(const Resource& r, const std::string& name) {
-  return status_with_details(404, "NotFound",
-                             group_resource(r) + " \"" + name + "\" not found",
+  return status_with_details(404, "NotFound", group_resource(r) + " \"" + name + "\" not found",
                              name_details(r, name));
 }
 
@@ -122,10 +125,10 @@ http::Response invalid(const Resource& r, const std::string& name,
   if (!r.group.empty()) {
     details["group"] = r.group;
   }
-  return status_with_details(422, "Invalid",
-                             group_kind(r) + " \"" + name + "\" is invalid: " +
-                                 registry::render_field_errors(errors),
-                             details);
+  return status_with_details(
+      422, "Invalid",
+      group_kind(r) + " \"" + name + "\" is invalid: " + registry::render_field_errors(errors),
+      details);
 }
 
 http::Response storage_failure(const Resource& r, const std::string& name,
@@ -144,8 +147,7 @@ http::Response storage_failure(const Resource& r, const std::string& name,
       return status_with_details(413, "RequestEntityTooLarge",
                                  "Request entity too large: " + error.message, json());
     default:
-      return status_with_details(500, "InternalError",
-                                 "Internal error occurred: " + error.message,
+      return status_with_details(500, "InternalError", "Internal error occurred: " + error.message,
                                  {{"causes", json::array({{{"message", error.message}}})}});
   }
 }
@@ -181,9 +183,8 @@ std::string media_type(const std::string& value) {
   std::string type = value.substr(0, value.find(';'));
   type.erase(0, type.find_first_not_of(" \t"));
   type.erase(type.find_last_not_of(" \t") + 1);
-  std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) {
-    return static_cast<char>(std::tolower(c));
-  });
+  std::transform(type.begin(), type.end(), type.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return type;
 }
 
@@ -245,7 +246,9 @@ std::optional<json> decode_body(const http::Request& request, const Resource& r,
   return body;
 }
 
-bool has_status_subresource(const Resource& r) { return r.subresource("status") != nullptr; }
+bool has_status_subresource(const Resource& r) {
+  return r.subresource("status") != nullptr;
+}
 
 int64_t parse_int(const std::string& text, int64_t fallback) {
   try {
@@ -336,8 +339,9 @@ std::string list_prefix(const Resource& r, const std::string& ns) {
   return r.namespaced && !ns.empty() ? r.etcd_prefix + "/" + ns + "/" : r.etcd_prefix + "/";
 }
 
-
-bool is_service(const Resource& r) { return r.group.empty() && r.resource == "services"; }
+bool is_service(const Resource& r) {
+  return r.group.empty() && r.resource == "services";
+}
 
 // fieldValidation: Strict answers 400 for unknown or duplicate fields, Warn (the default when the
 // parameter is absent) answers with Warning headers, Ignore checks nothing. Returns the warnings
@@ -345,8 +349,7 @@ bool is_service(const Resource& r) { return r.group.empty() && r.resource == "se
 std::optional<std::vector<std::string>> check_fields(const registry::FieldValidator& validator,
                                                      const Resource& r,
                                                      const http::Request& request,
-                                                     const json& decoded,
-                                                     http::Response& failure) {
+                                                     const json& decoded, http::Response& failure) {
   std::string mode = request.query_value("fieldValidation", "Warn");
   if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
     failure = bad_request("fieldValidation parameter unsupported: " + mode);
@@ -451,6 +454,122 @@ std::optional<Selection> parse_selection(const Resource& r, const http::Request&
   return selection;
 }
 
+// dryRun: nothing but "All" is accepted; true when the request asks for a dry run.
+std::optional<bool> dry_run(const http::Request& request, const std::string& options_kind,
+                            http::Response& failure) {
+  auto it = request.query.find("dryRun");
+  if (it == request.query.end()) {
+    return false;
+  }
+  for (const auto& value : it->second) {
+    if (value != "All") {
+      failure = status_with_details(422, "Invalid",
+                                    options_kind +
+                                        ".meta.k8s.io \"\" is invalid: dryRun: "
+                                        "Unsupported value: []string{\"" +
+                                        value + "\"}: supported values: \"All\"",
+                                    json::object());
+      return std::nullopt;
+    }
+  }
+  return !it->second.empty();
+}
+
+// The field manager of a write: ?fieldManager, else the User-Agent's product name, as upstream.
+std::string field_manager(const http::Request& request) {
+  std::string manager = request.query_value("fieldManager");
+  return manager.empty() ? patch::default_field_manager(request.header("User-Agent")) : manager;
+}
+
+// Fields a write through this endpoint never owns: status through the main resource when the
+// kind has a status subresource, spec through /status.
+patch::FieldSet reset_fields(const Resource& r, const std::string& subresource) {
+  patch::FieldSet set;
+  if (subresource == "status") {
+    set.insert({patch::field_element("spec")});
+  } else if (subresource.empty() && has_status_subresource(r)) {
+    set.insert({patch::field_element("status")});
+  }
+  return set;
+}
+
+patch::Writer writer_of(const Resource& r, const RequestInfo& info, const http::Request& request) {
+  return {field_manager(request), r.group_version(), info.subresource,
+          registry::rfc3339(std::chrono::system_clock::now()), reset_fields(r, info.subresource)};
+}
+
+// `object` with its managedFields brought up to date for an Update by this request's manager.
+json with_ownership(const Resource& r, const RequestInfo& info, const http::Request& request,
+                    const json* live, const json& object) {
+  auto type = patch::ObjectType::builtin(r.group, r.version, r.kind);
+  if (!type) {
+    return object;
+  }
+  return patch::update_managed_fields(*type, live, object, writer_of(r, info, request));
+}
+
+http::Response status_from(const json& status) {
+  return json_response(status.value("code", 500), status);
+}
+
+// The Scale (autoscaling/v1) of a workload, as its scale subresource shows it.
+json scale_of(const Resource& r, const json& object) {
+  const json& m = object.value("metadata", json::object());
+  json meta = json::object();
+  for (const char* key : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+    if (m.contains(key)) {
+      meta[key] = m[key];
+    }
+  }
+  json spec = json::object();
+  int64_t replicas = object.value("/spec/replicas"_json_pointer, int64_t{0});
+  if (replicas != 0) {
+    spec["replicas"] = replicas;  // omitempty, as upstream
+  }
+  json status = {{"replicas", object.value("/status/replicas"_json_pointer, int64_t{0})}};
+  const json selector = object.value("/spec/selector"_json_pointer, json());
+  std::string text;
+  if (r.resource == "replicationcontrollers" && selector.is_object()) {
+    for (const auto& [key, value] : selector.items()) {
+      text += (text.empty() ? "" : ",") + key + "=" +
+              (value.is_string() ? value.get<std::string>() : "");
+    }
+  } else if (selector.is_object()) {
+    std::string error;
+    if (auto parsed = registry::LabelSelector::from_json(selector, error)) {
+      text = parsed->to_string();
+    }
+  }
+  if (!text.empty()) {
+    status["selector"] = text;
+  }
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", meta},
+          {"spec", spec},
+          {"status", status}};
+}
+
+// The workload with the replicas of `scale`; the Scale's resourceVersion becomes the object's
+// precondition.
+json with_scale(const json& current, const json& scale) {
+  json updated = current;
+  int64_t replicas = 0;
+  if (const json* r =
+          scale.contains("spec") && scale["spec"].is_object() && scale["spec"].contains("replicas")
+              ? &scale["spec"]["replicas"]
+              : nullptr;
+      r != nullptr && r->is_number_integer()) {
+    replicas = r->get<int64_t>();
+  }
+  updated["spec"]["replicas"] = replicas;
+  std::string rv = scale.value("/metadata/resourceVersion"_json_pointer, std::string());
+  if (!rv.empty()) {
+    updated["metadata"]["resourceVersion"] = rv;
+  }
+  return updated;
+}
+
 }  // namespace
 
 // Watch streams -------------------------------------------------------------------------------
@@ -506,8 +625,8 @@ class WatchStream final : public http::ChunkStream {
         if (response.compact_revision > 0) {
           // As the watch cache words it: the requested revision, then the newest one gone.
           chunk = error_event(410, "Expired",
-                              "too old resource version: " + std::to_string(requested_rv_) +
-                                  " (" + std::to_string(response.compact_revision - 1) + ")");
+                              "too old resource version: " + std::to_string(requested_rv_) + " (" +
+                                  std::to_string(response.compact_revision - 1) + ")");
           finish();
           return true;
         }
@@ -577,10 +696,10 @@ class WatchStream final : public http::ChunkStream {
   }
 
   static std::string error_event(int code, const std::string& reason, const std::string& message) {
-    nlohmann::ordered_json status = {{"kind", "Status"},       {"apiVersion", "v1"},
-                                     {"metadata", json::object()}, {"status", "Failure"},
-                                     {"message", message},     {"reason", reason},
-                                     {"code", code}};
+    nlohmann::ordered_json status = {
+        {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
+        {"status", "Failure"}, {"message", message}, {"reason", reason},
+        {"code", code}};
     nlohmann::ordered_json event = {{"type", "ERROR"}, {"object", status}};
     return event.dump() + "\n";
   }
@@ -603,8 +722,8 @@ class WatchStream final : public http::ChunkStream {
       object = served_object({e.kv.key, e.kv.value, e.kv.mod_revision});
       bool now = selection_.empty() || selection_.matches(object);
       bool before = e.prev_kv.has_value() &&
-                    (selection_.empty() || selection_.matches(served_object(
-                                               {e.prev_kv->key, e.prev_kv->value, 0})));
+                    (selection_.empty() ||
+                     selection_.matches(served_object({e.prev_kv->key, e.prev_kv->value, 0})));
       if (!now && !before) {
         return "";
       }
@@ -796,9 +915,13 @@ void ResourceHandler::load_service_allocations() {
 
 ResourceHandler::~ResourceHandler() = default;
 
-void ResourceHandler::close_watches() { ticker_->close_all(); }
+void ResourceHandler::close_watches() {
+  ticker_->close_all();
+}
 
-size_t ResourceHandler::open_watches() const { return ticker_->count(); }
+size_t ResourceHandler::open_watches() const {
+  return ticker_->count();
+}
 
 std::optional<http::Response> ResourceHandler::serve(http::Request& request,
                                                      const registry::Snapshot& snapshot) {
@@ -821,12 +944,11 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
       return status_response(404, "NotFound", "the server could not find the requested resource",
                              true);
     }
-    if (info->subresource != "status") {
-      return status_with_details(
-          405, "MethodNotAllowed",
-          info->subresource + " is not supported on resources of kind \"" + group_resource(*r) +
-              "\" by this sandbox yet",
-          {{"group", r->group}, {"kind", group_resource(*r)}});
+    if (info->subresource != "status" && info->subresource != "scale") {
+      return status_with_details(405, "MethodNotAllowed",
+                                 info->subresource + " is not supported on resources of kind \"" +
+                                     group_resource(*r) + "\" by this sandbox yet",
+                                 {{"group", r->group}, {"kind", group_resource(*r)}});
     }
   }
   if (info->verb == "create" && info->subresource.empty() && is_review(*r)) {
@@ -845,13 +967,16 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
   }
   const std::vector<std::string>& verbs =
       info->subresource.empty() ? r->verbs : r->subresource(info->subresource)->verbs;
-  std::string verb = info->verb == "deletecollection" && !info->subresource.empty() ? "delete"
-                                                                                     : info->verb;
+  std::string verb =
+      info->verb == "deletecollection" && !info->subresource.empty() ? "delete" : info->verb;
   if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end()) {
     return status_with_details(
         405, "MethodNotAllowed",
         verb + " is not supported on resources of kind \"" + group_resource(*r) + "\"",
         {{"group", r->group}, {"kind", group_resource(*r)}});
+  }
+  if (info->subresource == "scale" && (info->verb == "get" || info->verb == "update")) {
+    return scale(*r, *info, request);
   }
   if (info->verb == "get") {
     return get(*r, *info, request);
@@ -874,10 +999,7 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
   if (info->verb == "deletecollection") {
     return remove_collection(*r, *info, request);
   }
-  return status_response(415, "UnsupportedMediaType",
-                         "the body of the request was in an unknown format - accepted media types "
-                         "include: application/json-patch+json, application/merge-patch+json, "
-                         "application/apply-patch+yaml, application/strategic-merge-patch+json");
+  return patch(*r, *info, request);
 }
 
 // Verbs ----------------------------------------------------------------------------------------
@@ -1057,9 +1179,8 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   if (query_flag(request, "allowWatchBookmarks")) {
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
   }
-  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline,
-                                              bookmark_type, from - 1, std::move(*selection),
-                                              std::move(present));
+  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline, bookmark_type,
+                                              from - 1, std::move(*selection), std::move(present));
   ticker_->add(stream);
   http::Response response;
   response.status = 200;
@@ -1070,8 +1191,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
 }
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
-                                       const http::Request& request,
-                                       const registry::Snapshot&) {
+                                       const http::Request& request, const registry::Snapshot&) {
   http::Response failure;
   auto body = decode_body(request, r, failure);
   if (!body) {
@@ -1081,6 +1201,25 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   if (!warnings) {
     return failure;
   }
+  return create_object(r, info, request, std::move(*body), *warnings, false);
+}
+
+http::Response ResourceHandler::create_object(const Resource& r, const RequestInfo& info,
+                                              const http::Request& request, json object,
+                                              const std::vector<std::string>& warnings,
+                                              bool owned) {
+  http::Response failure;
+  auto dry = dry_run(request, "CreateOptions", failure);
+  if (!dry) {
+    return failure;
+  }
+  if (!owned) {
+    if (auto invalid = patch::validate_field_manager(
+            "CreateOptions", request.query_value("fieldManager"), false, false)) {
+      return status_from(*invalid);
+    }
+  }
+  json* body = &object;
   json& meta = (*body)["metadata"];
   std::string ns = info.namespace_;
   if (r.namespaced) {
@@ -1116,10 +1255,9 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
               " because it is being terminated",
           {{"name", shown},
            {"kind", r.resource},
-           {"causes",
-            json::array({{{"reason", "NamespaceTerminating"},
-                          {"message", "namespace " + ns + " is being terminated"},
-                          {"field", "metadata.namespace"}}})}});
+           {"causes", json::array({{{"reason", "NamespaceTerminating"},
+                                    {"message", "namespace " + ns + " is being terminated"},
+                                    {"field", "metadata.namespace"}}})}});
     }
   }
 
@@ -1144,22 +1282,35 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   if (auto errors = registry::validate_create(r, *body); !errors.empty()) {
     return invalid(r, meta.value("name", std::string()), errors);
   }
+  if (!owned) {
+    *body = with_ownership(r, info, request, nullptr, *body);
+  }
   if (is_service(r)) {
     if (auto errors = service_ips_->allocate_service(*body); !errors.empty()) {
-      return invalid(r, meta.value("name", std::string()), errors);
+      return invalid(r, (*body)["metadata"].value("name", std::string()), errors);
     }
   }
+  if (*dry) {
+    // Everything ran but nothing is kept: the addresses go back, no revision is taken.
+    if (is_service(r)) {
+      service_ips_->release_service(*body);
+    }
+    http::Response would_be = json_response(201, *body);
+    add_warnings(would_be, warnings);
+    return would_be;
+  }
+  json& named = (*body)["metadata"];
   for (int attempt = 0; attempt < kGenerateNameAttempts; ++attempt) {
     if (generated && attempt > 0) {
-      meta["name"] = generate + registry::random_name_suffix();
+      named["name"] = generate + registry::random_name_suffix();
     }
-    std::string final_name = meta["name"].get<std::string>();
+    std::string final_name = named["name"].get<std::string>();
     int64_t revision = 0;
     auto e = storage_.create(r.storage_key(ns, final_name), stored_text(*body), revision);
     if (!e) {
       (*body)["metadata"]["resourceVersion"] = std::to_string(revision);
       http::Response created = json_response(201, *body);
-      add_warnings(created, *warnings);
+      add_warnings(created, warnings);
       return created;
     }
     if (e.kind == storage::ErrorKind::AlreadyExists && generated) {
@@ -1175,9 +1326,9 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
   }
   return status_with_details(
       409, "AlreadyExists",
-      group_resource(r) + " \"" + meta["name"].get<std::string>() +
+      group_resource(r) + " \"" + named["name"].get<std::string>() +
           "\" already exists, the server was not able to generate a unique name for the object",
-      name_details(r, meta["name"].get<std::string>()));
+      name_details(r, named["name"].get<std::string>()));
 }
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
@@ -1191,6 +1342,30 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   if (!warnings) {
     return failure;
   }
+  storage::Object stored;
+  if (auto e = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+    return storage_failure(r, info.name, e);
+  }
+  return update_object(r, info, request, std::move(*body), stored, *warnings, false);
+}
+
+http::Response ResourceHandler::update_object(const Resource& r, const RequestInfo& info,
+                                              const http::Request& request, json object,
+                                              const storage::Object& stored,
+                                              const std::vector<std::string>& warnings, bool owned,
+                                              bool* raced) {
+  http::Response failure;
+  auto dry = dry_run(request, info.verb == "patch" ? "PatchOptions" : "UpdateOptions", failure);
+  if (!dry) {
+    return failure;
+  }
+  if (!owned && info.verb != "patch") {
+    if (auto invalid = patch::validate_field_manager(
+            "UpdateOptions", request.query_value("fieldManager"), false, false)) {
+      return status_from(*invalid);
+    }
+  }
+  json* body = &object;
   json& meta = (*body)["metadata"];
   std::string body_name = meta.value("name", std::string());
   if (body_name != info.name) {
@@ -1198,10 +1373,6 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
                        ") does not match the name on the URL (" + info.name + ")");
   }
   std::string key = r.storage_key(info.namespace_, info.name);
-  storage::Object stored;
-  if (auto e = storage_.get(key, stored)) {
-    return storage_failure(r, info.name, e);
-  }
   json current = json::parse(stored.value);
   std::string rv = meta.value("resourceVersion", std::string());
   if (!rv.empty() && rv != std::to_string(stored.mod_revision)) {
@@ -1214,6 +1385,9 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
       updated["status"] = (*body)["status"];
     } else {
       updated.erase("status");
+    }
+    if (owned && meta.contains("managedFields")) {
+      updated["metadata"]["managedFields"] = meta["managedFields"];  // as apply recorded them
     }
   } else {
     updated = *body;
@@ -1251,10 +1425,19 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   if (auto errors = registry::validate_update(r, updated, current); !errors.empty()) {
     return invalid(r, info.name, errors);
   }
+  if (!owned) {
+    updated = with_ownership(r, info, request, &current, updated);
+  }
   if (updated == current) {
     http::Response same = json_response(200, served_object(stored));  // no new revision
-    add_warnings(same, *warnings);
+    add_warnings(same, warnings);
     return same;
+  }
+  if (*dry) {
+    updated["metadata"]["resourceVersion"] = std::to_string(stored.mod_revision);
+    http::Response would_be = json_response(200, updated);
+    add_warnings(would_be, warnings);
+    return would_be;
   }
   if (is_service(r) && info.subresource.empty()) {
     if (auto errors = service_ips_->update_service(current, updated); !errors.empty()) {
@@ -1264,11 +1447,11 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   // Removing the last finalizer of an object that is being deleted deletes it.
   const json& m = updated["metadata"];
   bool deleting = m.contains("deletionTimestamp");
-  bool finalizers = (m.contains("finalizers") && m["finalizers"].is_array() &&
-                     !m["finalizers"].empty()) ||
-                    (updated.contains("spec") && updated["spec"].is_object() &&
-                     updated["spec"].value("finalizers", json::array()).size() > 0 &&
-                     r.group.empty() && r.resource == "namespaces");
+  bool finalizers =
+      (m.contains("finalizers") && m["finalizers"].is_array() && !m["finalizers"].empty()) ||
+      (updated.contains("spec") && updated["spec"].is_object() &&
+       updated["spec"].value("finalizers", json::array()).size() > 0 && r.group.empty() &&
+       r.resource == "namespaces");
   int64_t revision = 0;
   if (deleting && !finalizers) {
     if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
@@ -1278,11 +1461,14 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
     return json_response(200, updated);
   }
   if (auto e = storage_.update(key, stored_text(updated), stored.mod_revision, revision)) {
+    if (e.kind == storage::ErrorKind::Conflict && raced != nullptr) {
+      *raced = true;
+    }
     return storage_failure(r, info.name, e);
   }
   updated["metadata"]["resourceVersion"] = std::to_string(revision);
   http::Response response = json_response(200, updated);
-  add_warnings(response, *warnings);
+  add_warnings(response, warnings);
   return response;
 }
 
@@ -1297,6 +1483,23 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   if (options.is_discarded()) {
     return bad_request("the DeleteOptions in the request body could not be decoded");
   }
+  http::Response failure;
+  auto dry = dry_run(request, "DeleteOptions", failure);
+  if (!dry) {
+    return failure;
+  }
+  if (options.is_object() && options.contains("dryRun") && options["dryRun"].is_array()) {
+    for (const auto& value : options["dryRun"]) {
+      if (value != "All") {
+        return status_with_details(
+            422, "Invalid",
+            "DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{" +
+                value.dump() + "}: supported values: \"All\"",
+            json::object());
+      }
+      *dry = true;
+    }
+  }
   json current = json::parse(stored.value);
   if (auto rv = options.value("/preconditions/resourceVersion"_json_pointer, std::string());
       !rv.empty() && rv != std::to_string(stored.mod_revision)) {
@@ -1304,18 +1507,30 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   }
   json& meta = current["metadata"];
   bool is_namespace = r.group.empty() && r.resource == "namespaces";
-  if (is_namespace && (info.name == "default" || info.name == "kube-system" ||
-                       info.name == "kube-public")) {
-    return status_with_details(403, "Forbidden",
-                               "namespaces \"" + info.name +
-                                   "\" is forbidden: this namespace may not be deleted",
-                               name_details(r, info.name));
+  if (is_namespace &&
+      (info.name == "default" || info.name == "kube-system" || info.name == "kube-public")) {
+    return status_with_details(
+        403, "Forbidden",
+        "namespaces \"" + info.name + "\" is forbidden: this namespace may not be deleted",
+        name_details(r, info.name));
   }
-  bool finalizers = meta.contains("finalizers") && meta["finalizers"].is_array() &&
-                    !meta["finalizers"].empty();
+  bool finalizers =
+      meta.contains("finalizers") && meta["finalizers"].is_array() && !meta["finalizers"].empty();
   bool spec_finalizers = is_namespace && current.contains("spec") &&
                          current["spec"].value("finalizers", json::array()).size() > 0;
   int64_t revision = 0;
+  if (*dry) {
+    // What would happen, without doing it: marked when finalizers hold it, else gone.
+    if ((finalizers || spec_finalizers) && !meta.contains("deletionTimestamp")) {
+      meta["deletionTimestamp"] = registry::rfc3339(std::chrono::system_clock::now());
+      meta["deletionGracePeriodSeconds"] = 0;
+      if (is_namespace) {
+        current["status"]["phase"] = "Terminating";
+      }
+    }
+    meta["resourceVersion"] = std::to_string(stored.mod_revision);
+    return json_response(200, current);
+  }
   if (finalizers || spec_finalizers) {
     // Graceful: mark it; whoever owns the finalizers finishes the deletion.
     if (!meta.contains("deletionTimestamp")) {
@@ -1376,10 +1591,241 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
       items.push_back(body);
     }
   }
-  return json_response(200, {{"kind", r.kind + "List"},
-                             {"apiVersion", r.group_version()},
-                             {"metadata", {{"resourceVersion", std::to_string(storage_.current_revision())}}},
-                             {"items", items}});
+  return json_response(
+      200, {{"kind", r.kind + "List"},
+            {"apiVersion", r.group_version()},
+            {"metadata", {{"resourceVersion", std::to_string(storage_.current_revision())}}},
+            {"items", items}});
+}
+
+// PATCH -----------------------------------------------------------------------------------------
+
+http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info,
+                                      const http::Request& request) {
+  enum class Kind { Json, Merge, Strategic, Apply };
+  std::string type = media_type(request.header("Content-Type"));
+  Kind kind;
+  if (type == "application/json-patch+json") {
+    kind = Kind::Json;
+  } else if (type == "application/merge-patch+json") {
+    kind = Kind::Merge;
+  } else if (type == "application/strategic-merge-patch+json") {
+    kind = Kind::Strategic;
+  } else if (type == "application/apply-patch+yaml") {
+    kind = Kind::Apply;
+  } else {
+    return status_response(415, "UnsupportedMediaType",
+                           "the body of the request was in an unknown format - accepted media "
+                           "types include: application/json-patch+json, "
+                           "application/merge-patch+json, application/apply-patch+yaml, "
+                           "application/strategic-merge-patch+json");
+  }
+  bool is_apply = kind == Kind::Apply;
+  if (auto invalid =
+          patch::validate_field_manager("PatchOptions", request.query_value("fieldManager"),
+                                        is_apply, request.has_query("force"))) {
+    return status_from(*invalid);
+  }
+  bool scale = info.subresource == "scale";
+  if (is_apply && scale) {
+    return status_with_details(415, "UnsupportedMediaType",
+                               "apply patches are not supported on the scale subresource yet",
+                               json());
+  }
+  json body;
+  if (is_apply) {
+    std::string error;
+    auto parsed = yaml_to_json(request.body, error);
+    if (!parsed) {
+      return bad_request(error);
+    }
+    body = std::move(*parsed);
+    if (!body.is_object()) {
+      return bad_request("error decoding YAML: the apply patch is not an object");
+    }
+  } else {
+    body = json::parse(request.body, nullptr, false);
+    if (body.is_discarded()) {
+      return bad_request("error decoding patch: the body is not valid JSON");
+    }
+  }
+  auto object_type = patch::ObjectType::builtin(r.group, r.version, r.kind);
+  const auto& schemas = registry::SchemaIndex::builtin();
+  const json* schema =
+      scale ? schemas.kind("autoscaling", "v1", "Scale") : schemas.kind(r.group, r.version, r.kind);
+  bool force = request.query_value("force") == "true";
+
+  // A patch is applied to the newest object; when another write lands in between, it is
+  // applied again to the newer one (unless the patch itself names a resourceVersion).
+  constexpr int kAttempts = 5;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    storage::Object stored;
+    if (auto e = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+      if (e.kind != storage::ErrorKind::NotFound || !is_apply || !info.subresource.empty() ||
+          !object_type) {
+        return storage_failure(r, info.name, e);
+      }
+      // Server-side apply creates what does not exist yet.
+      auto result = patch::apply(*object_type, nullptr, body, writer_of(r, info, request), force);
+      if (result.outcome != patch::ApplyResult::Outcome::Ok) {
+        return result.outcome == patch::ApplyResult::Outcome::Conflict
+                   ? status_from(patch::conflict_status(result.conflicts))
+                   : json_response(
+                         result.outcome == patch::ApplyResult::Outcome::BadRequest ? 400 : 500,
+                         json{{"kind", "Status"},
+                              {"apiVersion", "v1"},
+                              {"metadata", json::object()},
+                              {"status", "Failure"},
+                              {"message", result.message},
+                              {"reason", result.outcome == patch::ApplyResult::Outcome::BadRequest
+                                             ? "BadRequest"
+                                             : "InternalError"},
+                              {"code", result.outcome == patch::ApplyResult::Outcome::BadRequest
+                                           ? 400
+                                           : 500}});
+      }
+      json created = std::move(result.object);
+      created["metadata"]["name"] = info.name;
+      created["kind"] = r.kind;
+      created["apiVersion"] = r.group_version();
+      return create_object(r, info, request, std::move(created), {}, true);
+    }
+    json current = served_object(stored);
+    json base = scale ? scale_of(r, current) : current;
+    json patched;
+    bool owned = false;
+    switch (kind) {
+      case Kind::Json: {
+        auto result = patch::apply_json_patch(base, body);
+        if (auto* error = std::get_if<patch::PatchError>(&result)) {
+          return status_with_details(error->code, error->reason, error->message,
+                                     error->code == 422 ? json::object() : json());
+        }
+        patched = std::move(std::get<json>(result));
+        break;
+      }
+      case Kind::Merge: {
+        auto result = patch::apply_merge_patch(base, body);
+        if (auto* error = std::get_if<patch::PatchError>(&result)) {
+          return status_with_details(error->code, error->reason, error->message, json());
+        }
+        patched = std::move(std::get<json>(result));
+        break;
+      }
+      case Kind::Strategic: {
+        auto result = patch::apply_strategic_merge_patch(schemas, schema, base, body);
+        if (auto* error = std::get_if<patch::SmpError>(&result)) {
+          auto status = patch::to_http_status(*error);
+          if (status.plain_text) {
+            http::Response panic;
+            panic.status = status.code;
+            panic.set_header("Content-Type", "text/plain; charset=utf-8");
+            panic.body = status.message;
+            return panic;
+          }
+          return status_with_details(status.code, status.reason, status.message,
+                                     status.empty_details ? json::object() : json());
+        }
+        patched = std::move(std::get<json>(result));
+        break;
+      }
+      case Kind::Apply: {
+        if (!object_type) {
+          return status_with_details(415, "UnsupportedMediaType",
+                                     "apply patches are not supported for this kind", json());
+        }
+        auto result =
+            patch::apply(*object_type, &current, body, writer_of(r, info, request), force);
+        if (result.outcome == patch::ApplyResult::Outcome::Conflict) {
+          return status_from(patch::conflict_status(result.conflicts));
+        }
+        if (result.outcome != patch::ApplyResult::Outcome::Ok) {
+          bool bad = result.outcome == patch::ApplyResult::Outcome::BadRequest;
+          return status_with_details(bad ? 400 : 500, bad ? "BadRequest" : "InternalError",
+                                     result.message, json());
+        }
+        patched = std::move(result.object);
+        owned = true;
+        break;
+      }
+    }
+    if (!patched.is_object()) {
+      return bad_request("the patched object is not a JSON object");
+    }
+    std::vector<std::string> warnings;
+    if (!is_apply && !scale) {
+      http::Response failure;
+      std::string mode = request.query_value("fieldValidation", "Warn");
+      if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
+        return bad_request("fieldValidation parameter unsupported: " + mode);
+      }
+      if (mode != "Ignore") {
+        auto problems = field_validator_->check(r.group, r.version, r.kind, patched.dump());
+        if (!problems.empty() && mode == "Strict") {
+          return bad_request(registry::strict_error_message(r.kind, r.version, problems));
+        }
+        warnings = registry::warning_headers(problems);
+      }
+    }
+    if (scale) {
+      std::string scale_name = patched.value("/metadata/name"_json_pointer, std::string());
+      if (scale_name != info.name) {
+        return bad_request("the name of the object (" + scale_name +
+                           ") does not match the name on the URL (" + info.name + ")");
+      }
+      patched = with_scale(current, patched);
+    }
+    patched["kind"] = r.kind;
+    patched["apiVersion"] = r.group_version();
+    if (!patched.contains("metadata") || !patched["metadata"].is_object()) {
+      patched["metadata"] = json::object();
+    }
+    bool raced = false;
+    http::Response response =
+        update_object(r, info, request, std::move(patched), stored, warnings, owned, &raced);
+    if (raced) {
+      continue;
+    }
+    if (scale && response.status == 200) {
+      json updated = json::parse(response.body, nullptr, false);
+      if (updated.is_object()) {
+        response.body = scale_of(r, updated).dump();
+      }
+    }
+    return response;
+  }
+  return conflict(r, info.name);
+}
+
+// The scale subresource: GET shows the Scale; PUT sets the replicas from one.
+http::Response ResourceHandler::scale(const Resource& r, const RequestInfo& info,
+                                      const http::Request& request) {
+  storage::Object stored;
+  if (auto e = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+    return storage_failure(r, info.name, e);
+  }
+  json current = served_object(stored);
+  if (info.verb == "get") {
+    return json_response(200, scale_of(r, current));
+  }
+  json body = json::parse(request.body, nullptr, false);
+  if (!body.is_object() || body.value("kind", std::string("Scale")) != "Scale") {
+    return bad_request("the object provided is unrecognized (must be of type Scale)");
+  }
+  std::string name = body.value("/metadata/name"_json_pointer, std::string());
+  if (name != info.name) {
+    return bad_request("the name of the object (" + name +
+                       ") does not match the name on the URL (" + info.name + ")");
+  }
+  http::Response response =
+      update_object(r, info, request, with_scale(current, body), stored, {}, false);
+  if (response.status == 200) {
+    json updated = json::parse(response.body, nullptr, false);
+    if (updated.is_object()) {
+      response.body = scale_of(r, updated).dump();
+    }
+  }
+  return response;
 }
 
 }  // namespace apiserver::endpoints

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "filters/authentication.h"
@@ -47,8 +49,7 @@ class ResourceHandler {
   ~ResourceHandler();
 
   // nullopt when the path is not a resource path (the caller routes on).
-  std::optional<http::Response> serve(http::Request& request,
-                                      const registry::Snapshot& snapshot);
+  std::optional<http::Response> serve(http::Request& request, const registry::Snapshot& snapshot);
 
   // Marks the cluster IPs and node ports of the stored services as taken (at start-up).
   void load_service_allocations();
@@ -68,6 +69,24 @@ class ResourceHandler {
                         const http::Request& request, const registry::Snapshot& snapshot);
   http::Response update(const registry::Resource& r, const RequestInfo& info,
                         const http::Request& request);
+  // PATCH in the four content types; /status and /scale too.
+  http::Response patch(const registry::Resource& r, const RequestInfo& info,
+                       const http::Request& request);
+  // The create path once the body is an object: metadata, defaults, validation, field
+  // ownership (unless `owned` says the caller recorded it), storage (not with dryRun).
+  http::Response create_object(const registry::Resource& r, const RequestInfo& info,
+                               const http::Request& request, nlohmann::json body,
+                               const std::vector<std::string>& warnings, bool owned);
+  // The update path: `body` replaces `stored` (the whole object, or its status through
+  // /status). `raced` is set when the store changed under it (the caller may retry).
+  http::Response update_object(const registry::Resource& r, const RequestInfo& info,
+                               const http::Request& request, nlohmann::json body,
+                               const storage::Object& stored,
+                               const std::vector<std::string>& warnings, bool owned,
+                               bool* raced = nullptr);
+  // The scale subresource (autoscaling/v1 Scale) of workloads: get and update.
+  http::Response scale(const registry::Resource& r, const RequestInfo& info,
+                       const http::Request& request);
   http::Response remove(const registry::Resource& r, const RequestInfo& info,
                         const http::Request& request);
   http::Response remove_collection(const registry::Resource& r, const RequestInfo& info,

@@ -12,7 +12,6 @@
 namespace apiserver::registry {
 namespace {
 
-
 // Go's %#v of a []string: []string(nil), []string{}, []string{"a", "b"}.
 std::string go_string_slice(const std::optional<std::vector<std::string>>& values) {
   if (!values) {
@@ -956,6 +955,52 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
   std::stable_sort(out.requirements_.begin(), out.requirements_.end(),
                    [](const auto& a, const auto& b) { return a.key < b.key; });
   return out;
+}
+
+std::string LabelSelector::to_string() const {
+  std::vector<std::string> parts;
+  auto join = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (const auto& item : items) {
+      out += (out.empty() ? "" : ",") + item;
+    }
+    return out;
+  };
+  for (const auto& r : requirements_) {
+    auto values = r.values;
+    std::sort(values.begin(), values.end());
+    const std::string first = values.empty() ? std::string() : values.front();
+    switch (r.op) {
+      case LabelOperator::Exists:
+        parts.push_back(r.key);
+        break;
+      case LabelOperator::DoesNotExist:
+        parts.push_back("!" + r.key);
+        break;
+      case LabelOperator::In:
+        parts.push_back(r.key + " in (" + join(values) + ")");
+        break;
+      case LabelOperator::NotIn:
+        parts.push_back(r.key + " notin (" + join(values) + ")");
+        break;
+      case LabelOperator::Equals:
+        parts.push_back(r.key + "=" + first);
+        break;
+      case LabelOperator::DoubleEquals:
+        parts.push_back(r.key + "==" + first);
+        break;
+      case LabelOperator::NotEquals:
+        parts.push_back(r.key + "!=" + first);
+        break;
+      case LabelOperator::GreaterThan:
+        parts.push_back(r.key + ">" + first);
+        break;
+      case LabelOperator::LessThan:
+        parts.push_back(r.key + "<" + first);
+        break;
+    }
+  }
+  return join(parts);
 }
 
 bool LabelSelector::matches(const nlohmann::json& labels) const {

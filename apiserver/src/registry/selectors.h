@@ -70,6 +70,8 @@ class LabelSelector {
   bool empty() const { return !nothing_ && requirements_.empty(); }
   // Requirements ordered by key.
   const std::vector<LabelRequirement>& requirements() const { return requirements_; }
+  // labels.Selector.String(): "app=web,tier in (a,b),!canary"; "" for Everything.
+  std::string to_string() const;
 
  private:
   std::vector<LabelRequirement> requirements_;

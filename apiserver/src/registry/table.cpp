@@ -336,46 +336,6 @@ std::string format_labels(const json& labels) {
   return parts.empty() ? "<none>" : join(parts, ",");
 }
 
-// labels.Selector.String() of a converted metav1.LabelSelector.
-std::string selector_text(const LabelSelector& selector) {
-  std::vector<std::string> parts;
-  for (const auto& r : selector.requirements()) {
-    auto values = r.values;
-    std::sort(values.begin(), values.end());
-    const std::string first = values.empty() ? std::string() : values.front();
-    switch (r.op) {
-      case LabelOperator::Exists:
-        parts.push_back(r.key);
-        break;
-      case LabelOperator::DoesNotExist:
-        parts.push_back("!" + r.key);
-        break;
-      case LabelOperator::In:
-        parts.push_back(r.key + " in (" + join(values, ",") + ")");
-        break;
-      case LabelOperator::NotIn:
-        parts.push_back(r.key + " notin (" + join(values, ",") + ")");
-        break;
-      case LabelOperator::Equals:
-        parts.push_back(r.key + "=" + first);
-        break;
-      case LabelOperator::DoubleEquals:
-        parts.push_back(r.key + "==" + first);
-        break;
-      case LabelOperator::NotEquals:
-        parts.push_back(r.key + "!=" + first);
-        break;
-      case LabelOperator::GreaterThan:
-        parts.push_back(r.key + ">" + first);
-        break;
-      case LabelOperator::LessThan:
-        parts.push_back(r.key + "<" + first);
-        break;
-    }
-  }
-  return join(parts, ",");
-}
-
 // metav1.FormatLabelSelector: "<error>" when unconvertible, "<none>" when it selects nothing
 // in particular (null or empty).
 std::string format_label_selector(const json& selector) {
@@ -384,7 +344,7 @@ std::string format_label_selector(const json& selector) {
   if (!parsed) {
     return "<error>";
   }
-  auto text = selector_text(*parsed);
+  auto text = parsed->to_string();
   return text.empty() ? "<none>" : text;
 }
 
@@ -392,7 +352,7 @@ std::string format_label_selector(const json& selector) {
 std::string deployment_selector(const json& selector) {
   std::string error;
   auto parsed = LabelSelector::from_json(selector, error);
-  return parsed ? selector_text(*parsed) : "<invalid>";
+  return parsed ? parsed->to_string() : "<invalid>";
 }
 
 // layoutContainerCells: names and images joined with ",".

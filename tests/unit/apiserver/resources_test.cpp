@@ -49,9 +49,18 @@ class Api {
     return {response.status, json::parse(response.body, nullptr, false)};
   }
 
+  // PATCH with a content type and a raw body (YAML for apply).
+  Reply patch(const std::string& target, const std::string& type, const std::string& body) {
+    auto request = make_request("PATCH", target, nullptr);
+    request.headers["Content-Type"] = type;
+    request.body = body;
+    auto response = api_->handle(request);
+    return {response.status, json::parse(response.body, nullptr, false)};
+  }
+
  private:
-  static apiserver::http::Request make_request(const std::string& method,
-                                               const std::string& target, const json& body) {
+  static apiserver::http::Request make_request(const std::string& method, const std::string& target,
+                                               const json& body) {
     apiserver::http::Request request;
     request.method = method;
     request.target = target;
@@ -91,8 +100,8 @@ TEST_CASE("a fresh cluster has its four namespaces", "[apiserver][resources]") {
     names.push_back(item["metadata"]["name"]);
     CHECK(item["status"]["phase"] == "Active");
   }
-  CHECK(names == std::vector<std::string>{"default", "kube-node-lease", "kube-public",
-                                          "kube-system"});
+  CHECK(names ==
+        std::vector<std::string>{"default", "kube-node-lease", "kube-public", "kube-system"});
 }
 
 TEST_CASE("create, get, update and delete a ConfigMap with kube-apiserver's metadata",
@@ -152,8 +161,8 @@ TEST_CASE("create errors carry kube-apiserver's Status", "[apiserver][resources]
   auto c = GENERATE(values<Case>({
       {"a name that exists", "/api/v1/namespaces/default/configmaps", configmap("one"), 409,
        "AlreadyExists", "configmaps \"one\" already exists"},
-      {"a namespace that does not exist", "/api/v1/namespaces/nope/configmaps", configmap("x"),
-       404, "NotFound", "namespaces \"nope\" not found"},
+      {"a namespace that does not exist", "/api/v1/namespaces/nope/configmaps", configmap("x"), 404,
+       "NotFound", "namespaces \"nope\" not found"},
       {"no name at all", "/api/v1/namespaces/default/configmaps",
        json{{"metadata", json::object()}}, 422, "Invalid",
        "ConfigMap \"\" is invalid: metadata.name: Required value: name or generateName is "
@@ -163,12 +172,13 @@ TEST_CASE("create errors carry kube-apiserver's Status", "[apiserver][resources]
        "ConfigMap \"Bad_Name\" is invalid: metadata.name: Invalid value: \"Bad_Name\": a "
        "lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
        "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
-       "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+       "used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
       {"a namespace in the body that differs", "/api/v1/namespaces/default/configmaps",
        json{{"metadata", {{"name", "x"}, {"namespace", "kube-system"}}}}, 400, "BadRequest",
        "the namespace of the provided object does not match the namespace sent on the request"},
-      {"an unknown resource", "/api/v1/namespaces/default/widgets", configmap("x"), 404,
-       "NotFound", "the server could not find the requested resource"},
+      {"an unknown resource", "/api/v1/namespaces/default/widgets", configmap("x"), 404, "NotFound",
+       "the server could not find the requested resource"},
   }));
   CAPTURE(c.what);
   auto reply = api.call("POST", c.path, c.body);
@@ -196,17 +206,17 @@ TEST_CASE("lists page with limit and continue, sorted by namespace and name",
   Api api;
   for (const char* ns : {"kube-system", "default"}) {
     for (const char* name : {"c", "a", "b"}) {
-      REQUIRE(api.call("POST", std::string("/api/v1/namespaces/") + ns + "/configmaps",
-                       configmap(name))
-                  .status == 201);
+      REQUIRE(
+          api.call("POST", std::string("/api/v1/namespaces/") + ns + "/configmaps", configmap(name))
+              .status == 201);
     }
   }
   std::vector<std::string> seen;
   std::string token;
   int pages = 0;
   do {
-    auto page = api.call("GET", "/api/v1/configmaps?limit=4" +
-                                    (token.empty() ? "" : "&continue=" + token));
+    auto page =
+        api.call("GET", "/api/v1/configmaps?limit=4" + (token.empty() ? "" : "&continue=" + token));
     REQUIRE(page.status == 200);
     ++pages;
     for (const auto& item : page.body["items"]) {
@@ -217,8 +227,8 @@ TEST_CASE("lists page with limit and continue, sorted by namespace and name",
     token = page.body["metadata"].value("continue", "");
   } while (!token.empty());
   CHECK(pages == 2);
-  CHECK(seen == std::vector<std::string>{"default/a", "default/b", "default/c",
-                                         "kube-system/a", "kube-system/b", "kube-system/c"});
+  CHECK(seen == std::vector<std::string>{"default/a", "default/b", "default/c", "kube-system/a",
+                                         "kube-system/b", "kube-system/c"});
 }
 
 TEST_CASE("an object with finalizers is only marked on delete, and goes with the last one",
@@ -240,16 +250,15 @@ TEST_CASE("an object with finalizers is only marked on delete, and goes with the
 
 TEST_CASE("generation moves only when the spec changes", "[apiserver][resources]") {
   Api api;
-  json deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", {{"name", "web"}}},
-      {"spec",
-       {{"replicas", 1},
-        {"selector", {{"matchLabels", {{"app", "web"}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", "web"}}}}},
-          {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}}}}}};
+  json deployment = {{"apiVersion", "apps/v1"},
+                     {"kind", "Deployment"},
+                     {"metadata", {{"name", "web"}}},
+                     {"spec",
+                      {{"replicas", 1},
+                       {"selector", {{"matchLabels", {{"app", "web"}}}}},
+                       {"template",
+                        {{"metadata", {{"labels", {{"app", "web"}}}}},
+                         {"spec", {{"containers", {{{"name", "web"}, {"image", "nginx"}}}}}}}}}}};
   auto created = api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment);
   REQUIRE(created.status == 201);
   CHECK(created.body["metadata"]["generation"] == 1);
@@ -289,7 +298,8 @@ TEST_CASE("default, kube-system and kube-public may not be deleted", "[apiserver
   Api api;
   auto reply = api.call("DELETE", "/api/v1/namespaces/default");
   CHECK(reply.status == 403);
-  CHECK(reply.body["message"] == "namespaces \"default\" is forbidden: this namespace may not be deleted");
+  CHECK(reply.body["message"] ==
+        "namespaces \"default\" is forbidden: this namespace may not be deleted");
 }
 
 TEST_CASE("the store is compacted to the revision of one interval ago", "[apiserver][storage]") {
@@ -366,9 +376,8 @@ TEST_CASE("a watch from a compacted resourceVersion ends with 410 Expired", "[ap
   CHECK(error["type"] == "ERROR");
   CHECK(error["object"]["code"] == 410);
   CHECK(error["object"]["reason"] == "Expired");
-  CHECK(error["object"]["message"] ==
-        "too old resource version: " + old_rv + " (" +
-            std::to_string(api.db().compacted_revision() - 1) + ")");
+  CHECK(error["object"]["message"] == "too old resource version: " + old_rv + " (" +
+                                          std::to_string(api.db().compacted_revision() - 1) + ")");
 }
 
 TEST_CASE("/metrics counts requests by verb, resource and code", "[apiserver][metrics]") {
@@ -437,8 +446,9 @@ TEST_CASE("bodies may be YAML and answers may be asked for as YAML", "[apiserver
 
 TEST_CASE("reviews are answered, not stored: whoami and can-i", "[apiserver][reviews]") {
   Api api;
-  auto whoami = api.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-                         {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}});
+  auto whoami =
+      api.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+               {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "SelfSubjectReview"}});
   REQUIRE(whoami.status == 201);
   CHECK(whoami.body["status"]["userInfo"]["username"] == "admin");
   CHECK(whoami.body["status"]["userInfo"]["groups"] ==
@@ -485,13 +495,15 @@ TEST_CASE("lists and watches honour label and field selectors", "[apiserver][res
   CHECK(names(one.body) == std::vector<std::string>{"c"});
 
   SECTION("paging counts matching objects only") {
-    auto page = api.call("GET",
-                         "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb&limit=1");
+    auto page =
+        api.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb&limit=1");
     CHECK(names(page.body) == std::vector<std::string>{"c"});
     std::string token = page.body["metadata"]["continue"];
     CHECK_FALSE(page.body["metadata"].contains("remainingItemCount"));
-    auto next = api.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb"
-                                "&limit=1&continue=" + token);
+    auto next = api.call("GET",
+                         "/api/v1/namespaces/default/configmaps?labelSelector=tier%3Ddb"
+                         "&limit=1&continue=" +
+                             token);
     CHECK(names(next.body) == std::vector<std::string>{"d"});
   }
   SECTION("a bad selector is a 400 with the parser's text") {
@@ -519,4 +531,109 @@ TEST_CASE("lists and watches honour label and field selectors", "[apiserver][res
     CHECK(entered["type"] == "ADDED");
     CHECK(entered["object"]["metadata"]["name"] == "c");
   }
+}
+
+TEST_CASE("PATCH in the four content types", "[apiserver][patch]") {
+  Api api;
+  const std::string cm = "/api/v1/namespaces/default/configmaps/p";
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("p")).status == 201);
+
+  auto merged = api.patch(cm, "application/merge-patch+json", R"({"data":{"k":null,"m":"1"}})");
+  REQUIRE(merged.status == 200);
+  CHECK(merged.body["data"] == json{{"m", "1"}});
+
+  auto jsonpatch = api.patch(cm, "application/json-patch+json",
+                             R"([{"op":"add","path":"/data/n","value":"2"}])");
+  REQUIRE(jsonpatch.status == 200);
+  CHECK(jsonpatch.body["data"]["n"] == "2");
+  auto failed = api.patch(cm, "application/json-patch+json",
+                          R"([{"op":"test","path":"/data/n","value":"3"}])");
+  CHECK(failed.status == 422);
+  CHECK(failed.body["reason"] == "Invalid");
+
+  auto strategic = api.patch(cm, "application/strategic-merge-patch+json",
+                             R"({"metadata":{"labels":{"a":"b"}}})");
+  REQUIRE(strategic.status == 200);
+  CHECK(strategic.body["metadata"]["labels"]["a"] == "b");
+
+  CHECK(api.patch(cm, "text/plain", "x").status == 415);
+  CHECK(
+      api.patch("/api/v1/namespaces/default/configmaps/none", "application/merge-patch+json", "{}")
+          .status == 404);
+
+  // Every write records its manager; apply conflicts with the patcher's fields until forced.
+  auto applied =
+      api.patch(cm + "?fieldManager=tool", "application/apply-patch+yaml",
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  m: x\n");
+  CHECK(applied.status == 409);
+  CHECK(applied.body["reason"] == "Conflict");
+  CHECK(applied.body["details"]["causes"][0]["field"] == ".data.m");
+  auto forced = api.patch(cm + "?fieldManager=tool&force=true", "application/apply-patch+yaml",
+                          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  m: x\n");
+  REQUIRE(forced.status == 200);
+  CHECK(forced.body["data"]["m"] == "x");
+  bool tool_applies = false;
+  for (const auto& entry : forced.body["metadata"]["managedFields"]) {
+    tool_applies = tool_applies || (entry["manager"] == "tool" && entry["operation"] == "Apply");
+  }
+  CHECK(tool_applies);
+  CHECK(api.patch(cm, "application/apply-patch+yaml", "kind: ConfigMap\n").status == 422);
+
+  // Apply creates what does not exist.
+  auto created = api.patch("/api/v1/namespaces/default/configmaps/fresh?fieldManager=tool",
+                           "application/apply-patch+yaml",
+                           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: fresh\n");
+  CHECK(created.status == 201);
+}
+
+TEST_CASE("dryRun=All runs a write without keeping it", "[apiserver][patch]") {
+  Api api;
+  const std::string cms = "/api/v1/namespaces/default/configmaps";
+  auto created = api.call("POST", cms + "?dryRun=All", configmap("ghost"));
+  REQUIRE(created.status == 201);
+  CHECK_FALSE(created.body["metadata"]["uid"].get<std::string>().empty());
+  CHECK(api.call("GET", cms + "/ghost").status == 404);
+  CHECK(api.call("POST", cms + "?dryRun=Some", configmap("ghost")).status == 422);
+
+  REQUIRE(api.call("POST", cms, configmap("real")).status == 201);
+  auto patched = api.patch(cms + "/real?dryRun=All", "application/merge-patch+json",
+                           R"({"data":{"k":"other"}})");
+  REQUIRE(patched.status == 200);
+  CHECK(patched.body["data"]["k"] == "other");
+  CHECK(api.call("GET", cms + "/real").body["data"]["k"] == "v");
+  CHECK(api.call("DELETE", cms + "/real?dryRun=All").status == 200);
+  CHECK(api.call("GET", cms + "/real").status == 200);
+}
+
+TEST_CASE("the scale subresource reads and writes replicas", "[apiserver][patch]") {
+  Api api;
+  json deployment = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", "web"}}},
+      {"spec",
+       {{"replicas", 2},
+        {"selector", {{"matchLabels", {{"app", "web"}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", "web"}}}}},
+          {"spec", {{"containers", json::array({{{"name", "app"}, {"image", "nginx"}}})}}}}}}}};
+  REQUIRE(api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status ==
+          201);
+  const std::string scale = "/apis/apps/v1/namespaces/default/deployments/web/scale";
+  auto got = api.call("GET", scale);
+  REQUIRE(got.status == 200);
+  CHECK(got.body["kind"] == "Scale");
+  CHECK(got.body["apiVersion"] == "autoscaling/v1");
+  CHECK(got.body["spec"]["replicas"] == 2);
+  CHECK(got.body["status"]["selector"] == "app=web");
+  auto patched = api.patch(scale, "application/merge-patch+json", R"({"spec":{"replicas":5}})");
+  REQUIRE(patched.status == 200);
+  CHECK(patched.body["spec"]["replicas"] == 5);
+  json put = got.body;
+  put["spec"]["replicas"] = 7;
+  CHECK(api.call("PUT", scale, put).status == 409);  // its resourceVersion is stale now
+  put["metadata"].erase("resourceVersion");
+  CHECK(api.call("PUT", scale, put).body["spec"]["replicas"] == 7);
+  CHECK(api.call("GET", "/apis/apps/v1/namespaces/default/deployments/web")
+            .body["spec"]["replicas"] == 7);
 }
