@@ -369,12 +369,11 @@ TEST_CASE("more than ten update managers fold the oldest into ancient-changes", 
   object = update_managed_fields(cm, nullptr, object, writer("m00", "v1", "2024-05-01T10:00:00Z"));
   for (int i = 1; i <= 10; ++i) {
     json next = object;
-    char name[8];
-    char time[32];
-    std::snprintf(name, sizeof name, "m%02d", i);
-    std::snprintf(time, sizeof time, "2024-05-01T10:%02d:00Z", i);
+    std::string two_digits = (i < 10 ? "0" : "") + std::to_string(i);
+    std::string name = "m" + two_digits;
+    std::string time = "2024-05-01T10:" + two_digits + ":00Z";
     next["data"]["k" + std::to_string(i)] = "v";
-    object = update_managed_fields(cm, &object, next, writer(name, "v1", time));
+    object = update_managed_fields(cm, &object, next, writer(name, "v1", time.c_str()));
   }
   const json& entries = object["metadata"]["managedFields"];
   REQUIRE(entries.size() == 10);
