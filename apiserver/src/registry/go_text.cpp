@@ -146,4 +146,32 @@ std::string go_quote(std::string_view s) {
   return out;
 }
 
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += sep;
+    }
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string go_json_kind(const nlohmann::json& value) {
+  switch (value.type()) {
+    case nlohmann::json::value_t::object:
+      return "object";
+    case nlohmann::json::value_t::array:
+      return "array";
+    case nlohmann::json::value_t::string:
+      return "string";
+    case nlohmann::json::value_t::boolean:
+      return "bool";
+    case nlohmann::json::value_t::null:
+      return "null";
+    default:
+      return "number";
+  }
+}
+
 }  // namespace apiserver::registry

@@ -4,6 +4,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace apiserver::registry {
 
@@ -13,5 +16,10 @@ char32_t decode_rune(std::string_view s, size_t i, size_t& width);
 void append_utf8(std::string& out, char32_t r);
 // Go's strconv.Quote (the %q verb) of a string.
 std::string go_quote(std::string_view s);
+// Go's strings.Join.
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+// The word encoding/json's UnmarshalTypeError uses for a JSON value: object, array, string,
+// bool, null or number ("json: cannot unmarshal <word> into Go value of type ...").
+std::string go_json_kind(const nlohmann::json& value);
 
 }  // namespace apiserver::registry

@@ -196,17 +196,6 @@ std::vector<std::string> label_value_errors(std::string_view value) {
   return errs;
 }
 
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += sep;
-    }
-    out += parts[i];
-  }
-  return out;
-}
-
 // Empty when valid; else the field error for the key at `path`.
 std::string validate_label_key(std::string_view key, const std::string& path) {
   const auto errs = qualified_name_errors(key);
@@ -959,13 +948,6 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
 
 std::string LabelSelector::to_string() const {
   std::vector<std::string> parts;
-  auto join = [](const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) {
-      out += (out.empty() ? "" : ",") + item;
-    }
-    return out;
-  };
   for (const auto& r : requirements_) {
     auto values = r.values;
     std::sort(values.begin(), values.end());
@@ -978,10 +960,10 @@ std::string LabelSelector::to_string() const {
         parts.push_back("!" + r.key);
         break;
       case LabelOperator::In:
-        parts.push_back(r.key + " in (" + join(values) + ")");
+        parts.push_back(r.key + " in (" + join(values, ",") + ")");
         break;
       case LabelOperator::NotIn:
-        parts.push_back(r.key + " notin (" + join(values) + ")");
+        parts.push_back(r.key + " notin (" + join(values, ",") + ")");
         break;
       case LabelOperator::Equals:
         parts.push_back(r.key + "=" + first);
@@ -1000,7 +982,7 @@ std::string LabelSelector::to_string() const {
         break;
     }
   }
-  return join(parts);
+  return join(parts, ",");
 }
 
 bool LabelSelector::matches(const nlohmann::json& labels) const {

@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "registry/go_text.h"
 #include "registry/selectors.h"
 
 namespace apiserver::registry {
@@ -89,17 +90,6 @@ std::string int_or_string(const json& j) {
     return j.get<std::string>();
   }
   return std::to_string(integer(j));
-}
-
-std::string join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += sep;
-    }
-    out += parts[i];
-  }
-  return out;
 }
 
 std::string lower(std::string s) {

@@ -18,24 +18,6 @@ constexpr const char* kMissing = "missing value";
 constexpr const char* kGenericInvalid =
     "the server rejected our request due to an error in our request";
 
-// The word Go's encoding/json uses for a JSON value in UnmarshalTypeError.
-std::string go_kind(const json& v) {
-  switch (v.type()) {
-    case json::value_t::object:
-      return "object";
-    case json::value_t::array:
-      return "array";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::boolean:
-      return "bool";
-    case json::value_t::null:
-      return "null";
-    default:
-      return "number";
-  }
-}
-
 PatchError bad_request(std::string text) {
   return PatchError{400, "BadRequest", text, text};
 }
@@ -181,7 +163,10 @@ StringField string_field(const json& op, const char* name, const char* missing_t
     return {false, {}, std::string(missing_text) + ": " + kMissing};
   }
   if (!it->is_string()) {
-    return {false, {}, "json: cannot unmarshal " + go_kind(*it) + " into Go value of type string"};
+    return {
+        false,
+        {},
+        "json: cannot unmarshal " + registry::go_json_kind(*it) + " into Go value of type string"};
   }
   return {true, it->get<std::string>(), {}};
 }
@@ -536,13 +521,13 @@ class Applier {
 
 std::variant<json, PatchError> apply_json_patch(const json& document, const json& patch) {
   if (!patch.is_null() && !patch.is_array()) {
-    return bad_request("json: cannot unmarshal " + go_kind(patch) +
+    return bad_request("json: cannot unmarshal " + registry::go_json_kind(patch) +
                        " into Go value of type jsonpatch.Patch");
   }
   if (patch.is_array()) {
     for (const auto& op : patch) {
       if (!op.is_object() && !op.is_null()) {
-        return bad_request("json: cannot unmarshal " + go_kind(op) +
+        return bad_request("json: cannot unmarshal " + registry::go_json_kind(op) +
                            " into Go value of type jsonpatch.Operation");
       }
     }
@@ -554,7 +539,7 @@ std::variant<json, PatchError> apply_json_patch(const json& document, const json
     }
   }
   if (!is_container(document) && !document.is_null()) {
-    return unprocessable("json: cannot unmarshal " + go_kind(document) +
+    return unprocessable("json: cannot unmarshal " + registry::go_json_kind(document) +
                          " into Go value of type jsonpatch.partialDoc");
   }
   Applier applier(document);
@@ -577,7 +562,8 @@ std::variant<std::vector<std::string>, PatchError> json_patch_strict_errors(cons
     return bad_request("error decoding patch: json: cannot unmarshal " + what);
   };
   if (!patch.is_array()) {
-    return type_error(go_kind(patch) + " into Go value of type []handlers.jsonPatchOp");
+    return type_error(registry::go_json_kind(patch) +
+                      " into Go value of type []handlers.jsonPatchOp");
   }
   for (size_t i = 0; i < patch.size(); ++i) {
     const json& op = patch[i];
@@ -585,14 +571,14 @@ std::variant<std::vector<std::string>, PatchError> json_patch_strict_errors(cons
       continue;
     }
     if (!op.is_object()) {
-      return type_error(go_kind(op) + " into Go value of type handlers.jsonPatchOp");
+      return type_error(registry::go_json_kind(op) + " into Go value of type handlers.jsonPatchOp");
     }
     for (auto it = op.begin(); it != op.end(); ++it) {
       const std::string& key = it.key();
       if (key == "op" || key == "path" || key == "from") {
         if (!it->is_string() && !it->is_null()) {
-          return type_error(go_kind(*it) + " into Go struct field jsonPatchOp." + key +
-                            " of type string");
+          return type_error(registry::go_json_kind(*it) + " into Go struct field jsonPatchOp." +
+                            key + " of type string");
         }
       } else if (key != "value") {
         // Upstream also drops repeated texts; index and name make every text here distinct.

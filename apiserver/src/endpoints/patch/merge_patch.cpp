@@ -1,5 +1,7 @@
 #include "endpoints/patch/merge_patch.h"
 
+#include "registry/go_text.h"
+
 #include <string>
 #include <utility>
 
@@ -71,20 +73,6 @@ PatchError error_with(int code, const char* reason, const char* text) {
   return PatchError{code, reason, text, text};
 }
 
-// Go's UnmarshalTypeError word for a JSON value.
-const char* go_kind(const json& v) {
-  switch (v.type()) {
-    case json::value_t::array:
-      return "array";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::boolean:
-      return "bool";
-    default:
-      return "number";
-  }
-}
-
 }  // namespace
 
 std::variant<json, PatchError> apply_merge_patch(const json& document, const json& patch) {
@@ -114,7 +102,8 @@ std::optional<PatchError> merge_patch_strict_error(const json& patch) {
     return std::nullopt;
   }
   const std::string text = std::string("error decoding patch: json: cannot unmarshal ") +
-                           go_kind(patch) + " into Go value of type map[string]interface {}";
+                           registry::go_json_kind(patch) +
+                           " into Go value of type map[string]interface {}";
   return PatchError{400, "BadRequest", text, text};
 }
 

@@ -1352,19 +1352,6 @@ class Merger {
   std::optional<std::string> panic_;  // the first Go panic; it ends the request
 };
 
-std::string json_kind(const json& v) {
-  switch (v.type()) {
-    case json::value_t::array:
-      return "array";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::boolean:
-      return "bool";
-    default:
-      return "number";
-  }
-}
-
 }  // namespace
 
 SmpHttpStatus to_http_status(const SmpError& error) {
@@ -1401,7 +1388,7 @@ std::variant<json, SmpError> apply_strategic_merge_patch(const registry::SchemaI
     return original.is_object() ? original : json::object();
   }
   if (!patch.is_object()) {
-    return bad_request("json: cannot unmarshal " + json_kind(patch) +
+    return bad_request("json: cannot unmarshal " + registry::go_json_kind(patch) +
                        " into Go value of type map[string]interface {}");
   }
   json result = original.is_object() ? original : json::object();
