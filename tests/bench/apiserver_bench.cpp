@@ -60,6 +60,8 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
+
 namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
@@ -68,7 +70,10 @@ namespace fs = std::filesystem;
 using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::fixed;
+using bench::ms_since;
+using bench::percentile;
 using json = nlohmann::json;
 
 namespace {
@@ -118,18 +123,7 @@ const char* kUsage =
 
 std::optional<Config> parse_args(int argc, char** argv) {
   Config config;
-  auto number = [](const std::string& text) -> std::optional<int64_t> {
-    try {
-      size_t used = 0;
-      int64_t value = std::stoll(text, &used);
-      if (used != text.size() || value < 0) {
-        return std::nullopt;
-      }
-      return value;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  };
+  auto number = bench::parse_count;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -217,20 +211,6 @@ class BenchError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-double ms_since(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-// Nearest-rank percentile; NaN when there are no samples.
-double percentile(std::vector<double> samples, double p) {
-  if (samples.empty()) {
-    return std::nan("");
-  }
-  std::sort(samples.begin(), samples.end());
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
-  return samples[std::clamp<size_t>(rank, 1, samples.size()) - 1];
-}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -1416,15 +1396,6 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
 }
 
 // Report ----------------------------------------------------------------------------------------
-
-std::string fixed(double value, int decimals) {
-  if (std::isnan(value)) {
-    return "—";
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 double median(const std::vector<double>& v) {
   return percentile(v, 50);

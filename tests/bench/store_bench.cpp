@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_util.h"
 #include "store/store.h"
 
 namespace asio = boost::asio;
@@ -44,7 +45,10 @@ namespace http = beast::http;
 using asio::awaitable;
 using asio::use_awaitable;
 using asio::ip::tcp;
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
+using bench::fixed;
+using bench::ms_since;
+using bench::percentile;
 
 namespace {
 
@@ -83,18 +87,7 @@ const char* kUsage =
 
 std::optional<Config> parse_args(int argc, char** argv) {
   Config config;
-  auto number = [](const std::string& text) -> std::optional<int64_t> {
-    try {
-      size_t used = 0;
-      int64_t value = std::stoll(text, &used);
-      if (used != text.size() || value < 0) {
-        return std::nullopt;
-      }
-      return value;
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  };
+  auto number = bench::parse_count;
   for (int i = 1; i < argc; ++i) {
     std::string flag = argv[i];
     if (flag == "--help" || flag == "-h") {
@@ -167,20 +160,6 @@ std::optional<Config> parse_args(int argc, char** argv) {
 }
 
 // Results ---------------------------------------------------------------------------------------
-
-double ms_since(Clock::time_point start, Clock::time_point end) {
-  return std::chrono::duration<double, std::milli>(end - start).count();
-}
-
-// Nearest-rank percentile of samples in milliseconds; NaN when there are none.
-double percentile(std::vector<double> samples, double p) {
-  if (samples.empty()) {
-    return std::nan("");
-  }
-  std::sort(samples.begin(), samples.end());
-  size_t rank = static_cast<size_t>(std::ceil(p / 100.0 * static_cast<double>(samples.size())));
-  return samples[std::clamp<size_t>(rank, 1, samples.size()) - 1];
-}
 
 struct PutFigures {
   int64_t done = 0;
@@ -784,15 +763,6 @@ Figures run_etcd(const Config& config) {
 
 // Report ----------------------------------------------------------------------------------------
 
-std::string fixed(double value, int decimals) {
-  if (std::isnan(value)) {
-    return "—";
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
-
 std::string put_cell(const Figures* f, int writers, int which) {
   if (f == nullptr || !f->puts.count(writers) || f->puts.at(writers).done == 0) {
     return "—";
@@ -824,8 +794,7 @@ double fsync_p50_ms(int samples) {
         fdatasync(fd) != 0) {
       break;
     }
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                           start)
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
   }
   close(fd);
