@@ -63,14 +63,18 @@ std::string accepted_encoding(const std::string& accept) {
 
 }  // namespace
 
+bool parse_token_auth_file(
+    const std::string& text, const std::string& file_name,
+    std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
+    std::vector<std::string>& warnings, std::string& error) {
+  return filters::parse_token_auth_file(text, file_name, tokens, warnings, error);
+}
+
 http::Response status_response(int code, const std::string& reason, const std::string& message,
                                bool with_details) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", nlohmann::json::object()},
-                                {"status", "Failure"},
-                                {"message", message},
-                                {"reason", reason}};
+  nlohmann::ordered_json doc = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", reason}};
   if (with_details) {
     doc["details"] = nlohmann::json::object();
   }
@@ -117,15 +121,15 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
                      return r.is_ok() ? std::string() : r.status().message();
                    }};
   live_checks_ = {ping, log, etcd};
-  ready_checks_ = {ping, log, etcd,
-                   {"etcd-readiness", etcd.check},
-                   {"shutdown", [this] {
-                      return shutting_down_ ? std::string("server is shutting down")
-                                            : std::string();
-                    }},
-                   {"poststarthook/start-sandbox-bootstrap", [this] {
-                      return ready_ ? std::string() : std::string("not finished");
-                    }}};
+  ready_checks_ = {
+      ping,
+      log,
+      etcd,
+      {"etcd-readiness", etcd.check},
+      {"shutdown",
+       [this] { return shutting_down_ ? std::string("server is shutting down") : std::string(); }},
+      {"poststarthook/start-sandbox-bootstrap",
+       [this] { return ready_ ? std::string() : std::string("not finished"); }}};
 }
 
 ApiServer::~ApiServer() = default;
@@ -141,10 +145,9 @@ void ApiServer::bootstrap(int secure_port) {
     http::Request create;
     create.method = "POST";
     create.path = "/api/v1/namespaces";
-    create.body = nlohmann::json{{"apiVersion", "v1"},
-                                 {"kind", "Namespace"},
-                                 {"metadata", {{"name", ns}}}}
-                      .dump();
+    create.body =
+        nlohmann::json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}
+            .dump();
     resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
   }
   resources_->load_service_allocations();
@@ -152,19 +155,19 @@ void ApiServer::bootstrap(int secure_port) {
   http::Request service;
   service.method = "POST";
   service.path = "/api/v1/namespaces/default/services";
-  service.body = nlohmann::json{
-      {"apiVersion", "v1"},
-      {"kind", "Service"},
-      {"metadata",
-       {{"name", "kubernetes"},
-        {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
-      {"spec",
-       {{"clusterIP", "10.96.0.1"},
-        {"ports", nlohmann::json::array({{{"name", "https"},
-                                          {"port", 443},
-                                          {"protocol", "TCP"},
-                                          {"targetPort", secure_port}}})}}}}
-                     .dump();
+  service.body =
+      nlohmann::json{{"apiVersion", "v1"},
+                     {"kind", "Service"},
+                     {"metadata",
+                      {{"name", "kubernetes"},
+                       {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
+                     {"spec",
+                      {{"clusterIP", "10.96.0.1"},
+                       {"ports", nlohmann::json::array({{{"name", "https"},
+                                                         {"port", 443},
+                                                         {"protocol", "TCP"},
+                                                         {"targetPort", secure_port}}})}}}}
+          .dump();
   resources_->serve(service, *snapshot);
   namespaces_->resync();  // deletions a previous run left unfinished
   namespace_defaults_->start();
@@ -230,8 +233,9 @@ http::Response ApiServer::handle(http::Request& request) {
   filters::RequestLabels labels{request.method, "", "", "", ""};
   if (auto info = endpoints::parse_resource_path(request)) {
     static const std::map<std::string, std::string> kVerbs = {
-        {"get", "GET"},      {"list", "LIST"},    {"watch", "WATCH"},
-        {"create", "POST"},  {"update", "PUT"},   {"patch", "PATCH"},
+        {"get", "GET"},       {"list", "LIST"},
+        {"watch", "WATCH"},   {"create", "POST"},
+        {"update", "PUT"},    {"patch", "PATCH"},
         {"delete", "DELETE"}, {"deletecollection", "DELETE"}};
     auto verb = kVerbs.find(info->verb);
     labels = {verb == kVerbs.end() ? request.method : verb->second, info->group, info->version,
@@ -265,19 +269,19 @@ http::Response ApiServer::authenticated(http::Request& request) {
     } else if (request.method == "PATCH") {
       verb = "patch";
     }
-    return status_response(403, "Forbidden",
-                           "forbidden: User \"system:anonymous\" cannot " + verb + " path \"" +
-                               request.path + "\"",
-                           true);
+    return status_response(
+        403, "Forbidden",
+        "forbidden: User \"system:anonymous\" cannot " + verb + " path \"" + request.path + "\"",
+        true);
   }
   return route(request);
 }
 
 http::Response ApiServer::route(http::Request& request) {
   const std::string& path = request.path;
-  for (const auto& [endpoint, checks] :
-       {std::pair{std::string("healthz"), &live_checks_}, std::pair{std::string("livez"), &live_checks_},
-        std::pair{std::string("readyz"), &ready_checks_}}) {
+  for (const auto& [endpoint, checks] : {std::pair{std::string("healthz"), &live_checks_},
+                                         std::pair{std::string("livez"), &live_checks_},
+                                         std::pair{std::string("readyz"), &ready_checks_}}) {
     std::string root = "/" + endpoint;
     if (path == root || path == root + "/") {
       return health(endpoint, "", request, *checks);

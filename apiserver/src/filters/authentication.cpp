@@ -1,7 +1,5 @@
 #include "filters/authentication.h"
 
-#include "apiserver/apiserver.h"
-
 #include <algorithm>
 
 namespace apiserver::filters {
@@ -31,7 +29,9 @@ std::optional<UserInfo> authenticate(const http::Request& request, const TokenTa
   return UserInfo{"system:anonymous", {"system:unauthenticated"}};
 }
 
-bool is_anonymous(const UserInfo& user) { return user.name == "system:anonymous"; }
+bool is_anonymous(const UserInfo& user) {
+  return user.name == "system:anonymous";
+}
 
 bool is_public_info_path(const std::string& path) {
   for (const char* root : {"/healthz", "/livez", "/readyz"}) {
@@ -43,9 +43,6 @@ bool is_public_info_path(const std::string& path) {
   return path == "/version" || path == "/version/";
 }
 
-}  // namespace apiserver::filters
-
-namespace apiserver {
 namespace {
 
 // One CSV record as Go's encoding/csv reads it (RFC 4180 quoting, no trimming); `line` is the
@@ -129,7 +126,8 @@ bool parse_token_auth_file(
   int record_number = 0;
   std::vector<std::string> record;
   while (pos < text.size()) {
-    if (text[pos] == '\n' || (text[pos] == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n')) {
+    if (text[pos] == '\n' ||
+        (text[pos] == '\r' && pos + 1 < text.size() && text[pos + 1] == '\n')) {
       pos += text[pos] == '\n' ? 1 : 2;  // blank lines are skipped
       ++line;
       continue;
@@ -171,4 +169,4 @@ bool parse_token_auth_file(
   return true;
 }
 
-}  // namespace apiserver
+}  // namespace apiserver::filters
