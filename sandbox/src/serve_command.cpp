@@ -190,6 +190,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.key_pem = pki->serving_key_pem;
   server_options.client_ca_pem = pki->ca_cert_pem;
   server_options.request_timeout = request_timeout;
+  server_options.run_inline = &apiserver::ApiServer::answers_quickly;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
                                               flags.get("tls-private-key-file"), error);

@@ -65,6 +65,9 @@ class ApiServer {
   void bootstrap(int secure_port = 6443);
 
   http::Response handle(http::Request& request);
+  // Requests that never block and take microseconds (reading one object, health, version): the
+  // server layer may answer them on its network thread (ServerOptions::run_inline).
+  static bool answers_quickly(const http::Request& request);
 
   // Readiness: false until start-up work (bootstrap objects, fixtures) is done, and again once
   // shutdown begins.

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,6 +31,9 @@ struct ServerOptions {
   unsigned worker_threads = 8;
   size_t max_connections = 4096;
   size_t max_queued_requests = 4096;  // beyond this, requests get 429
+  // Requests cheap enough to answer on the network thread that read them (e.g. reading one
+  // object): no hand-off to a worker and back. They must never block; ?timeout= cannot cut them.
+  std::function<bool(const http::Request&)> run_inline;
 };
 
 class Server {

@@ -253,6 +253,19 @@ http::Response ApiServer::handle(http::Request& request) {
   return response;
 }
 
+bool ApiServer::answers_quickly(const http::Request& request) {
+  if (request.method != "GET") {
+    return false;
+  }
+  for (const char* root : {"/healthz", "/livez", "/readyz", "/version"}) {
+    if (request.path.rfind(root, 0) == 0) {
+      return true;
+    }
+  }
+  auto info = endpoints::parse_resource_path(request);
+  return info && info->verb == "get";
+}
+
 http::Response ApiServer::authenticated(http::Request& request) {
   auto user = filters::authenticate(request, *tokens_);
   if (!user) {

@@ -1,4 +1,5 @@
 #include "endpoints/resources.h"
+#include "endpoints/served_json.h"
 
 #include <algorithm>
 #include <condition_variable>
@@ -707,6 +708,20 @@ class WatchStream final : public http::ChunkStream {
   // A store event as a watch event. With selectors, an object that starts matching is ADDED
   // and one that stops matching is DELETED, as kube-apiserver's watch cache does.
   std::string convert(const store::Event& e) const {
+    if (selection_.empty() && !present_) {
+      // Every event goes out as stored: no decoding.
+      bool deleted = e.type == store::Event::Type::Delete;
+      const store::KeyValue* kv = deleted ? (e.prev_kv ? &*e.prev_kv : nullptr) : &e.kv;
+      if (kv == nullptr) {
+        return "";
+      }
+      std::string line = deleted ? "{\"type\":\"DELETED\",\"object\":"
+                                 : e.prev_kv ? "{\"type\":\"MODIFIED\",\"object\":"
+                                             : "{\"type\":\"ADDED\",\"object\":";
+      if (append_served_json(kv->value, e.kv.mod_revision, false, line)) {
+        return line + "}\n";
+      }
+    }
     nlohmann::ordered_json event;
     json object;
     if (e.type == store::Event::Type::Delete) {
@@ -1018,6 +1033,12 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
     }
     return json_response(200, registry::to_table_for_object(r, served_object(stored), *options));
   }
+  if (auto text = served_json(stored.value, stored.mod_revision)) {
+    http::Response response;
+    response.set_header("Content-Type", "application/json");
+    response.body = std::move(*text);
+    return response;
+  }
   return json_response(200, served_object(stored));
 }
 
@@ -1045,7 +1066,6 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
   }
   // Read pages at one revision until `limit` objects match (or the prefix ends).
   std::vector<storage::Object> kept;
-  std::vector<json> objects;
   bool more = false;
   int64_t remaining = 0;
   int64_t read_at = revision;
@@ -1067,11 +1087,9 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     size_t used = 0;
     for (auto& item : page.items) {
       ++used;
-      json object = served_object(item);
-      if (!selection->empty() && !selection->matches(object)) {
+      if (!selection->empty() && !selection->matches(served_object(item))) {
         continue;
       }
-      objects.push_back(std::move(object));
       kept.push_back(std::move(item));
       if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
         break;
@@ -1107,18 +1125,37 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     if (metadata.contains("remainingItemCount")) {
       options->remaining_item_count = metadata["remainingItemCount"].get<int64_t>();
     }
+    std::vector<json> objects;
+    objects.reserve(kept.size());
+    for (const auto& item : kept) {
+      objects.push_back(served_object(item));
+    }
     return json_response(200, registry::to_table(r, objects, *options));
   }
-  json items = json::array();
-  for (auto& object : objects) {
-    object.erase("apiVersion");  // upstream's list items carry no apiVersion/kind
-    object.erase("kind");
-    items.push_back(std::move(object));
+  // The body as dump() would write {"apiVersion", "items", "kind", "metadata"}, the items made
+  // from their stored text; upstream's list items carry no apiVersion/kind.
+  size_t size = 128;
+  for (const auto& item : kept) {
+    size += item.value.size() + 32;
   }
-  return json_response(200, {{"kind", r.kind + "List"},
-                             {"apiVersion", r.group_version()},
-                             {"metadata", metadata},
-                             {"items", items}});
+  http::Response response;
+  response.set_header("Content-Type", "application/json");
+  std::string& body = response.body;
+  body.reserve(size);
+  body += "{\"apiVersion\":" + json(r.group_version()).dump() + ",\"items\":[";
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (i > 0) {
+      body += ',';
+    }
+    if (!append_served_json(kept[i].value, kept[i].mod_revision, true, body)) {
+      json object = served_object(kept[i]);
+      object.erase("apiVersion");
+      object.erase("kind");
+      body += object.dump();
+    }
+  }
+  body += "],\"kind\":" + json(r.kind + "List").dump() + ",\"metadata\":" + metadata.dump() + "}";
+  return response;
 }
 
 http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info,
@@ -1154,6 +1191,13 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     for (const auto& item : result.items) {
       if (!info.name.empty() && item.key != prefix) {
         continue;
+      }
+      if (selection->empty() && !present) {
+        std::string line = "{\"type\":\"ADDED\",\"object\":";
+        if (append_served_json(item.value, item.mod_revision, false, line)) {
+          initial.push_back(line + "}\n");
+          continue;
+        }
       }
       json object = served_object(item);
       if (!selection->empty() && !selection->matches(object)) {
