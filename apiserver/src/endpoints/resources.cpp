@@ -171,6 +171,19 @@ json served_object(const storage::Object& stored) {
   return object;
 }
 
+// A response carrying one object, made from its stored text and revision (see served_json.h).
+http::Response object_response(int code, const std::string& stored, int64_t revision) {
+  auto text = served_json(stored, revision);
+  if (!text) {
+    return json_response(code, served_object({"", stored, revision}));
+  }
+  http::Response response;
+  response.status = code;
+  response.set_header("Content-Type", "application/json");
+  response.body = std::move(*text);
+  return response;
+}
+
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(json object) {
   if (object.contains("metadata") && object["metadata"].is_object()) {
@@ -1033,13 +1046,7 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
     }
     return json_response(200, registry::to_table_for_object(r, served_object(stored), *options));
   }
-  if (auto text = served_json(stored.value, stored.mod_revision)) {
-    http::Response response;
-    response.set_header("Content-Type", "application/json");
-    response.body = std::move(*text);
-    return response;
-  }
-  return json_response(200, served_object(stored));
+  return object_response(200, stored.value, stored.mod_revision);
 }
 
 http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
@@ -1350,10 +1357,10 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     }
     std::string final_name = named["name"].get<std::string>();
     int64_t revision = 0;
-    auto e = storage_.create(r.storage_key(ns, final_name), stored_text(*body), revision);
+    std::string text = stored_text(*body);
+    auto e = storage_.create(r.storage_key(ns, final_name), text, revision);
     if (!e) {
-      (*body)["metadata"]["resourceVersion"] = std::to_string(revision);
-      http::Response created = json_response(201, *body);
+      http::Response created = object_response(201, text, revision);
       add_warnings(created, warnings);
       return created;
     }
@@ -1473,7 +1480,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     updated = with_ownership(r, info, request, &current, updated);
   }
   if (updated == current) {
-    http::Response same = json_response(200, served_object(stored));  // no new revision
+    http::Response same = object_response(200, stored.value, stored.mod_revision);  // unchanged
     add_warnings(same, warnings);
     return same;
   }
@@ -1504,14 +1511,14 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     updated["metadata"]["resourceVersion"] = std::to_string(revision);
     return json_response(200, updated);
   }
-  if (auto e = storage_.update(key, stored_text(updated), stored.mod_revision, revision)) {
+  std::string text = stored_text(updated);
+  if (auto e = storage_.update(key, text, stored.mod_revision, revision)) {
     if (e.kind == storage::ErrorKind::Conflict && raced != nullptr) {
       *raced = true;
     }
     return storage_failure(r, info.name, e);
   }
-  updated["metadata"]["resourceVersion"] = std::to_string(revision);
-  http::Response response = json_response(200, updated);
+  http::Response response = object_response(200, text, revision);
   add_warnings(response, warnings);
   return response;
 }

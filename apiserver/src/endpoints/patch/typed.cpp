@@ -3,6 +3,9 @@
 #include "apiserver/facts.h"
 #include "endpoints/patch/field_manager.h"
 
+#include <map>
+#include <mutex>
+
 namespace apiserver::endpoints::patch {
 
 using nlohmann::json;
@@ -453,6 +456,20 @@ json zero_message(const json& messages, const std::string& name, int depth) {
   return out;
 }
 
+json build_zero_object(const std::string& gv, const std::string& kind) {
+  const json& facts = proto_facts();
+  auto kinds = facts.find("kinds");
+  auto messages = facts.find("messages");
+  if (kinds == facts.end() || messages == facts.end()) {
+    return json::object();
+  }
+  auto it = kinds->find(gv + " " + kind);
+  if (it == kinds->end() || !it->is_string()) {
+    return json::object();
+  }
+  return zero_message(*messages, it->get<std::string>(), 0);
+}
+
 }  // namespace
 
 std::optional<ObjectType> ObjectType::builtin(const std::string& group, const std::string& version,
@@ -501,18 +518,17 @@ json zero_object(const ObjectType& type) {
   if (type.kind().empty()) {
     return json::object();
   }
-  const json& facts = proto_facts();
+  // The facts never change: each kind's zero object is built once (every write needs it).
+  static std::mutex mu;
+  static std::map<std::string, json> built;  // by "group/version kind"
   std::string gv = type.group().empty() ? type.version() : type.group() + "/" + type.version();
-  auto kinds = facts.find("kinds");
-  auto messages = facts.find("messages");
-  if (kinds == facts.end() || messages == facts.end()) {
-    return json::object();
+  std::string id = gv + " " + type.kind();
+  std::lock_guard lock(mu);
+  auto [it, inserted] = built.try_emplace(id);
+  if (inserted) {
+    it->second = build_zero_object(gv, type.kind());
   }
-  auto it = kinds->find(gv + " " + type.kind());
-  if (it == kinds->end() || !it->is_string()) {
-    return json::object();
-  }
-  return zero_message(*messages, it->get<std::string>(), 0);
+  return it->second;
 }
 
 }  // namespace apiserver::endpoints::patch
