@@ -30,6 +30,8 @@ using registry::Resource;
 
 constexpr int kGenerateNameAttempts = 8;
 constexpr auto kWatchTick = std::chrono::milliseconds(250);
+// Watch events waiting for one client are sent together up to this size.
+constexpr size_t kChunkBytes = 256 * 1024;
 constexpr int kDefaultWatchTimeoutSeconds = 1800;
 // kube-apiserver sends a bookmark about once a minute to watchers that allow them.
 constexpr auto kBookmarkInterval = std::chrono::seconds(60);
@@ -608,20 +610,25 @@ class WatchStream final : public http::ChunkStream {
         last_bookmark_(std::chrono::steady_clock::now()) {}
 
   bool next(std::string& chunk) override {
-    std::function<void()> wake;
     {
       std::lock_guard lock(mu_);
       if (!pending_.empty()) {
-        chunk = std::move(pending_.front());
-        pending_.pop_front();
+        chunk.clear();
+        while (!pending_.empty() && chunk.size() < kChunkBytes) {
+          chunk += pending_.front();
+          pending_.pop_front();
+        }
         return true;
       }
     }
     if (closed_ || !watcher_) {
       return false;
     }
+    // Everything the watcher has waiting goes out in one chunk (up to kChunkBytes): a busy
+    // watch costs one write per batch of events, not one per event.
+    std::string out;
     store::WatchResponse response;
-    while (watcher_->try_next(response)) {
+    while (out.size() < kChunkBytes && watcher_->try_next(response)) {
       if (response.created && !response.canceled) {
         continue;
       }
@@ -632,31 +639,28 @@ class WatchStream final : public http::ChunkStream {
         // Every event up to this revision was delivered: a BOOKMARK says so.
         json object = bookmark_type_;
         object["metadata"] = {{"resourceVersion", std::to_string(response.header.revision)}};
-        chunk = nlohmann::ordered_json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
-        return true;
+        out += nlohmann::ordered_json{{"type", "BOOKMARK"}, {"object", object}}.dump() + "\n";
+        continue;
       }
       if (response.canceled) {
         if (response.compact_revision > 0) {
           // As the watch cache words it: the requested revision, then the newest one gone.
-          chunk = error_event(410, "Expired",
-                              "too old resource version: " + std::to_string(requested_rv_) + " (" +
-                                  std::to_string(response.compact_revision - 1) + ")");
-          finish();
-          return true;
+          out += error_event(410, "Expired",
+                             "too old resource version: " + std::to_string(requested_rv_) + " (" +
+                                 std::to_string(response.compact_revision - 1) + ")");
         }
         finish();
-        return false;
+        break;
       }
-      std::string out;
       for (const auto& e : response.events) {
         out += convert(e);
       }
-      if (!out.empty()) {
-        chunk = std::move(out);
-        return true;
-      }
     }
-    return false;
+    if (out.empty()) {
+      return false;
+    }
+    chunk = std::move(out);
+    return true;
   }
 
   bool finished() const override {

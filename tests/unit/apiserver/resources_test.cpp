@@ -320,18 +320,34 @@ TEST_CASE("the store is compacted to the revision of one interval ago", "[apiser
 }
 
 namespace {
-// The next watch event of a stream, waiting (bounded) for it.
-json next_event(apiserver::http::ChunkStream& stream) {
-  std::string chunk;
-  for (int i = 0; i < 400; ++i) {
-    if (stream.next(chunk)) {
-      return json::parse(chunk);
+// Reads a watch stream event by event: a chunk may carry several newline-ended events.
+class EventReader {
+ public:
+  explicit EventReader(apiserver::http::ChunkStream& stream) : stream_(stream) {}
+
+  // The next event, waiting (bounded) for it.
+  json next() {
+    std::string chunk;
+    for (int i = 0; i < 400 && buffered_.find('\n') == std::string::npos; ++i) {
+      if (stream_.next(chunk)) {
+        buffered_ += chunk;
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto end = buffered_.find('\n');
+    if (end == std::string::npos) {
+      FAIL("no watch event within 2 s");
+    }
+    json event = json::parse(buffered_.substr(0, end));
+    buffered_.erase(0, end + 1);
+    return event;
   }
-  FAIL("no watch event within 2 s");
-  return nullptr;
-}
+
+ private:
+  apiserver::http::ChunkStream& stream_;
+  std::string buffered_;
+};
 }  // namespace
 
 TEST_CASE("a watch sends the current state, then every change", "[apiserver][watch]") {
@@ -339,13 +355,14 @@ TEST_CASE("a watch sends the current state, then every change", "[apiserver][wat
   REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("old")).status ==
           201);
   auto stream = api.watch("/api/v1/namespaces/default/configmaps?watch=true");
-  auto added = next_event(*stream);
+  EventReader events(*stream);
+  auto added = events.next();
   CHECK(added["type"] == "ADDED");
   CHECK(added["object"]["metadata"]["name"] == "old");
 
   auto created = api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("new"));
   REQUIRE(created.status == 201);
-  auto event = next_event(*stream);
+  auto event = events.next();
   CHECK(event["type"] == "ADDED");
   CHECK(event["object"]["metadata"]["resourceVersion"] ==
         created.body["metadata"]["resourceVersion"]);
@@ -353,9 +370,9 @@ TEST_CASE("a watch sends the current state, then every change", "[apiserver][wat
   json changed = created.body;
   changed["data"]["k"] = "changed";
   REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/new", changed).status == 200);
-  CHECK(next_event(*stream)["type"] == "MODIFIED");
+  CHECK(events.next()["type"] == "MODIFIED");
   REQUIRE(api.call("DELETE", "/api/v1/namespaces/default/configmaps/new").status == 200);
-  auto deleted = next_event(*stream);
+  auto deleted = events.next();
   CHECK(deleted["type"] == "DELETED");
   CHECK(deleted["object"]["data"]["k"] == "changed");
   stream->close();
@@ -372,7 +389,8 @@ TEST_CASE("a watch from a compacted resourceVersion ends with 410 Expired", "[ap
   REQUIRE(api.db().compact({api.db().current_revision(), true}).is_ok());
   auto stream =
       api.watch("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=" + old_rv);
-  auto error = next_event(*stream);
+  EventReader events(*stream);
+  auto error = events.next();
   CHECK(error["type"] == "ERROR");
   CHECK(error["object"]["code"] == 410);
   CHECK(error["object"]["reason"] == "Expired");
@@ -516,18 +534,19 @@ TEST_CASE("lists and watches honour label and field selectors", "[apiserver][res
   SECTION("a watch sees an object leave and enter the selection") {
     auto stream =
         api.watch("/api/v1/namespaces/default/configmaps?watch=1&labelSelector=tier%3Dweb");
-    CHECK(next_event(*stream)["object"]["metadata"]["name"] == "a");
-    CHECK(next_event(*stream)["object"]["metadata"]["name"] == "b");
+    EventReader events(*stream);
+    CHECK(events.next()["object"]["metadata"]["name"] == "a");
+    CHECK(events.next()["object"]["metadata"]["name"] == "b");
     auto b = api.call("GET", "/api/v1/namespaces/default/configmaps/b").body;
     b["metadata"]["labels"]["tier"] = "db";
     REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/b", b).status == 200);
-    auto left = next_event(*stream);
+    auto left = events.next();
     CHECK(left["type"] == "DELETED");
     CHECK(left["object"]["metadata"]["name"] == "b");
     auto c = api.call("GET", "/api/v1/namespaces/default/configmaps/c").body;
     c["metadata"]["labels"]["tier"] = "web";
     REQUIRE(api.call("PUT", "/api/v1/namespaces/default/configmaps/c", c).status == 200);
-    auto entered = next_event(*stream);
+    auto entered = events.next();
     CHECK(entered["type"] == "ADDED");
     CHECK(entered["object"]["metadata"]["name"] == "c");
   }
