@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <barrier>
 #include <boost/asio.hpp>
@@ -89,6 +90,7 @@ struct Config {
   int64_t creates = 20000;
   int64_t gets = 50000;
   int64_t updates = 20000;
+  int64_t applies = 1000;
   int list_items = 3000;
   int list_rounds = 20;
   int watchers = 200;
@@ -112,6 +114,7 @@ const char* kUsage =
     "  --creates N           ConfigMaps created (default 20000)\n"
     "  --gets N              GETs (default 50000)\n"
     "  --updates N           GET+PUT pairs (default 20000)\n"
+    "  --applies N           server-side applies of a 200-line Deployment, one client (default 1000)\n"
     "  --list-items N        ConfigMaps in the listed namespace (default 3000)\n"
     "  --list-rounds N       LISTs timed (default 20)\n"
     "  --watchers N          watch connections (default 200)\n"
@@ -181,6 +184,8 @@ std::optional<Config> parse_args(int argc, char** argv) {
       config.gets = *n;
     } else if (flag == "--updates") {
       config.updates = *n;
+    } else if (flag == "--applies") {
+      config.applies = *n;
     } else if (flag == "--list-items") {
       config.list_items = small(0, 1000000);
     } else if (flag == "--list-rounds") {
@@ -504,7 +509,8 @@ class Connection {
   }
 
   http::request<http::string_body> make_request(http::verb verb, const std::string& path,
-                                                std::string body) const {
+                                                std::string body,
+                                                const char* content_type) const {
     http::request<http::string_body> request{verb, path, 11};
     request.set(http::field::host, target_.host_header);
     request.set(http::field::user_agent, "ks-apiserver-bench");
@@ -513,7 +519,7 @@ class Connection {
       request.set(http::field::authorization, target_.authorization);
     }
     if (!body.empty()) {
-      request.set(http::field::content_type, "application/json");
+      request.set(http::field::content_type, content_type);
     }
     request.keep_alive(true);
     request.body() = std::move(body);
@@ -524,8 +530,9 @@ class Connection {
   // One request and its whole response. Throws on transport errors and when the server does not
   // keep the connection open (every phase relies on keep-alive).
   awaitable<Reply> call(http::verb verb, const std::string& path, std::string body = {},
-                        bool accept_gzip = false) {
-    auto request = make_request(verb, path, std::move(body));
+                        bool accept_gzip = false,
+                        const char* content_type = "application/json") {
+    auto request = make_request(verb, path, std::move(body), content_type);
     if (accept_gzip) {
       request.set(http::field::accept_encoding, "gzip");
     }
@@ -834,6 +841,59 @@ Throughput create_configmaps(const Target& target, pid_t server, const Config& c
                      });
 }
 
+// A Deployment manifest of 200 lines of YAML, as people write them: three containers with env,
+// ports, probes, resources, security context and mounts. The two variants differ in image tags, env values and
+// replicas, so every apply changes the object.
+const std::string& deployment_yaml(int variant) {
+  static const std::array<std::string, 2> manifests = [] {
+    std::array<std::string, 2> out;
+    for (int v = 0; v < 2; ++v) {
+      std::string y;
+      y += "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: bench\n";
+      y += "  labels:\n    app: web\n    tier: frontend\n    team: platform\n";
+      y += "  annotations:\n    example.com/owner: platform-team\n    example.com/revision: \"" +
+           std::to_string(v) + "\"\n";
+      y += "spec:\n  replicas: " + std::to_string(3 + v) + "\n  revisionHistoryLimit: 5\n";
+      y += "  selector:\n    matchLabels:\n      app: web\n";
+      y += "  strategy:\n    type: RollingUpdate\n    rollingUpdate:\n      maxSurge: 1\n"
+           "      maxUnavailable: 0\n";
+      y += "  template:\n    metadata:\n      labels:\n        app: web\n        tier: frontend\n";
+      y += "    spec:\n      terminationGracePeriodSeconds: 30\n      containers:\n";
+      const char* names[] = {"app", "sidecar", "metrics"};
+      for (int c = 0; c < 3; ++c) {
+        std::string port = std::to_string(8080 + c);
+        y += "      - name: " + std::string(names[c]) + "\n";
+        y += "        image: registry.example.com/" + std::string(names[c]) + ":1." +
+             std::to_string(v) + "." + std::to_string(c) + "\n";
+        y += "        imagePullPolicy: IfNotPresent\n";
+        y += "        args:\n        - --port=" + port + "\n        - --log-level=info\n";
+        y += "        ports:\n        - name: http-" + std::to_string(c) +
+             "\n          containerPort: " + port + "\n          protocol: TCP\n";
+        y += "        env:\n";
+        for (int e = 0; e < 10; ++e) {
+          y += "        - name: SETTING_" + std::to_string(e) + "\n          value: \"value-" +
+               std::to_string(e * 10 + v) + "\"\n";
+        }
+        y += "        resources:\n          requests:\n            cpu: 100m\n"
+             "            memory: 128Mi\n          limits:\n            cpu: 500m\n"
+             "            memory: 256Mi\n";
+        y += "        readinessProbe:\n          httpGet:\n            path: /ready\n"
+             "            port: " + port + "\n          periodSeconds: 10\n";
+        y += "        livenessProbe:\n          httpGet:\n            path: /live\n"
+             "            port: " + port + "\n          initialDelaySeconds: 5\n";
+        y += "        securityContext:\n          runAsNonRoot: true\n"
+             "          readOnlyRootFilesystem: true\n          allowPrivilegeEscalation: false\n";
+        y += "        volumeMounts:\n        - name: config\n          mountPath: /etc/" +
+             std::string(names[c]) + "\n";
+      }
+      y += "      volumes:\n      - name: config\n        configMap:\n          name: web-config\n";
+      out[v] = y;
+    }
+    return out;
+  }();
+  return manifests[variant % 2];
+}
+
 awaitable<void> create_namespace(Connection& conn, const std::string& name) {
   json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}};
   Reply reply = co_await conn.call(http::verb::post, "/api/v1/namespaces", ns.dump());
@@ -858,6 +918,8 @@ struct ModeFigures {
   std::optional<Throughput> creates;
   std::optional<Throughput> gets;
   std::optional<Throughput> updates;
+  std::optional<Throughput> applies;
+  size_t apply_lines = 0;  // of the applied manifest
   std::vector<double> list_ms;
   std::vector<double> list_gzip_ms;  // the same list with Accept-Encoding: gzip, as client-go asks
   size_t list_gzip_bytes = 0;
@@ -930,7 +992,7 @@ struct Watcher {
 awaitable<void> watch_reader(Watcher& w, const std::string& path, std::atomic<int>& established,
                              DeliveryCount& count) {
   co_await w.conn.open();
-  auto request = w.conn.make_request(http::verb::get, path, {});
+  auto request = w.conn.make_request(http::verb::get, path, {}, "application/json");
   auto& layer = beast::get_lowest_layer(w.conn.stream());
   layer.expires_after(kIoTimeout);
   co_await http::async_write(w.conn.stream(), request, use_awaitable);
@@ -1340,6 +1402,25 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
         }
       });
 
+  if (config.applies > 0) {
+    std::cerr << mode << ": " << config.applies << " applies\n";
+    figures.apply_lines = static_cast<size_t>(
+        std::count(deployment_yaml(0).begin(), deployment_yaml(0).end(), '\n'));
+    figures.applies = run_clients(
+        target, pid, 1, config.applies, config.time_cap,
+        [&](Connection& conn, int, Work& work, std::vector<double>& samples) -> awaitable<void> {
+          const std::string path = "/apis/apps/v1/namespaces/bench/deployments/web" 
+                                   "?fieldManager=ks-apiserver-bench";
+          for (int64_t i = work.take(); i >= 0; i = work.take()) {
+            auto t0 = Clock::now();
+            Reply reply = co_await conn.call(http::verb::patch, path, deployment_yaml(i % 2),
+                                             false, "application/apply-patch+yaml");
+            samples.push_back(ms_since(t0, Clock::now()));
+            expect(reply, i == 0 ? 201 : 200, "apply " + path);
+          }
+        });
+  }
+
   std::cerr << mode << ": loading " << config.list_items << " ConfigMaps to list\n";
   auto loaded = create_configmaps(target, pid, config, "bench-list", "item", config.list_items,
                                   std::chrono::seconds(600));
@@ -1490,6 +1571,12 @@ void print_report(const Config& config, const std::vector<ModeFigures>& modes) {
       [](const ModeFigures& m) { return rate_cell(m.updates, kRefUpdates); });
   row("get+update p50 / p99 ms", "", "",
       [](const ModeFigures& m) { return latency_cell(m.updates); });
+  row("server-side apply of a " + std::to_string(modes.empty() ? 0 : modes[0].apply_lines) +
+          "-line Deployment, p50 / p99 ms (one client)",
+      "", "", [](const ModeFigures& m) {
+        return m.applies ? latency_cell(m.applies) + " (" + std::to_string(m.applies->ops) + ")"
+                         : std::string("—");
+      });
   row("list " + std::to_string(config.list_items) + " ConfigMaps, p50 / p99 ms (" +
           std::to_string(config.list_rounds) + " lists)",
       "364 (p50)", "≤ 36.4 (p50)", [](const ModeFigures& m) {
@@ -1623,6 +1710,8 @@ json report_json(const Config& config, const std::vector<ModeFigures>& modes) {
                             {"creates", throughput_json(m.creates)},
                             {"gets", throughput_json(m.gets)},
                             {"getUpdates", throughput_json(m.updates)},
+                            {"applies", throughput_json(m.applies)},
+                            {"applyLines", m.apply_lines},
                             {"listMs", stats_json(m.list_ms)},
                             {"listBytes", m.list_bytes},
                             {"listGzipMs", stats_json(m.list_gzip_ms)},

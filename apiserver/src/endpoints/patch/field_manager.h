@@ -58,6 +58,8 @@ class FieldSet {
   bool empty() const { return members_.empty() && children_.empty(); }
   // Adds `path` as a member (no-op for the empty path).
   void insert(const FieldPath& path);
+  // Puts `set` below `element`, replacing what was there (nothing when `set` is empty).
+  void set_child(const std::string& element, FieldSet set);
   // Whether `path` is a member.
   bool has(const FieldPath& path) const;
   // The members below `element` (upstream WithPrefix); empty when none.

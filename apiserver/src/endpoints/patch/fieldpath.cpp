@@ -162,6 +162,14 @@ void FieldSet::insert(const FieldPath& path) {
   }
 }
 
+void FieldSet::set_child(const std::string& element, FieldSet set) {
+  if (set.empty()) {
+    children_.erase(element);
+  } else {
+    children_[element] = std::move(set);
+  }
+}
+
 bool FieldSet::has(const FieldPath& path) const {
   const FieldSet* node = this;
   for (std::size_t i = 0; i < path.size(); ++i) {

@@ -353,11 +353,7 @@ class Walker {
       } else if (is_granular_list(node.shape)) {
         child = item(node);
       }
-      FieldSet inner = ensure_named(child, below);
-      for (auto& path : inner.paths()) {
-        path.insert(path.begin(), element);
-        out.insert(path);
-      }
+      out.set_child(element, ensure_named(child, below));
     }
     return out;
   }
