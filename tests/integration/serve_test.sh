@@ -125,13 +125,15 @@ bad=$("$bin" serve --ephemeral --token-auth-file "$tmp/bad-tokens.csv" 2>&1); ba
 set -e
 [[ $bad_code -eq 1 && $bad == *"must have at least 3 columns"* ]] || fail "bad --token-auth-file: $bad"
 
-# --ephemeral: nothing kept after exit; --runtime-config turns a beta group/version on;
+# --ephemeral: nothing kept after exit; --runtime-config turns beta group/versions on (with
+# deprecation warnings where upstream gives them);
 # --token-auth-file users authenticate; -v=3 logs each request
 printf 'tok3n-for-dev,dev-user,1001,"devs,testers"\n' >"$tmp/tokens.csv"
 out=$tmp/ephemeral.out
 "$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/eph.json" --headless -v=3 \
   --token-auth-file "$tmp/tokens.csv" --request-timeout 30s \
-  --runtime-config storage.k8s.io/v1beta1=true >"$out" 2>&1 &
+  --runtime-config storage.k8s.io/v1beta1=true,admissionregistration.k8s.io/v1beta1=true \
+  >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/eph.json"
 eph_kubeconfig=$(json "$tmp/eph.json" '["kubeconfig"]')
@@ -139,6 +141,12 @@ eph_kubeconfig=$(json "$tmp/eph.json" '["kubeconfig"]')
 versions=$(KUBECONFIG=$eph_kubeconfig kubectl api-versions)
 grep -qx storage.k8s.io/v1beta1 <<<"$versions" || fail "--runtime-config did not serve storage.k8s.io/v1beta1"
 grep -qx storage.k8s.io/v1 <<<"$versions" || fail "storage.k8s.io/v1 is gone"
+# a deprecated version answers with upstream's Warning header (kubectl prints it); v1 does not
+warned=$(KUBECONFIG=$eph_kubeconfig kubectl get validatingadmissionpolicies.v1beta1.admissionregistration.k8s.io 2>&1)
+[[ $warned == *"Warning: admissionregistration.k8s.io/v1beta1 ValidatingAdmissionPolicy is deprecated in v1.31+, unavailable in v1.34+"* ]] ||
+  fail "no deprecation warning: $warned"
+quiet=$(KUBECONFIG=$eph_kubeconfig kubectl get validatingadmissionpolicies.v1.admissionregistration.k8s.io 2>&1)
+[[ $quiet != *Warning* ]] || fail "warning for v1: $quiet"
 eph_url=$(json "$tmp/eph.json" '["url"]')
 curl -s -o "$tmp/whoami.json" --cacert "$(json "$tmp/eph.json" '["caFile"]')" \
   -H 'Authorization: Bearer tok3n-for-dev' -H 'Content-Type: application/json' \

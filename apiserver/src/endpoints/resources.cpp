@@ -16,6 +16,8 @@
 #include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
 #include "registry/defaults.h"
+#include "registry/field_validation.h"
+#include "registry/lifecycle.h"
 #include "registry/objects.h"
 #include "registry/schema_index.h"
 #include "registry/selectors.h"
@@ -966,72 +968,83 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
     return status_response(404, "NotFound", "the server could not find the requested resource",
                            true);
   }
-  if (!info->namespace_.empty() && !r->namespaced) {
+  http::Response response = dispatch(*r, *info, request, snapshot);
+  // Upstream warns on every request made through a deprecated version, failed ones included.
+  if (auto deprecated = registry::deprecation_warning(r->group, r->version, r->kind)) {
+    add_warnings(response, registry::warning_headers({*deprecated}));
+  }
+  return response;
+}
+
+http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& info,
+                                         http::Request& request,
+                                         const registry::Snapshot& snapshot) {
+  if (!info.namespace_.empty() && !r.namespaced) {
     return status_response(404, "NotFound", "the server could not find the requested resource",
                            true);
   }
-  if (!info->subresource.empty()) {
-    const registry::Subresource* sub = r->subresource(info->subresource);
+  if (!info.subresource.empty()) {
+    const registry::Subresource* sub = r.subresource(info.subresource);
     if (sub == nullptr) {
       return status_response(404, "NotFound", "the server could not find the requested resource",
                              true);
     }
-    if (info->subresource != "status" && info->subresource != "scale") {
+    if (info.subresource != "status" && info.subresource != "scale") {
       return status_with_details(405, "MethodNotAllowed",
-                                 info->subresource + " is not supported on resources of kind \"" +
-                                     group_resource(*r) + "\" by this sandbox yet",
-                                 {{"group", r->group}, {"kind", group_resource(*r)}});
+                                 info.subresource + " is not supported on resources of kind \"" +
+                                     group_resource(r) + "\" by this sandbox yet",
+                                 {{"group", r.group}, {"kind", group_resource(r)}});
     }
   }
-  if (info->verb == "create" && info->subresource.empty() && is_review(*r)) {
+  if (info.verb == "create" && info.subresource.empty() && is_review(r)) {
     http::Response failure;
-    auto body = decode_body(request, *r, failure);
+    auto body = decode_body(request, r, failure);
     if (!body) {
       return failure;
     }
-    return serve_review(*r, request, *body, tokens_);
+    return serve_review(r, request, *body, tokens_);
   }
-  if (r->etcd_prefix.empty()) {
+  if (r.etcd_prefix.empty()) {
     return status_with_details(
         405, "MethodNotAllowed",
-        info->verb + " is not supported on resources of kind \"" + group_resource(*r) + "\"",
-        {{"group", r->group}, {"kind", group_resource(*r)}});
+        info.verb + " is not supported on resources of kind \"" + group_resource(r) + "\"",
+        {{"group", r.group}, {"kind", group_resource(r)}});
   }
   const std::vector<std::string>& verbs =
-      info->subresource.empty() ? r->verbs : r->subresource(info->subresource)->verbs;
+      info.subresource.empty() ? r.verbs : r.subresource(info.subresource)->verbs;
   std::string verb =
-      info->verb == "deletecollection" && !info->subresource.empty() ? "delete" : info->verb;
+      info.verb == "deletecollection" && !info.subresource.empty() ? "delete" : info.verb;
   if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end()) {
     return status_with_details(
         405, "MethodNotAllowed",
-        verb + " is not supported on resources of kind \"" + group_resource(*r) + "\"",
-        {{"group", r->group}, {"kind", group_resource(*r)}});
+        verb + " is not supported on resources of kind \"" + group_resource(r) + "\"",
+        {{"group", r.group}, {"kind", group_resource(r)}});
   }
-  if (info->subresource == "scale" && (info->verb == "get" || info->verb == "update")) {
-    return scale(*r, *info, request);
+  if (info.subresource == "scale" && (info.verb == "get" || info.verb == "update")) {
+    return scale(r, info, request);
   }
-  if (info->verb == "get") {
-    return get(*r, *info, request);
+  if (info.verb == "get") {
+    return get(r, info, request);
   }
-  if (info->verb == "list") {
-    return list(*r, *info, request);
+  if (info.verb == "list") {
+    return list(r, info, request);
   }
-  if (info->verb == "watch") {
-    return watch(*r, *info, request);
+  if (info.verb == "watch") {
+    return watch(r, info, request);
   }
-  if (info->verb == "create") {
-    return create(*r, *info, request, snapshot);
+  if (info.verb == "create") {
+    return create(r, info, request, snapshot);
   }
-  if (info->verb == "update") {
-    return update(*r, *info, request);
+  if (info.verb == "update") {
+    return update(r, info, request);
   }
-  if (info->verb == "delete") {
-    return remove(*r, *info, request);
+  if (info.verb == "delete") {
+    return remove(r, info, request);
   }
-  if (info->verb == "deletecollection") {
-    return remove_collection(*r, *info, request);
+  if (info.verb == "deletecollection") {
+    return remove_collection(r, info, request);
   }
-  return patch(*r, *info, request);
+  return patch(r, info, request);
 }
 
 // Verbs ----------------------------------------------------------------------------------------

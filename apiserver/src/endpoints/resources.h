@@ -59,6 +59,10 @@ class ResourceHandler {
   size_t open_watches() const;
 
  private:
+  // serve() once the path named a known resource.
+  http::Response dispatch(const registry::Resource& r, const RequestInfo& info,
+                          http::Request& request,
+                          const registry::Snapshot& snapshot);
   http::Response get(const registry::Resource& r, const RequestInfo& info,
                      const http::Request& request);
   http::Response list(const registry::Resource& r, const RequestInfo& info,
