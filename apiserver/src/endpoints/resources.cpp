@@ -588,6 +588,79 @@ json with_scale(const json& current, const json& scale) {
   return updated;
 }
 
+// Server-side apply on /scale works as upstream's scale handler does: the Scale is given the
+// parent's ownership of spec.replicas (each entry that owns it, reduced to it), the apply runs on
+// the Scale, and the Scale's ownership of spec.replicas is put back on the parent's entries.
+const patch::FieldPath& replicas_path() {
+  static const patch::FieldPath path = {patch::field_element("spec"),
+                                        patch::field_element("replicas")};
+  return path;
+}
+
+std::optional<patch::FieldSet> fields_of(const json& entry) {
+  if (!entry.is_object() || !entry.contains("fieldsV1")) {
+    return std::nullopt;
+  }
+  std::string error;
+  return patch::FieldSet::from_fields_v1(entry["fieldsV1"], &error);
+}
+
+json scale_managed_fields(const json& parent) {
+  patch::FieldSet replicas;
+  replicas.insert(replicas_path());
+  json out = json::array();
+  for (const json& entry : parent.value("/metadata/managedFields"_json_pointer, json::array())) {
+    auto set = fields_of(entry);
+    if (set && set->has(replicas_path())) {
+      json reduced = entry;
+      reduced["fieldsV1"] = replicas.to_fields_v1();
+      out.push_back(std::move(reduced));
+    }
+  }
+  return out;
+}
+
+json parent_managed_fields(const json& parent, const json& scale, const std::string& api_version) {
+  patch::FieldSet replicas;
+  replicas.insert(replicas_path());
+  json out = json::array();
+  for (const json& entry : parent.value("/metadata/managedFields"_json_pointer, json::array())) {
+    auto set = fields_of(entry);
+    if (!set) {
+      out.push_back(entry);
+      continue;
+    }
+    patch::FieldSet rest = set->difference(replicas);
+    if (!rest.empty()) {
+      json kept = entry;
+      kept["fieldsV1"] = rest.to_fields_v1();
+      out.push_back(std::move(kept));
+    }
+  }
+  for (const json& entry : scale.value("/metadata/managedFields"_json_pointer, json::array())) {
+    auto set = fields_of(entry);
+    if (!set || !set->has(replicas_path())) {
+      continue;
+    }
+    auto same = std::find_if(out.begin(), out.end(), [&](const json& e) {
+      return e.value("manager", "") == entry.value("manager", "") &&
+             e.value("operation", "") == entry.value("operation", "") &&
+             e.value("subresource", "") == entry.value("subresource", "");
+    });
+    if (same != out.end()) {
+      auto owned = fields_of(*same);
+      (*same)["fieldsV1"] = (owned ? owned->union_with(replicas) : replicas).to_fields_v1();
+      (*same)["time"] = entry.value("time", (*same).value("time", ""));
+    } else {
+      json added = entry;
+      added["apiVersion"] = api_version;
+      added["fieldsV1"] = replicas.to_fields_v1();
+      out.push_back(std::move(added));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 // Watch streams -------------------------------------------------------------------------------
@@ -1695,11 +1768,6 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     return status_from(*invalid);
   }
   bool scale = info.subresource == "scale";
-  if (is_apply && scale) {
-    return status_with_details(415, "UnsupportedMediaType",
-                               "apply patches are not supported on the scale subresource yet",
-                               json());
-  }
   json body;
   if (is_apply) {
     std::string error;
@@ -1717,7 +1785,8 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return bad_request("error decoding patch: the body is not valid JSON");
     }
   }
-  auto object_type = patch::ObjectType::builtin(r.group, r.version, r.kind);
+  auto object_type = scale ? patch::ObjectType::builtin("autoscaling", "v1", "Scale")
+                          : patch::ObjectType::builtin(r.group, r.version, r.kind);
   const auto& schemas = registry::SchemaIndex::builtin();
   const json* schema =
       scale ? schemas.kind("autoscaling", "v1", "Scale") : schemas.kind(r.group, r.version, r.kind);
@@ -1760,6 +1829,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     }
     json current = served_object(stored);
     json base = scale ? scale_of(r, current) : current;
+    if (scale && is_apply) {
+      base["metadata"]["managedFields"] = scale_managed_fields(current);
+    }
     json patched;
     bool owned = false;
     switch (kind) {
@@ -1802,8 +1874,12 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
           return status_with_details(415, "UnsupportedMediaType",
                                      "apply patches are not supported for this kind", json());
         }
-        auto result =
-            patch::apply(*object_type, &current, body, writer_of(r, info, request), force);
+        patch::Writer writer = writer_of(r, info, request);
+        if (scale) {
+          writer.api_version = "autoscaling/v1";  // what the applied Scale must name
+          writer.reset_fields = {};               // a Scale is all replicas: nothing to reset
+        }
+        auto result = patch::apply(*object_type, &base, body, writer, force);
         if (result.outcome == patch::ApplyResult::Outcome::Conflict) {
           return status_from(patch::conflict_status(result.conflicts));
         }
@@ -1841,7 +1917,12 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
         return bad_request("the name of the object (" + scale_name +
                            ") does not match the name on the URL (" + info.name + ")");
       }
-      patched = with_scale(current, patched);
+      json scaled = with_scale(current, patched);
+      if (is_apply) {
+        scaled["metadata"]["managedFields"] =
+            parent_managed_fields(current, patched, r.group_version());
+      }
+      patched = std::move(scaled);
     }
     patched["kind"] = r.kind;
     patched["apiVersion"] = r.group_version();

@@ -656,3 +656,71 @@ TEST_CASE("the scale subresource reads and writes replicas", "[apiserver][patch]
   CHECK(api.call("GET", "/apis/apps/v1/namespaces/default/deployments/web")
             .body["spec"]["replicas"] == 7);
 }
+
+TEST_CASE("server-side apply on the scale subresource moves ownership of replicas",
+          "[apiserver][patch]") {
+  Api api;
+  const std::string deployment = R"(apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx
+)";
+  const std::string path = "/apis/apps/v1/namespaces/default/deployments/web";
+  REQUIRE(api.patch(path + "?fieldManager=owner", "application/apply-patch+yaml", deployment)
+              .status == 201);
+  const std::string scale = path + "/scale";
+  const std::string applied = R"({"apiVersion":"autoscaling/v1","kind":"Scale",)"
+                              R"("metadata":{"name":"web"},"spec":{"replicas":4}})";
+
+  // The Deployment's applier owns spec.replicas: another manager conflicts...
+  auto conflict =
+      api.patch(scale + "?fieldManager=scaler", "application/apply-patch+yaml", applied);
+  REQUIRE(conflict.status == 409);
+  CHECK(conflict.body["reason"] == "Conflict");
+  CHECK(conflict.body["message"].get<std::string>().find(
+            "conflict with \"owner\"") != std::string::npos);
+  CHECK(conflict.body["message"].get<std::string>().find(".spec.replicas") != std::string::npos);
+
+  // ...until it forces: then it owns replicas (through /scale) and the applier no longer does.
+  auto forced = api.patch(scale + "?fieldManager=scaler&force=true",
+                          "application/apply-patch+yaml", applied);
+  REQUIRE(forced.status == 200);
+  CHECK(forced.body["kind"] == "Scale");
+  CHECK(forced.body["spec"]["replicas"] == 4);
+  auto parent = api.call("GET", path).body;
+  CHECK(parent["spec"]["replicas"] == 4);
+  bool scaler = false;
+  for (const auto& entry : parent["metadata"]["managedFields"]) {
+    if (entry["manager"] == "scaler") {
+      scaler = true;
+      CHECK(entry["operation"] == "Apply");
+      CHECK(entry["subresource"] == "scale");
+      CHECK(entry["apiVersion"] == "apps/v1");
+      CHECK(entry["fieldsV1"] == json::parse(R"({"f:spec":{"f:replicas":{}}})"));
+    } else if (entry["manager"] == "owner") {
+      CHECK_FALSE(entry["fieldsV1"]["f:spec"].contains("f:replicas"));
+      CHECK(entry["fieldsV1"]["f:spec"].contains("f:template"));
+    }
+  }
+  CHECK(scaler);
+
+  // The scaler applies again without conflict; the owner re-applying its replicas now conflicts.
+  CHECK(api.patch(scale + "?fieldManager=scaler", "application/apply-patch+yaml",
+                  R"({"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web"},)"
+                  R"("spec":{"replicas":6}})")
+            .status == 200);
+  CHECK(api.call("GET", path).body["spec"]["replicas"] == 6);
+  CHECK(api.patch(path + "?fieldManager=owner", "application/apply-patch+yaml", deployment)
+            .status == 409);
+}
