@@ -188,6 +188,33 @@ http::Response object_response(int code, const std::string& stored, int64_t revi
   return response;
 }
 
+// Whether `a` and `b` are the same object but for the times of their managedFields entries.
+bool only_managed_field_times_differ(const json& a, const json& b) {
+  const json* fields_a = a.contains("metadata") ? &a["metadata"] : nullptr;
+  const json* fields_b = b.contains("metadata") ? &b["metadata"] : nullptr;
+  if (fields_a == nullptr || fields_b == nullptr || !fields_a->is_object() ||
+      !fields_b->is_object()) {
+    return false;
+  }
+  auto entries = [](const json& metadata) {
+    json out = metadata.value("managedFields", json::array());
+    for (auto& entry : out) {
+      if (entry.is_object()) {
+        entry.erase("time");
+      }
+    }
+    return out;
+  };
+  if (entries(*fields_a) != entries(*fields_b)) {
+    return false;
+  }
+  json rest_a = a;
+  json rest_b = b;
+  rest_a["metadata"].erase("managedFields");
+  rest_b["metadata"].erase("managedFields");
+  return rest_a == rest_b;
+}
+
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(json object) {
   if (object.contains("metadata") && object["metadata"].is_object()) {
@@ -1568,6 +1595,12 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   }
   if (!owned) {
     updated = with_ownership(r, info, request, &current, updated);
+  }
+  updated["metadata"].erase("resourceVersion");  // the store revision; compared without it
+  if (only_managed_field_times_differ(updated, current)) {
+    // As upstream: a write that changes nothing but the time of a managedFields entry (e.g. the
+    // same apply again) is a no-op, not a new revision.
+    updated["metadata"]["managedFields"] = current["metadata"]["managedFields"];
   }
   if (updated == current) {
     http::Response same = object_response(200, stored.value, stored.mod_revision);  // unchanged

@@ -724,3 +724,22 @@ spec:
   CHECK(api.patch(path + "?fieldManager=owner", "application/apply-patch+yaml", deployment)
             .status == 409);
 }
+
+TEST_CASE("applying the same configuration again is a no-op", "[apiserver][patch]") {
+  Api api;
+  const std::string path = "/api/v1/namespaces/default/configmaps/same?fieldManager=me";
+  const std::string config =
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"same"},"data":{"a":"b"}})";
+  auto first = api.patch(path, "application/apply-patch+yaml", config);
+  REQUIRE(first.status == 201);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a later managedFields time
+  auto again = api.patch(path, "application/apply-patch+yaml", config);
+  REQUIRE(again.status == 200);
+  INFO(first.body.dump() << "\n" << again.body.dump());
+  CHECK(again.body["metadata"]["resourceVersion"] == first.body["metadata"]["resourceVersion"]);
+  CHECK(again.body["metadata"]["managedFields"] == first.body["metadata"]["managedFields"]);
+  // A PUT of the object as it is changes nothing either.
+  auto put = api.call("PUT", "/api/v1/namespaces/default/configmaps/same", again.body);
+  REQUIRE(put.status == 200);
+  CHECK(put.body["metadata"]["resourceVersion"] == first.body["metadata"]["resourceVersion"]);
+}
