@@ -1,0 +1,149 @@
+// The rows of the console's centre table and the user's view of them: sort column and direction,
+// filter, selection. Rows come from the server's Table rendering (meta.k8s.io/v1 Table, the same
+// columns kubectl prints) or, for kinds the server renders no table for, NAME and AGE from the
+// resource cache.
+//
+// Sorting and filtering touch every row, so they must stay far below a frame for 50,000 rows. On
+// load each cell's sort key is computed once, while the row is at hand: numbers and times as
+// doubles, text as a byte string whose plain order is the natural order, all of a column's in one
+// buffer. The first sort by a column ranks its rows from those keys; every sort after that orders
+// packed 64-bit (rank, load index) keys, with no strings compared and nothing allocated per row.
+// A filter change tests each row once and keeps the verdicts, so a re-sort does not test them.
+//
+// Sort order per column kind: numbers numerically; times chronologically (ascending = oldest
+// first, as `kubectl --sort-by=.metadata.creationTimestamp`); text naturally ("pod-2" before
+// "pod-10", letters ignoring case). Cells with no number or time sort last in both directions;
+// equal keys keep load order.
+//
+// Pure state, not thread-safe: the UI thread owns it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "console/model/label_selector.h"
+#include "console/model/resource_cache.h"
+
+namespace console::model {
+
+enum class ColumnKind { Text, Number, Time };
+
+struct TableColumn {
+  std::string name;
+  std::string type;    // as served: string, integer, number, boolean, date
+  std::string format;  // as served: name, date, ...
+  int priority = 0;    // 0: always shown; higher: only in wide output
+  ColumnKind kind = ColumnKind::Text;
+};
+
+struct TableRow {
+  std::string namespace_;  // empty for cluster-scoped objects
+  std::string name;
+  std::vector<std::string> cells;  // display text, one per column
+  nlohmann::json labels;           // metadata.labels, for label selector filters
+};
+
+enum class SortDirection { Ascending, Descending };
+
+enum class FilterMode {
+  None,    // empty filter: every row
+  Name,    // case-insensitive substring of the name
+  Labels,  // a label selector with an operator, e.g. "app=web" or "!canary"
+};
+
+// kubectl's rendering of an age: "45s", "3m20s", "5h", "3d4h", "2y10d".
+std::string human_age(int64_t seconds);
+
+class TableView {
+ public:
+  // Loads a server Table ({columnDefinitions, rows: [{cells, object}]}); `now_ms` turns ages
+  // such as "5m" into instants for sorting. With `namespace_column` a "Namespace" column comes
+  // first (for "All namespaces"). Keeps the sort column (by name), filter and selection when they
+  // still apply. Returns an error message and changes nothing when the table is malformed.
+  std::optional<std::string> set_table(const nlohmann::json& table, int64_t now_ms,
+                                       bool namespace_column);
+  // Loads NAME and AGE (from metadata.creationTimestamp) for every object in `cache`, with the
+  // same keeping rules as set_table().
+  void set_from_cache(const ResourceCache& cache, int64_t now_ms, bool namespace_column);
+
+  const std::vector<TableColumn>& columns() const { return columns_; }
+  size_t row_count() const { return rows_.size(); }
+  // `index` < row_count(); rows are in load order.
+  const TableRow& row(size_t index) const { return rows_.at(index); }
+
+  // `column` < columns().size(); otherwise ignored.
+  void sort_by(size_t column, SortDirection direction);
+  // Back to load order.
+  void clear_sort();
+  std::optional<size_t> sort_column() const { return sort_column_; }
+  SortDirection sort_direction() const { return direction_; }
+
+  // Text that parses as a label selector with an operator filters by labels; anything else is a
+  // name substring (so a half-typed "app in (" still searches names).
+  void set_filter(std::string_view text);
+  const std::string& filter() const { return filter_text_; }
+  FilterMode filter_mode() const { return mode_; }
+
+  // Indices into row() that pass the filter, in sort order: what a virtualized list draws.
+  // Valid until the next load, sort or filter change.
+  const std::vector<uint32_t>& visible_rows() const { return visible_; }
+
+  // Selection by identity, so it follows the row through sorts, filters and reloads; a reload
+  // without the row clears it. Returns false (selection unchanged) when there is no such row.
+  bool select(std::string_view namespace_, std::string_view name);
+  void clear_selection();
+  // The selected row, or null.
+  const TableRow* selected() const;
+  // The selected row's index in visible_rows(); nullopt when nothing is selected or the filter
+  // hides it.
+  std::optional<size_t> selected_position() const { return selected_position_; }
+
+ private:
+  // Per column, what its order is computed from, filled while the rows load.
+  struct SortKeys {
+    std::vector<double> numbers;      // Number and Time columns: per row; NaN when none
+    std::string text;                 // Text columns: the rows' natural keys, back to back
+    std::vector<uint32_t> text_ends;  // per row: where its key ends in `text`
+    void add_text(std::string_view cell);
+  };
+  // Per column: each row's rank under the column's order (equal keys, equal rank); the largest
+  // uint32_t for cells with no number or time. Empty until first sorted by.
+  struct Ranking {
+    std::vector<uint32_t> rank;
+    uint32_t distinct = 0;
+  };
+
+  void load(std::vector<TableColumn> columns, std::vector<TableRow> rows,
+            std::vector<SortKeys> keys);
+  const Ranking& ranking(size_t column);
+  void rebuild_order();
+  void rebuild_filter();
+  void rebuild_visible();
+
+  std::vector<TableColumn> columns_;
+  std::vector<TableRow> rows_;
+  std::vector<std::string> lower_names_;
+  std::vector<SortKeys> keys_;     // per column
+  std::vector<Ranking> rankings_;  // per column
+
+  std::optional<size_t> sort_column_;
+  SortDirection direction_ = SortDirection::Ascending;
+  std::vector<uint32_t> order_;  // every row, in sort order
+
+  std::string filter_text_;
+  FilterMode mode_ = FilterMode::None;
+  std::string lower_filter_;
+  std::optional<LabelSelector> selector_;
+  std::vector<uint8_t> passes_;  // per row: 1 when the filter lets it through
+  std::vector<uint32_t> visible_;
+
+  std::optional<size_t> selected_row_;
+  std::optional<size_t> selected_position_;
+};
+
+}  // namespace console::model
