@@ -215,6 +215,47 @@ bool only_managed_field_times_differ(const json& a, const json& b) {
   return rest_a == rest_b;
 }
 
+// Server-side apply is always strict: an applied configuration with fields its schema does not
+// declare fails while being typed, whatever fieldValidation says. Upstream reports it as an
+// error without an API status, so the client gets a 500 with no reason and the typed converter's
+// text (paths rendered from the strict decoder's, list items by index).
+std::optional<http::Response> unknown_apply_fields(const registry::FieldValidator& validator,
+                                                   bool scale, const Resource& r,
+                                                   const json& config) {
+  std::string group = scale ? "autoscaling" : r.group;
+  std::string version = scale ? "v1" : r.version;
+  std::string kind = scale ? "Scale" : r.kind;
+  std::vector<std::string> paths;
+  const std::string prefix = "unknown field \"";
+  for (const auto& problem : validator.check(group, version, kind, config.dump())) {
+    if (problem.rfind(prefix, 0) == 0 && problem.size() > prefix.size() + 1) {
+      paths.push_back("." + problem.substr(prefix.size(), problem.size() - prefix.size() - 1));
+    }
+  }
+  if (paths.empty()) {
+    return std::nullopt;
+  }
+  std::string what;
+  if (paths.size() == 1) {
+    what = paths.front() + ": field not declared in schema";
+  } else {
+    what = "errors:";
+    for (const auto& path : paths) {
+      what += "\n  " + path + ": field not declared in schema";
+    }
+  }
+  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
+  std::string name = config.value("/metadata/name"_json_pointer, std::string());
+  std::string message = "failed to create typed patch object (" + ns + "/" + name + "; " +
+                        group + "/" + version + ", Kind=" + kind + "): " + what;
+  return json_response(500, {{"kind", "Status"},
+                             {"apiVersion", "v1"},
+                             {"metadata", json::object()},
+                             {"status", "Failure"},
+                             {"message", message},
+                             {"code", 500}});
+}
+
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(json object) {
   if (object.contains("metadata") && object["metadata"].is_object()) {
@@ -1811,6 +1852,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     body = std::move(*parsed);
     if (!body.is_object()) {
       return bad_request("error decoding YAML: the apply patch is not an object");
+    }
+    if (auto rejected = unknown_apply_fields(*field_validator_, scale, r, body)) {
+      return *rejected;
     }
   } else {
     body = json::parse(request.body, nullptr, false);

@@ -743,3 +743,17 @@ TEST_CASE("applying the same configuration again is a no-op", "[apiserver][patch
   REQUIRE(put.status == 200);
   CHECK(put.body["metadata"]["resourceVersion"] == first.body["metadata"]["resourceVersion"]);
 }
+
+TEST_CASE("server-side apply rejects fields the schema does not declare", "[apiserver][patch]") {
+  Api api;
+  auto rejected = api.patch(
+      "/api/v1/namespaces/default/configmaps/odd?fieldManager=me&fieldValidation=Ignore",
+      "application/apply-patch+yaml",
+      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"odd"},"spec":{"x":1}})");
+  CHECK(rejected.status == 500);
+  CHECK_FALSE(rejected.body.contains("reason"));
+  CHECK(rejected.body["message"] ==
+        "failed to create typed patch object (/odd; /v1, Kind=ConfigMap): .spec: field not "
+        "declared in schema");
+  CHECK(api.call("GET", "/api/v1/namespaces/default/configmaps/odd").status == 404);
+}
