@@ -17,6 +17,7 @@
 #include "apiserver/version.h"
 #include "cli.h"
 #include "data_dir.h"
+#include "fixtures.h"
 #include "kubeconfig.h"
 #include "store/store.h"
 
@@ -75,6 +76,46 @@ std::string url_host(const std::string& bind_address) {
     return "[::1]";
   }
   return bind_address.find(':') != std::string::npos ? "[" + bind_address + "]" : bind_address;
+}
+
+// Fixture loading through the API server's own request pipeline, as the admin.
+fixtures::Transport in_process(apiserver::ApiServer& api, const std::string& admin_token) {
+  return [&api, admin_token](const std::string& method, const std::string& target,
+                             const std::string& content_type, const std::string& body) {
+    apiserver::http::Request request;
+    request.method = method;
+    request.target = target;
+    auto q = target.find('?');
+    request.path = apiserver::http::percent_decode(target.substr(0, q), false);
+    if (q != std::string::npos) {
+      request.query = apiserver::http::parse_query(target.substr(q + 1));
+    }
+    request.headers["Authorization"] = "Bearer " + admin_token;
+    request.headers["User-Agent"] = "kube-sandbox-fixtures";
+    if (!content_type.empty()) {
+      request.headers["Content-Type"] = content_type;
+    }
+    request.body = body;
+    request.remote_address = "in-process";
+    apiserver::http::Response response = api.handle(request);
+    return fixtures::Reply{response.status, std::move(response.body)};
+  };
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) {
+      comma = text.size();
+    }
+    if (comma > start) {
+      out.push_back(text.substr(start, comma - start));
+    }
+    start = comma + 1;
+  }
+  return out;
 }
 
 int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& ctx) {
@@ -246,6 +287,22 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
   }
 
+  if (flags.has("fixtures")) {
+    // Loaded before readiness: a client that waits for /readyz (or the ready file) sees them.
+    std::vector<fixtures::Document> documents;
+    if (!fixtures::read(split_list(flags.get("fixtures")), documents, error)) {
+      ctx.err << "kube-sandbox serve: --fixtures " << error << "\n";
+      return kExitFailure;
+    }
+    auto results = fixtures::load(documents, in_process(api, pki->admin_token));
+    for (const auto& result : results) {
+      ctx.out << "kube-sandbox: fixture " << fixtures::report_line(result) << "\n";
+    }
+    if (fixtures::any_failed(results)) {
+      ctx.err << "kube-sandbox serve: some fixtures did not load (see above)\n";
+      return kExitFailure;
+    }
+  }
   api.set_ready(true);
   if (flags.has("ready-file")) {
     nlohmann::json ready = {{"url", url},
@@ -307,6 +364,8 @@ Command serve_command() {
       {"request-timeout", "", true, "DURATION",
        "longest time a request may take before a 504 Timeout (default 60s; not for watches)"},
       {"headless", "", false, "", "never open the desktop console (serve only)"},
+      {"fixtures", "", true, "PATHS",
+       "apply these YAML/JSON files or folders (comma-separated) before turning ready"},
       {"log-level", "v", true, "N",
        "log verbosity as kube-apiserver's -v: 0 start-up and errors, 2 controllers, 3 requests"},
   });
