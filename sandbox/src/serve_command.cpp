@@ -2,7 +2,12 @@
 // run until SIGINT or SIGTERM; then a graceful stop in reverse order.
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <thread>
 
 #include <charconv>
 #include <chrono>
@@ -102,6 +107,29 @@ fixtures::Transport in_process(apiserver::ApiServer& api, const std::string& adm
   };
 }
 
+// --exit-with-parent: a SIGTERM (the graceful stop) when the parent process dies, and when the
+// parent closes our stdin if stdin is a pipe or socket (a test harness that holds its end).
+void watch_parent() {
+  pid_t parent = getppid();
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid() != parent) {
+    kill(getpid(), SIGTERM);  // the parent died before the request was in place
+  }
+  struct stat st {};
+  if (fstat(STDIN_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
+    std::thread([] {
+      char buffer[256];
+      while (true) {
+        ssize_t n = read(STDIN_FILENO, buffer, sizeof buffer);
+        if (n == 0 || (n < 0 && errno != EINTR)) {
+          break;
+        }
+      }
+      kill(getpid(), SIGTERM);
+    }).detach();
+  }
+}
+
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -185,6 +213,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (flags.has("exit-with-parent")) {
+    watch_parent();
+  }
 
   TempDir temp;
   std::optional<DataDir> data;
@@ -364,6 +395,8 @@ Command serve_command() {
       {"request-timeout", "", true, "DURATION",
        "longest time a request may take before a 504 Timeout (default 60s; not for watches)"},
       {"headless", "", false, "", "never open the desktop console (serve only)"},
+      {"exit-with-parent", "", false, "",
+       "stop (gracefully) when the parent process exits or closes a piped stdin"},
       {"fixtures", "", true, "PATHS",
        "apply these YAML/JSON files or folders (comma-separated) before turning ready"},
       {"log-level", "v", true, "N",
