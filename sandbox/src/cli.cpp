@@ -101,7 +101,7 @@ std::vector<Command> all_commands() {
       pending_command("console", "Run the desktop console against any cluster"),
       kubeconfig_command(),
       store_command(),
-      pending_command("seed", "Load fixture files into a running sandbox"),
+      seed_command(),
       version_command(),
   };
 }

@@ -34,6 +34,7 @@ struct Command {
 // The subcommands in the order help lists them; each is defined next to its code.
 std::vector<Command> all_commands();
 Command kubeconfig_command();
+Command seed_command();
 Command serve_command();
 Command store_command();
 Command version_command();

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fixture loading at start (`serve --fixtures`): the basics and rbac sets land before the server
 # turns ready and read back through kubectl; a second start on the same data directory reports
-# every object unchanged; the generated `many` set loads (scaled down); a bad document (an undeclared field, the second of three) is reported
-# with its file:line and the server's reason, the other two load, and serve exits 1.
+# every object unchanged; the generated `many` set loads (scaled down); `seed` does the same
+# through the REST API of a running sandbox; a bad document (an undeclared field, the second of
+# three) is reported with its file:line and the server's reason, the others load, and the
+# command exits 1.
 set -uo pipefail
 bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,6 +72,40 @@ KUBECONFIG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ku
 export KUBECONFIG
 [[ $(kubectl get configmaps -A -l shard=3 -o name | wc -l) -eq 20 ]] || fail "many: 20 ConfigMaps with shard=3"
 [[ $(kubectl get configmap item-0049 -n many-003 -o jsonpath='{.data.index}') == 199 ]] || fail "many: last item"
+stop_last
+
+# seed: the same through the REST API of a running sandbox, with its kubeconfig
+out=$tmp/seeded.out
+"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready4.json" --headless >"$out" 2>&1 &
+pids+=($!)
+wait_for "$tmp/ready4.json"
+kc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kubeconfig"])' "$tmp/ready4.json")
+seeded=$("$bin" seed "$root/fixtures/basics" --kubeconfig "$kc") || fail "seed exited $?: $seeded"
+[[ $(grep -c ' created$' <<<"$seeded") -eq 5 ]] || fail "seed: expected 5 created: $seeded"
+seeded=$(KUBECONFIG=$kc "$bin" seed "$root/fixtures/basics") || fail "second seed exited $?"
+[[ $(grep -c ' unchanged$' <<<"$seeded") -eq 5 ]] || fail "second seed: expected 5 unchanged: $seeded"
+[[ $(KUBECONFIG=$kc kubectl get deployment web -n demo -o jsonpath='{.spec.replicas}') == 2 ]] ||
+  fail "seed: deployment not visible to kubectl"
+cat >"$tmp/bad-seed.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: fine
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: wrong
+data: {a: b}
+notAField: 1
+YAML
+seeded=$("$bin" seed "$tmp/bad-seed.yaml" --kubeconfig "$kc"); code=$?
+[[ $code -eq 1 ]] || fail "seed of a bad document exited $code"
+grep -q "bad-seed.yaml:6: configmap/wrong failed: .*notAField: field not declared in schema" <<<"$seeded" ||
+  fail "seed: bad document not reported: $seeded"
+grep -q "bad-seed.yaml:1: configmap/fine created" <<<"$seeded" || fail "seed: good document not applied"
+missing=$("$bin" seed "$tmp/bad-seed.yaml" --kubeconfig "$tmp/none" 2>&1); code=$?
+[[ $code -eq 1 && $missing == *"cannot be read"* ]] || fail "seed without a kubeconfig: $code $missing"
 stop_last
 
 # a bad document: reported with file:line and reason; the others load; exit 1
