@@ -58,16 +58,18 @@ std::optional<std::string> base64_decode(const std::string& text) {
   return out;
 }
 
-// The entry named `name` of a kubeconfig list (clusters, users, contexts): its inner map.
+// The entry named `name` of a kubeconfig list (clusters, users, contexts): its inner map, or an
+// undefined node.
 YAML::Node named(const YAML::Node& list, const std::string& name, const char* inner) {
   if (list && list.IsSequence()) {
     for (const auto& entry : list) {
-      if (entry["name"] && entry["name"].as<std::string>("") == name) {
+      if (entry.IsMap() && entry["name"] && entry["name"].as<std::string>("") == name &&
+          entry[inner] && entry[inner].IsMap()) {
         return entry[inner];
       }
     }
   }
-  return YAML::Node();
+  return YAML::Node(YAML::NodeType::Undefined);
 }
 
 // A PEM from `<key>-data` (base64) or `<key>` (a file, relative to the kubeconfig).
@@ -155,55 +157,61 @@ std::optional<ClusterAccess> load_kubeconfig(const std::string& path, const std:
     error = "kubeconfig " + path + ": " + e.msg;
     return std::nullopt;
   }
-  ClusterAccess access;
-  access.context = context.empty() ? root["current-context"].as<std::string>("") : context;
-  if (access.context.empty()) {
-    error = "kubeconfig " + path + ": no current-context";
-    return std::nullopt;
-  }
-  YAML::Node ctx = named(root["contexts"], access.context, "context");
-  if (!ctx) {
-    error = "kubeconfig " + path + ": no context \"" + access.context + "\"";
-    return std::nullopt;
-  }
-  std::string cluster_name = ctx["cluster"].as<std::string>("");
-  std::string user_name = ctx["user"].as<std::string>("");
-  access.namespace_ = ctx["namespace"].as<std::string>("default");
-  YAML::Node cluster = named(root["clusters"], cluster_name, "cluster");
-  if (!cluster) {
-    error = "kubeconfig " + path + ": no cluster \"" + cluster_name + "\"";
-    return std::nullopt;
-  }
-  fs::path base = fs::path(path).parent_path();
-  access.server = cluster["server"].as<std::string>("");
-  access.insecure = cluster["insecure-skip-tls-verify"].as<bool>(false);
-  if (!pem_field(cluster, "certificate-authority", base, access.ca_pem, error)) {
-    error = "kubeconfig " + path + ": " + error;
-    return std::nullopt;
-  }
-  YAML::Node user = named(root["users"], user_name, "user");
-  if (user) {
-    if (!pem_field(user, "client-certificate", base, access.client_cert_pem, error) ||
-        !pem_field(user, "client-key", base, access.client_key_pem, error)) {
+  // yaml-cpp throws when a node has another shape than the kubeconfig format says.
+  try {
+    ClusterAccess access;
+    access.context = context.empty() ? root["current-context"].as<std::string>("") : context;
+    if (access.context.empty()) {
+      error = "kubeconfig " + path + ": no current-context";
+      return std::nullopt;
+    }
+    YAML::Node ctx = named(root["contexts"], access.context, "context");
+    if (!ctx) {
+      error = "kubeconfig " + path + ": no context \"" + access.context + "\"";
+      return std::nullopt;
+    }
+    std::string cluster_name = ctx["cluster"].as<std::string>("");
+    std::string user_name = ctx["user"].as<std::string>("");
+    access.namespace_ = ctx["namespace"].as<std::string>("default");
+    YAML::Node cluster = named(root["clusters"], cluster_name, "cluster");
+    if (!cluster) {
+      error = "kubeconfig " + path + ": no cluster \"" + cluster_name + "\"";
+      return std::nullopt;
+    }
+    fs::path base = fs::path(path).parent_path();
+    access.server = cluster["server"].as<std::string>("");
+    access.insecure = cluster["insecure-skip-tls-verify"].as<bool>(false);
+    if (!pem_field(cluster, "certificate-authority", base, access.ca_pem, error)) {
       error = "kubeconfig " + path + ": " + error;
       return std::nullopt;
     }
-    access.token = user["token"].as<std::string>("");
-    if (access.token.empty() && user["tokenFile"]) {
-      fs::path file = user["tokenFile"].as<std::string>("");
-      auto token = read_text(file.is_relative() ? base / file : file);
-      if (!token) {
-        error = "kubeconfig " + path + ": tokenFile " + file.string() + ": cannot be read";
+    YAML::Node user = named(root["users"], user_name, "user");
+    if (user) {
+      if (!pem_field(user, "client-certificate", base, access.client_cert_pem, error) ||
+          !pem_field(user, "client-key", base, access.client_key_pem, error)) {
+        error = "kubeconfig " + path + ": " + error;
         return std::nullopt;
       }
-      access.token = token->substr(0, token->find_last_not_of(" \r\n") + 1);
+      access.token = user["token"].as<std::string>("");
+      if (access.token.empty() && user["tokenFile"]) {
+        fs::path file = user["tokenFile"].as<std::string>("");
+        auto token = read_text(file.is_relative() ? base / file : file);
+        if (!token) {
+          error = "kubeconfig " + path + ": tokenFile " + file.string() + ": cannot be read";
+          return std::nullopt;
+        }
+        access.token = token->substr(0, token->find_last_not_of(" \r\n") + 1);
+      }
     }
-  }
-  if (!parse_server(access.server)) {
-    error = "kubeconfig " + path + ": server \"" + access.server + "\" is not an https URL";
+    if (!parse_server(access.server)) {
+      error = "kubeconfig " + path + ": server \"" + access.server + "\" is not an https URL";
+      return std::nullopt;
+    }
+    return access;
+  } catch (const YAML::Exception& e) {
+    error = "kubeconfig " + path + ": " + e.msg;
     return std::nullopt;
   }
-  return access;
 }
 
 // One TLS connection; every operation runs on a private io_context with a deadline.
