@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/json_fields.h"
+
 namespace console::model {
 
 namespace {
@@ -15,19 +17,6 @@ std::string key_of(std::string_view group, std::string_view resource) {
   return key;
 }
 
-const nlohmann::json& field(const nlohmann::json& object, const char* name) {
-  static const nlohmann::json kNone;
-  if (!object.is_object()) {
-    return kNone;
-  }
-  const auto it = object.find(name);
-  return it != object.end() ? *it : kNone;
-}
-
-std::string string_field(const nlohmann::json& object, const char* name) {
-  const nlohmann::json& value = field(object, name);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
 
 std::vector<std::string> strings(const nlohmann::json& array) {
   std::vector<std::string> out;

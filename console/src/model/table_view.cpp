@@ -7,6 +7,8 @@
 #include <numeric>
 #include <utility>
 
+#include "model/json_fields.h"
+
 namespace console::model {
 
 namespace {
@@ -318,19 +320,6 @@ double time_key(const nlohmann::json& cell, double now_s) {
   return kNoKey;
 }
 
-const nlohmann::json& field(const nlohmann::json& object, const char* name) {
-  static const nlohmann::json kNone;
-  if (!object.is_object()) {
-    return kNone;
-  }
-  const auto it = object.find(name);
-  return it != object.end() ? *it : kNone;
-}
-
-std::string string_field(const nlohmann::json& object, const char* name) {
-  const nlohmann::json& value = field(object, name);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
 
 bool is_age_column(std::string_view name) {
   return lowercase(name) == "age";
