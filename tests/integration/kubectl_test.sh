@@ -81,6 +81,9 @@ grep -q 'ADDED.*late' "$tmp/watch.out" || fail "get -w --output-watch-events: $(
 k get --raw /openapi/v2 | python3 -c 'import json,sys; assert json.load(sys.stdin)["swagger"]' || fail "/openapi/v2"
 k get --raw /openapi/v3 | python3 -c 'import json,sys; assert "apis/apps/v1" in json.load(sys.stdin)["paths"]' || fail "/openapi/v3"
 k explain pods.spec.containers >/dev/null || fail "explain"
+# the v2 form of explain reads /openapi/v2 as gnostic protobuf
+k explain deployment.spec.replicas --output=plaintext-openapiv2 | grep -q 'FIELD: *replicas <integer>' ||
+  fail "explain --output=plaintext-openapiv2"
 [[ $(k auth can-i create pods) == yes ]] || fail "auth can-i"
 
 # delete a namespace: its content goes, then the namespace

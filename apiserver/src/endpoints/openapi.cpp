@@ -16,6 +16,7 @@
 
 #include "apiserver/facts.h"
 #include "apiserver/version.h"
+#include "endpoints/openapi_v2_proto.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -24,6 +25,13 @@ using nlohmann::json;
 
 constexpr const char* kV2Path = "/openapi/v2";
 constexpr const char* kV3Path = "/openapi/v3";
+// The protobuf form of /openapi/v2 is asked for by either subtype (client-go sends the first);
+// the answer always names the second, as upstream's does.
+constexpr const char* kV2ProtobufSubtypeDeprecated =
+    "com.github.proto-openapi.spec.v2@v1.0+protobuf";
+constexpr const char* kV2ProtobufSubtype = "com.github.proto-openapi.spec.v2.v1.0+protobuf";
+constexpr const char* kV2ProtobufContentType =
+    "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 constexpr const char* kMetaPrefix = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
 // ---------------------------------------------------------------------------------------------
@@ -992,8 +1000,8 @@ std::vector<MediaRange> parse_accept(std::string accept) {
   return out;
 }
 
-// Whether the client accepts JSON (application/json, application/*, */*). Clauses naming the
-// protobuf forms upstream also offers are passed over: only JSON is built here.
+// Whether the client accepts JSON (application/json, application/*, */*); the /openapi/v3
+// documents exist only as JSON.
 bool accepts_json(const std::string& accept) {
   for (const auto& m : parse_accept(accept)) {
     if ((m.type == "application" || m.type == "*") && (m.subtype == "json" || m.subtype == "*")) {
@@ -1001,6 +1009,26 @@ bool accepts_json(const std::string& accept) {
     }
   }
   return false;
+}
+
+enum class V2Form { Json, Protobuf };
+
+// The form of /openapi/v2 to answer with, chosen as kube-openapi's handler chooses: the first
+// Accept clause (in parse_accept order) that matches JSON or either protobuf subtype, JSON first
+// for a wildcard. nullopt: nothing acceptable (406).
+std::optional<V2Form> negotiate_v2(const std::string& accept) {
+  for (const auto& m : parse_accept(accept)) {
+    if (m.type != "application" && m.type != "*") {
+      continue;
+    }
+    if (m.subtype == "json" || m.subtype == "*") {
+      return V2Form::Json;
+    }
+    if (m.subtype == kV2ProtobufSubtypeDeprecated || m.subtype == kV2ProtobufSubtype) {
+      return V2Form::Protobuf;
+    }
+  }
+  return std::nullopt;
 }
 
 bool etag_matches(const std::string& if_none_match, const std::string& etag) {
@@ -1052,7 +1080,8 @@ http::Response not_found() {
 
 // The document itself, or 304 when the client already has it (Go's http.ServeContent).
 http::Response content(const http::Request& request, const std::string& body,
-                       const std::string& hash, http::Response r) {
+                       const std::string& hash, http::Response r,
+                       const char* content_type = "application/json") {
   const std::string etag = "\"" + hash + "\"";
   r.set_header("ETag", etag);
   if (etag_matches(request.header("If-None-Match"), etag)) {
@@ -1061,7 +1090,7 @@ http::Response content(const http::Request& request, const std::string& body,
     return r;
   }
   r.status = 200;
-  r.set_header("Content-Type", "application/json");
+  r.set_header("Content-Type", content_type);
   if (request.method != "HEAD") {
     r.body = body;
   }
@@ -1267,6 +1296,27 @@ std::shared_ptr<const OpenApi::V3Documents> OpenApi::v3_for(const registry::Snap
   return c.v3;
 }
 
+std::shared_ptr<const OpenApi::ProtoDocument> OpenApi::v2_proto_for(
+    const registry::Snapshot& snapshot, const Document& doc) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Cache& c = cache_for_locked(snapshot.generation());
+    if (c.v2_proto && c.v2_proto->hash == doc.hash) {
+      return c.v2_proto;
+    }
+  }
+  auto built = std::make_shared<ProtoDocument>();
+  built->hash = doc.hash;
+  built->bytes = encode_openapi_v2(json::parse(doc.json));
+
+  std::lock_guard<std::mutex> lock(mu_);
+  Cache& c = cache_for_locked(snapshot.generation());
+  if (!c.v2_proto || c.v2_proto->hash != built->hash) {
+    c.v2_proto = std::move(built);
+  }
+  return c.v2_proto;
+}
+
 std::string OpenApi::v2_document(const registry::Snapshot& snapshot) {
   return v2_for(snapshot)->json;
 }
@@ -1305,15 +1355,18 @@ std::optional<http::Response> OpenApi::serve(const http::Request& request,
 
 http::Response OpenApi::serve_v2(const http::Request& request,
                                  const registry::Snapshot& snapshot) {
-  // Upstream would answer a protobuf-only Accept with the protobuf form; only JSON is built
-  // here, so such a client gets 406 (client-go's OpenAPISchema() then fails; kubectl 1.32 reads
-  // /openapi/v3 for explain, apply and field validation and needs v2 only as a fallback).
-  if (!accepts_json(request.header("Accept"))) {
+  const auto form = negotiate_v2(request.header("Accept"));
+  if (!form) {
     return not_acceptable();
   }
   auto doc = v2_for(snapshot);
   http::Response r;
   r.set_header("Vary", "Accept");
+  if (*form == V2Form::Protobuf) {
+    // Same ETag as the JSON, as upstream: Vary: Accept keeps caches from mixing the two.
+    auto proto = v2_proto_for(snapshot, *doc);
+    return content(request, proto->bytes, doc->hash, std::move(r), kV2ProtobufContentType);
+  }
   return content(request, doc->json, doc->hash, std::move(r));
 }
 

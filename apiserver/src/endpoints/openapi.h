@@ -4,9 +4,12 @@
 // store, so a CRD that changes the snapshot changes the documents on the next request.
 //
 // What is served (upstream kube-openapi handler and handler3 behaviour):
-// - GET /openapi/v2: a Swagger 2.0 document, JSON only. A client that accepts only the protobuf
-//   form (client-go's OpenAPISchema() sends exactly that) gets 406 Not Acceptable with an empty
-//   body, as upstream does for a media type it cannot produce.
+// - GET /openapi/v2: a Swagger 2.0 document, as JSON or, for an Accept that prefers
+//   application/com.github.proto-openapi.spec.v2@v1.0+protobuf (or its ".v1.0" spelling), as the
+//   gnostic openapi.v2.Document protobuf message (openapi_v2_proto.h; client-go's
+//   OpenAPISchema() asks for that), with Content-Type
+//   application/com.github.proto-openapi.spec.v2.v1.0+protobuf. Both forms carry the JSON's
+//   ETag and Vary: Accept. An Accept matching neither gets 406 with an empty body.
 // - GET /openapi/v3: the index {"paths": {"api/v1": {"serverRelativeURL":
 //   "/openapi/v3/api/v1?hash=<H>"}, ...}}; H is the upper-case hex SHA-512 of the JSON of that
 //   document.
@@ -61,6 +64,10 @@ class OpenApi {
     std::string json;
     std::string hash;  // upper-case hex SHA-512 of json, unquoted
   };
+  struct ProtoDocument {
+    std::string bytes;
+    std::string hash;  // of the JSON document it was encoded from
+  };
   struct V3Documents {
     std::map<std::string, Document> by_gv;
     Document index;
@@ -69,11 +76,15 @@ class OpenApi {
   struct Cache {
     uint64_t generation = 0;
     std::shared_ptr<const Document> v2;
+    std::shared_ptr<const ProtoDocument> v2_proto;
     std::shared_ptr<const V3Documents> v3;
   };
 
   std::shared_ptr<const Document> v2_for(const registry::Snapshot& snapshot);
   std::shared_ptr<const V3Documents> v3_for(const registry::Snapshot& snapshot);
+  // The protobuf form of `doc` (this snapshot's v2 JSON), encoded once per JSON hash.
+  std::shared_ptr<const ProtoDocument> v2_proto_for(const registry::Snapshot& snapshot,
+                                                    const Document& doc);
   Cache& cache_for_locked(uint64_t generation);
 
   http::Response serve_v2(const http::Request& request, const registry::Snapshot& snapshot);

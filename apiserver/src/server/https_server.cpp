@@ -525,7 +525,9 @@ void Session::respond(http::Response response) {
       res->find(bhttp::field::content_encoding) == res->end()) {
     response.body = server::gzip(response.body);
     res->set(bhttp::field::content_encoding, "gzip");
-    res->set(bhttp::field::vary, "Accept-Encoding");
+    auto vary = res->find(bhttp::field::vary);
+    res->set(bhttp::field::vary, vary == res->end() ? std::string("Accept-Encoding")
+                                                    : std::string(vary->value()) + ", Accept-Encoding");
   }
   res->body() = std::move(response.body);
   res->prepare_payload();
