@@ -6,27 +6,8 @@
 # three) is reported with its file:line and the server's reason, the others load, and the
 # command exits 1.
 set -uo pipefail
-bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
+source "$(dirname "$0")/serve_lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-fail() { echo "FAIL: $*" >&2; [[ -f ${out:-} ]] && sed 's/^/  serve: /' "$out" >&2; exit 1; }
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-wait_for() {
-  for _ in $(seq 1 200); do
-    [[ -s $1 ]] && return 0
-    kill -0 "${pids[-1]}" 2>/dev/null || fail "serve exited before it was ready"
-    sleep 0.05
-  done
-  fail "no $1 after 10 s"
-}
 stop_last() {
   kill -TERM "${pids[-1]}"
   wait "${pids[-1]}" || fail "serve exited $? on SIGTERM"
@@ -68,7 +49,7 @@ out=$tmp/many.out
   --fixtures "$tmp/many" >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/ready3.json"
-KUBECONFIG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kubeconfig"])' "$tmp/ready3.json")
+KUBECONFIG=$(json "$tmp/ready3.json" '["kubeconfig"]')
 export KUBECONFIG
 [[ $(kubectl get configmaps -A -l shard=3 -o name | wc -l) -eq 20 ]] || fail "many: 20 ConfigMaps with shard=3"
 [[ $(kubectl get configmap item-0049 -n many-003 -o jsonpath='{.data.index}') == 199 ]] || fail "many: last item"
@@ -79,7 +60,7 @@ out=$tmp/seeded.out
 "$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready4.json" --headless >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/ready4.json"
-kc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kubeconfig"])' "$tmp/ready4.json")
+kc=$(json "$tmp/ready4.json" '["kubeconfig"]')
 seeded=$("$bin" seed "$root/fixtures/basics" --kubeconfig "$kc") || fail "seed exited $?: $seeded"
 [[ $(grep -c ' created$' <<<"$seeded") -eq 5 ]] || fail "seed: expected 5 created: $seeded"
 seeded=$(KUBECONFIG=$kc "$bin" seed "$root/fixtures/basics") || fail "second seed exited $?"

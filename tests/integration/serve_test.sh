@@ -3,28 +3,7 @@
 # by kubectl and curl: ready file, kubeconfig, /version, health endpoints, authentication, body
 # limit, the data-dir lock, and a clean stop on SIGTERM; then the same with --ephemeral.
 set -euo pipefail
-bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
-fail() { echo "FAIL: $*" >&2; [[ -f ${out:-} ]] && sed 's/^/  serve: /' "$out" >&2; exit 1; }
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# wait_for FILE: until FILE exists (bounded), or the server died.
-wait_for() {
-  for _ in $(seq 1 200); do
-    [[ -s $1 ]] && return 0
-    kill -0 "${pids[-1]}" 2>/dev/null || fail "serve exited before it was ready"
-    sleep 0.05
-  done
-  fail "no $1 after 10 s"
-}
-json() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+source "$(dirname "$0")/serve_lib.sh"
 
 data=$tmp/data
 out=$tmp/serve.out
