@@ -11,8 +11,8 @@ set -e
 [[ $(head -n1 <<<"$err") == "kube-sandbox: unknown flag: --bogus" ]] || fail "--bogus said: $err"
 grep -q '^Usage:' <<<"$err" || fail "--bogus printed no usage"
 
-"$bin" version | grep -q 'Kubernetes API v1.32' || fail "version does not print v1.32"
+grep -q 'Kubernetes API v1.32' <<<"$("$bin" version)" || fail "version does not print v1.32"
 [[ $("$bin" version -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["kubernetesVersion"])') == v1.32 ]] \
   || fail "version -o json"
-"$bin" --help | grep -q 'kubeconfig' || fail "--help lacks the command list"
+grep -q 'kubeconfig' <<<"$("$bin" --help)" || fail "--help lacks the command list"
 echo "cli: ok"

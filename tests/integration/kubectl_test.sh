@@ -61,7 +61,7 @@ grep -q '^team ' <<<"$(out k get configmaps -A --no-headers)" || fail "-A"
 # what the controllers put in every namespace: the default ServiceAccount and the cluster CA
 k wait --for=jsonpath='{.metadata.name}'=default -n team serviceaccount/default --timeout=10s >/dev/null \
   || fail "no default ServiceAccount in a new namespace"
-k get configmap -n team kube-root-ca.crt -o jsonpath='{.data.ca\.crt}' | grep -q 'BEGIN CERTIFICATE' \
+grep -q 'BEGIN CERTIFICATE' <<<"$(k get configmap -n team kube-root-ca.crt -o jsonpath='{.data.ca\.crt}')" \
   || fail "no kube-root-ca.crt in a new namespace"
 k delete serviceaccount -n team default >/dev/null
 k wait --for=jsonpath='{.metadata.name}'=default -n team serviceaccount/default --timeout=10s >/dev/null \
@@ -82,7 +82,7 @@ k get --raw /openapi/v2 | python3 -c 'import json,sys; assert json.load(sys.stdi
 k get --raw /openapi/v3 | python3 -c 'import json,sys; assert "apis/apps/v1" in json.load(sys.stdin)["paths"]' || fail "/openapi/v3"
 k explain pods.spec.containers >/dev/null || fail "explain"
 # the v2 form of explain reads /openapi/v2 as gnostic protobuf
-k explain deployment.spec.replicas --output=plaintext-openapiv2 | grep -q 'FIELD: *replicas <integer>' ||
+grep -q 'FIELD: *replicas <integer>' <<<"$(k explain deployment.spec.replicas --output=plaintext-openapiv2)" ||
   fail "explain --output=plaintext-openapiv2"
 [[ $(k auth can-i create pods) == yes ]] || fail "auth can-i"
 

@@ -27,7 +27,7 @@ kubectl version -o json >"$tmp/version.json" || fail "kubectl version"
 [[ $(kubectl get --raw /healthz) == ok ]] || fail "/healthz"
 [[ $(kubectl get --raw /livez/etcd) == ok ]] || fail "/livez/etcd"
 [[ $(kubectl get --raw '/readyz?verbose' | tail -n1) == "readyz check passed" ]] || fail "/readyz?verbose"
-kubectl get --raw '/readyz?verbose' | grep -qx '\[+\]etcd ok' || fail "/readyz lists no etcd check"
+grep -qx '\[+\]etcd ok' <<<"$(kubectl get --raw '/readyz?verbose')" || fail "/readyz lists no etcd check"
 if kubectl get --raw /readyz/no-such-check >/dev/null 2>&1; then fail "/readyz/no-such-check"; fi
 
 # authentication: anonymous callers see only the public paths; unknown tokens are refused
