@@ -1727,15 +1727,6 @@ json report_json(const Config& config, const std::vector<ModeFigures>& modes) {
   return out;
 }
 
-void raise_open_file_limit() {
-  // One socket per watcher and client: take the hard limit rather than the usual 1024.
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -1747,7 +1738,7 @@ int main(int argc, char** argv) {
     std::cerr << "ks_apiserver_bench: " << config->binary << " is not an executable\n";
     return 2;
   }
-  raise_open_file_limit();
+  bench::raise_open_file_limit();
   signal(SIGPIPE, SIG_IGN);
   std::string pattern = (fs::temp_directory_path() / "ks-apiserver-bench-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {

@@ -1,6 +1,8 @@
 // Helpers both benchmarks use: timing, percentiles, number cells, and count flags.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -50,6 +52,15 @@ inline std::optional<int64_t> parse_count(const std::string& text) {
     return value;
   } catch (const std::exception&) {
     return std::nullopt;
+  }
+}
+
+// One socket per connection the benchmark opens: take the hard limit rather than the usual 1024.
+inline void raise_open_file_limit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
   }
 }
 

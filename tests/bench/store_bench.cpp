@@ -855,15 +855,6 @@ void print_report(const Config& config, const Figures* embedded, const Figures* 
   std::cout << "\n";
 }
 
-void raise_open_file_limit() {
-  // One socket per watcher and writer: take the hard limit rather than the usual 1024.
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -871,7 +862,7 @@ int main(int argc, char** argv) {
   if (!config) {
     return 2;
   }
-  raise_open_file_limit();
+  bench::raise_open_file_limit();
   try {
     std::optional<Figures> embedded;
     std::optional<Figures> etcd;
