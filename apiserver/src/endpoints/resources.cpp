@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -17,6 +18,7 @@
 #include "endpoints/yaml_json.h"
 #include "registry/defaults.h"
 #include "registry/field_validation.h"
+#include "registry/go_text.h"
 #include "registry/lifecycle.h"
 #include "registry/objects.h"
 #include "registry/schema_index.h"
@@ -215,39 +217,84 @@ bool only_managed_field_times_differ(const json& a, const json& b) {
   return rest_a == rest_b;
 }
 
+// What structured-merge-diff calls a value's type, to compare with DecodeError::expected.
+std::string smd_type(const json& value) {
+  switch (value.type()) {
+    case json::value_t::string:
+      return "string";
+    case json::value_t::boolean:
+      return "boolean";
+    case json::value_t::object:
+      return "map";
+    case json::value_t::array:
+      return "list";
+    case json::value_t::null:
+      return "";
+    default:
+      return "numeric";
+  }
+}
+
+// structured-merge-diff's text for a value of the wrong type: Go's %#v, %v or %T of its value.
+std::string smd_type_error(const std::string& expected, const json& value) {
+  if (expected == "string") {
+    return "expected string, got &value.valueUnstructured{Value:" + registry::go_print(value, true) +
+           "}";
+  }
+  if (expected == "numeric") {
+    static const std::map<std::string, std::string> kGoTypes = {
+        {"string", "string"}, {"boolean", "bool"}, {"map", "map[string]interface {}"},
+        {"list", "[]interface {}"}};
+    return "expected numeric (int or float), got " + kGoTypes.at(smd_type(value));
+  }
+  return "expected " + expected + ", got &{" + registry::go_print(value, false) + "}";
+}
+
 // Server-side apply is always strict: an applied configuration with fields its schema does not
-// declare fails while being typed, whatever fieldValidation says. Upstream reports it as an
-// error without an API status, so the client gets a 500 with no reason and the typed converter's
-// text (paths rendered from the strict decoder's, list items by index).
-std::optional<http::Response> unknown_apply_fields(const registry::FieldValidator& validator,
-                                                   bool scale, const Resource& r,
-                                                   const json& config) {
+// declare, or with a value of the wrong type, fails while being typed, whatever fieldValidation
+// says. Upstream reports it as an error without an API status, so the client gets a 500 with no
+// reason and the typed converter's text (paths rendered from the strict decoder's, list items by
+// index). A value of the right shape that its Go type still rejects (a bad Quantity or time, a
+// fraction for an integer) fails later, when the applied object is converted to its Go type.
+std::optional<http::Response> rejected_apply_config(const registry::FieldValidator& validator,
+                                                    bool scale, const Resource& r,
+                                                    const json& config) {
   std::string group = scale ? "autoscaling" : r.group;
   std::string version = scale ? "v1" : r.version;
   std::string kind = scale ? "Scale" : r.kind;
-  std::vector<std::string> paths;
+  auto report = validator.inspect(group, version, kind, config.dump());
+  std::vector<std::string> errors;
+  std::string conversion_error;
+  if (const auto& decode = report.decode_error) {
+    const json::json_pointer pointer(decode->pointer);
+    const json& value = config.contains(pointer) ? config.at(pointer) : config;
+    if (!decode->expected.empty() && smd_type(value) != decode->expected) {
+      errors.push_back("." + decode->path + ": " + smd_type_error(decode->expected, value));
+    } else {
+      conversion_error = decode->bare_message;
+    }
+  }
   const std::string prefix = "unknown field \"";
-  for (const auto& problem : validator.check(group, version, kind, config.dump())) {
+  for (const auto& problem : report.problems) {
     if (problem.rfind(prefix, 0) == 0 && problem.size() > prefix.size() + 1) {
-      paths.push_back("." + problem.substr(prefix.size(), problem.size() - prefix.size() - 1));
+      errors.push_back("." + problem.substr(prefix.size(), problem.size() - prefix.size() - 1) +
+                       ": field not declared in schema");
     }
   }
-  if (paths.empty()) {
+  if (errors.empty() && conversion_error.empty()) {
     return std::nullopt;
-  }
-  std::string what;
-  if (paths.size() == 1) {
-    what = paths.front() + ": field not declared in schema";
-  } else {
-    what = "errors:";
-    for (const auto& path : paths) {
-      what += "\n  " + path + ": field not declared in schema";
-    }
   }
   std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
   std::string name = config.value("/metadata/name"_json_pointer, std::string());
-  std::string message = "failed to create typed patch object (" + ns + "/" + name + "; " +
-                        group + "/" + version + ", Kind=" + kind + "): " + what;
+  std::string object = ns + "/" + name + "; " + group + "/" + version + ", Kind=" + kind;
+  std::string message;
+  if (errors.empty()) {
+    message = "failed to convert new object (" + object + ") to proper version: " +
+              conversion_error;
+  } else {
+    message = "failed to create typed patch object (" + object + "): " +
+              (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
+  }
   return json_response(500, {{"kind", "Status"},
                              {"apiVersion", "v1"},
                              {"metadata", json::object()},
@@ -441,20 +488,29 @@ std::optional<std::vector<std::string>> check_fields(const registry::FieldValida
     failure = bad_request("fieldValidation parameter unsupported: " + mode);
     return std::nullopt;
   }
-  if (mode == "Ignore") {
-    return std::vector<std::string>{};
-  }
+  // The body is decoded whatever the mode: a value of the wrong type fails the request.
+  registry::FieldReport report;
   std::vector<std::string> problems;
   std::string type = media_type(request.header("Content-Type"));
   if (type == "application/yaml") {
-    problems = registry::yaml_duplicate_keys(request.body);
-    auto more = validator.check(r.group, r.version, r.kind, decoded.dump(), true);
-    problems.insert(problems.end(), more.begin(), more.end());
+    report = validator.inspect(r.group, r.version, r.kind, decoded.dump(), true);
+    if (mode != "Ignore" && !report.decode_error) {
+      problems = registry::yaml_duplicate_keys(request.body);
+    }
   } else if (type == "application/vnd.kubernetes.protobuf") {
-    problems = validator.check(r.group, r.version, r.kind, decoded.dump());
+    report = validator.inspect(r.group, r.version, r.kind, decoded.dump());
   } else {
-    problems = validator.check(r.group, r.version, r.kind, request.body);
+    report = validator.inspect(r.group, r.version, r.kind, request.body);
   }
+  if (report.decode_error) {
+    failure = bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " +
+                          r.kind + ": " + report.decode_error->message);
+    return std::nullopt;
+  }
+  if (mode == "Ignore") {
+    return std::vector<std::string>{};
+  }
+  problems.insert(problems.end(), report.problems.begin(), report.problems.end());
   if (problems.empty()) {
     return std::vector<std::string>{};
   }
@@ -1853,7 +1909,7 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     if (!body.is_object()) {
       return bad_request("error decoding YAML: the apply patch is not an object");
     }
-    if (auto rejected = unknown_apply_fields(*field_validator_, scale, r, body)) {
+    if (auto rejected = rejected_apply_config(*field_validator_, scale, r, body)) {
       return *rejected;
     }
   } else {
@@ -1980,12 +2036,25 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
         return bad_request("fieldValidation parameter unsupported: " + mode);
       }
+      const std::string patched_text = patched.dump();
+      auto report = field_validator_->inspect(r.group, r.version, r.kind, patched_text);
+      if (report.decode_error) {
+        // Upstream decodes the patched object and reports a failure as an invalid "patch" with
+        // no kind or name: the value is the patched JSON, or for a strategic merge patch Go's
+        // rendering of the patch itself.
+        std::string shown = kind == Kind::Strategic ? registry::go_print(body, false) : patched_text;
+        auto cause = registry::invalid_value("patch", shown, report.decode_error->message);
+        return status_with_details(
+            422, "Invalid", "\"\" is invalid: " + registry::render_field_errors({cause}),
+            {{"causes", json::array({{{"reason", cause.reason},
+                                      {"message", cause.message},
+                                      {"field", cause.field}}})}});
+      }
       if (mode != "Ignore") {
-        auto problems = field_validator_->check(r.group, r.version, r.kind, patched.dump());
-        if (!problems.empty() && mode == "Strict") {
-          return bad_request(registry::strict_error_message(r.kind, r.version, problems));
+        if (!report.problems.empty() && mode == "Strict") {
+          return bad_request(registry::strict_error_message(r.kind, r.version, report.problems));
         }
-        warnings = registry::warning_headers(problems);
+        warnings = registry::warning_headers(report.problems);
       }
     }
     if (scale) {

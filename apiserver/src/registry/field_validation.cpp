@@ -11,8 +11,12 @@
 #include "registry/field_validation.h"
 
 #include "registry/go_text.h"
+#include "registry/go_values.h"
 
+#include <charconv>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -49,8 +53,14 @@ const char* const kEmptyStructs[] = {
 
 enum class NodeKind { Opaque, Scalar, Struct, Map, Array };
 
+// What a Scalar node's Go type accepts, and how a mismatch is reported.
+enum class ScalarType { String, Bytes, Int32, Int64, Float, Bool, Quantity, Time, MicroTime, IntOrString };
+
 struct Node {
   NodeKind kind = NodeKind::Opaque;
+  ScalarType scalar = ScalarType::String;
+  std::string go_type;      // as Go prints the type: "v1.ObjectMeta", "[]v1.Container", "int32"
+  std::string struct_name;  // Struct definitions: the Go type's name, "ObjectMeta"
   // Struct: property name -> (index, schema). Indices give duplicate detection a bitmap.
   std::unordered_map<std::string, std::pair<std::uint32_t, const Node*>> fields;
   const Node* elem = nullptr;  // Map values / Array items; nullptr = opaque
@@ -97,6 +107,10 @@ struct FieldValidator::Index {
     if (auto extra = schema.find("additionalProperties"); extra != schema.end()) {
       node.kind = NodeKind::Map;
       node.elem = extra->is_object() ? compile(*extra) : &opaque;
+      if (node.go_type.empty()) {
+        node.go_type = "map[string]" +
+                       (node.elem->go_type.empty() ? "interface {}" : node.elem->go_type);
+      }
       return;
     }
     const std::string type = schema.value("type", std::string());
@@ -104,8 +118,31 @@ struct FieldValidator::Index {
       node.kind = NodeKind::Array;
       auto items = schema.find("items");
       node.elem = items != schema.end() ? compile(*items) : &opaque;
+      if (node.go_type.empty()) {
+        node.go_type = "[]" + (node.elem->go_type.empty() ? "interface {}" : node.elem->go_type);
+      }
     } else if (type == "string" || type == "integer" || type == "number" || type == "boolean") {
       node.kind = NodeKind::Scalar;
+      const std::string format = schema.value("format", std::string());
+      if (type == "integer") {
+        node.scalar = format == "int32" ? ScalarType::Int32 : ScalarType::Int64;
+      } else if (type == "number") {
+        node.scalar = ScalarType::Float;
+      } else if (type == "boolean") {
+        node.scalar = ScalarType::Bool;
+      } else if (format == "byte") {
+        node.scalar = ScalarType::Bytes;
+      } else if (format == "int-or-string") {
+        node.scalar = ScalarType::IntOrString;
+      }
+      if (node.go_type.empty()) {
+        static const std::unordered_map<ScalarType, std::string> kGoTypes = {
+            {ScalarType::String, "string"}, {ScalarType::Bytes, "[]uint8"},
+            {ScalarType::Int32, "int32"},   {ScalarType::Int64, "int64"},
+            {ScalarType::Float, "float64"}, {ScalarType::Bool, "bool"},
+            {ScalarType::IntOrString, "intstr.IntOrString"}};
+        node.go_type = kGoTypes.at(node.scalar);
+      }
     } else {
       node.kind = NodeKind::Opaque;
     }
@@ -126,12 +163,32 @@ struct FieldValidator::Index {
   explicit Index(std::string_view text) {
     const json doc = json::parse(text);
     const json& defs = doc.at("definitions");
-    // Every definition gets its node first so that $ref (including cycles) resolves to it.
+    // Every definition gets its node and Go type name first so that $ref (including cycles)
+    // resolves to it: io.k8s.api.core.v1.Container is the Go type v1.Container.
     for (const auto& [name, schema] : defs.items()) {
-      definitions.emplace(name, make());
+      Node* node = make();
+      const std::size_t last = name.rfind('.');
+      const std::size_t package = last == std::string::npos ? std::string::npos
+                                                            : name.rfind('.', last - 1);
+      node->go_type = package == std::string::npos ? name : name.substr(package + 1);
+      node->struct_name = last == std::string::npos ? name : name.substr(last + 1);
+      definitions.emplace(name, node);
     }
     for (const auto& [name, schema] : defs.items()) {
       compile_into(*definitions.at(name), schema);
+    }
+    // Go types with their own UnmarshalJSON that the schema shows as strings.
+    const std::pair<const char*, ScalarType> own_decoders[] = {
+        {"io.k8s.apimachinery.pkg.api.resource.Quantity", ScalarType::Quantity},
+        {"io.k8s.apimachinery.pkg.apis.meta.v1.Time", ScalarType::Time},
+        {"io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime", ScalarType::MicroTime},
+        {"io.k8s.apimachinery.pkg.util.intstr.IntOrString", ScalarType::IntOrString},
+    };
+    for (const auto& [name, scalar] : own_decoders) {
+      if (auto it = definitions.find(name); it != definitions.end()) {
+        it->second->kind = NodeKind::Scalar;
+        it->second->scalar = scalar;
+      }
     }
     for (const char* name : kEmptyStructs) {
       if (auto it = definitions.find(name); it != definitions.end()) {
@@ -170,24 +227,116 @@ namespace {
 // The walk: a SAX consumer that follows the schema and collects problems. Used directly on the
 // raw text (document order, duplicates visible) and replayed from a parsed document for
 // YAML-converted bodies (sorted keys).
+//
+// Decode errors follow encoding/json: a value of the wrong JSON type is skipped and the first
+// such error is kept ("saved") while decoding goes on; an error from a type with its own decoder
+// (Quantity, Time, IntOrString) ends the decode at once and wins over a saved one. The error
+// context is the innermost Go struct and the JSON names of the struct fields from the top (map
+// keys and list indices are not part of it): ConfigMap.data, Container.spec.containers.ports.
+
+enum class Value { String, Integer, Float, Bool, Object, Array };
+
+const char* go_word(Value value) {
+  switch (value) {
+    case Value::String:
+      return "string";
+    case Value::Integer:
+    case Value::Float:
+      return "number";
+    case Value::Bool:
+      return "bool";
+    case Value::Object:
+      return "object";
+    case Value::Array:
+      return "array";
+  }
+  return "value";
+}
+
+bool fits_integer(std::string_view text, ScalarType type) {
+  std::int64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return false;
+  }
+  return type != ScalarType::Int32 ||
+         (n >= std::numeric_limits<std::int32_t>::min() &&
+          n <= std::numeric_limits<std::int32_t>::max());
+}
+
+// structured-merge-diff's word for what a node accepts; empty for untyped scalars.
+std::string smd_expected(const Node& node) {
+  switch (node.kind) {
+    case NodeKind::Struct:
+    case NodeKind::Map:
+      return "map";
+    case NodeKind::Array:
+      return "list";
+    case NodeKind::Opaque:
+      return "";
+    case NodeKind::Scalar:
+      break;
+  }
+  switch (node.scalar) {
+    case ScalarType::String:
+    case ScalarType::Bytes:
+      return "string";
+    case ScalarType::Int32:
+    case ScalarType::Int64:
+    case ScalarType::Float:
+      return "numeric";
+    case ScalarType::Bool:
+      return "boolean";
+    default:
+      return "";
+  }
+}
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
 
 class Walker final : public nlohmann::json_sax<json> {
  public:
   explicit Walker(const Node* root) : root_(root) {}
 
   std::vector<std::string> take() { return std::move(problems_); }
+  std::optional<DecodeError> take_error() { return std::move(error_); }
 
-  bool null() override { return scalar(); }
-  bool boolean(bool) override { return scalar(); }
-  bool number_integer(number_integer_t) override { return scalar(); }
-  bool number_unsigned(number_unsigned_t) override { return scalar(); }
-  bool number_float(number_float_t, const string_t&) override { return scalar(); }
-  bool string(string_t&) override { return scalar(); }
-  bool binary(binary_t&) override { return scalar(); }
+  bool null() override {
+    next_value_target();
+    return true;
+  }
+  bool boolean(bool value) override { return scalar(Value::Bool, value ? "true" : "false"); }
+  bool number_integer(number_integer_t value) override {
+    return scalar(Value::Integer, std::to_string(value));
+  }
+  bool number_unsigned(number_unsigned_t value) override {
+    return scalar(Value::Integer, std::to_string(value));
+  }
+  bool number_float(number_float_t, const string_t& raw) override {
+    return scalar(Value::Float, raw);
+  }
+  bool string(string_t& value) override { return scalar(Value::String, value); }
+  bool binary(binary_t&) override {
+    next_value_target();
+    return true;
+  }
 
   bool start_object(std::size_t) override {
     const Node* target = next_value_target();
     if (target != nullptr && target->kind != NodeKind::Struct && target->kind != NodeKind::Map) {
+      check_composite(*target, Value::Object);
       target = nullptr;
     }
     push(target, false);
@@ -200,7 +349,9 @@ class Walker final : public nlohmann::json_sax<json> {
     if (frame.node == nullptr) {
       return true;
     }
+    frame.key = key;
     path_.resize(frame.base_len);
+    fields_.resize(frame.fields_len);
     if (!path_.empty()) {
       path_ += '.';
     }
@@ -211,6 +362,10 @@ class Walker final : public nlohmann::json_sax<json> {
         report("unknown field ");
         return true;
       }
+      if (!fields_.empty()) {
+        fields_ += '.';
+      }
+      fields_ += key;
       const std::uint32_t index = it->second.first;
       if (frame.seen_fields.size() <= index) {
         frame.seen_fields.resize(frame.node->fields.size(), false);
@@ -238,6 +393,10 @@ class Walker final : public nlohmann::json_sax<json> {
   bool start_array(std::size_t) override {
     const Node* target = next_value_target();
     if (target != nullptr && target->kind != NodeKind::Array) {
+      // encoding/json fills a []byte from an array of numbers.
+      if (!(target->kind == NodeKind::Scalar && target->scalar == ScalarType::Bytes)) {
+        check_composite(*target, Value::Array);
+      }
       target = nullptr;
     }
     push(target, true);
@@ -261,15 +420,139 @@ class Walker final : public nlohmann::json_sax<json> {
     const Node* node = nullptr;  // nullptr: not looked into
     bool is_array = false;
     std::size_t base_len = 0;
+    std::size_t fields_len = 0;
+    std::string_view struct_name;  // the innermost Go struct, for decode errors
     std::size_t next_index = 0;
+    std::string key;                // the last key (objects)
     const Node* pending = nullptr;  // schema of the value after the last key
     std::vector<bool> seen_fields;
     std::unordered_set<std::string> seen_keys;
   };
 
-  bool scalar() {
-    next_value_target();
+  bool scalar(Value value, std::string_view text) {
+    const Node* target = next_value_target();
+    if (target == nullptr || fatal_) {
+      return true;
+    }
+    if (target->kind != NodeKind::Scalar) {
+      if (target->kind != NodeKind::Opaque) {
+        mismatch(*target, go_word(value), target->go_type, false);
+      }
+      return true;
+    }
+    const bool number = value == Value::Integer || value == Value::Float;
+    switch (target->scalar) {
+      case ScalarType::String:
+        if (value != Value::String) {
+          mismatch(*target, go_word(value), target->go_type, false);
+        }
+        break;
+      case ScalarType::Bytes:
+        if (value != Value::String) {
+          mismatch(*target, go_word(value), target->go_type, false);
+        } else if (auto error = go_base64_error(text)) {
+          fail(*target, std::move(*error), false);
+        }
+        break;
+      case ScalarType::Int32:
+      case ScalarType::Int64:
+        if (number && !fits_integer(text, target->scalar)) {
+          mismatch(*target, "number " + std::string(text), target->go_type, false);
+        } else if (!number) {
+          mismatch(*target, go_word(value), target->go_type, false);
+        }
+        break;
+      case ScalarType::Float:
+        if (!number) {
+          mismatch(*target, go_word(value), target->go_type, false);
+        }
+        break;
+      case ScalarType::Bool:
+        if (value != Value::Bool) {
+          mismatch(*target, go_word(value), target->go_type, false);
+        }
+        break;
+      case ScalarType::Quantity:
+        if (auto error = go_quantity_error(text)) {
+          fail(*target, std::move(*error), true);
+        }
+        break;
+      case ScalarType::Time:
+      case ScalarType::MicroTime:
+        if (value != Value::String) {
+          mismatch(*target, go_word(value), "string", true);
+        } else if (auto error = go_time_error(text, target->scalar == ScalarType::MicroTime)) {
+          fail(*target, std::move(*error), true);
+        }
+        break;
+      case ScalarType::IntOrString:
+        if (number && !fits_integer(text, ScalarType::Int32)) {
+          mismatch(*target, "number " + std::string(text), "int32", true);
+        } else if (value == Value::Bool) {
+          mismatch(*target, "bool", "int32", true);
+        }
+        break;
+    }
     return true;
+  }
+
+  // An object or array where the node wants something else.
+  void check_composite(const Node& target, Value value) {
+    if (fatal_ || target.kind == NodeKind::Opaque) {
+      return;
+    }
+    if (target.kind != NodeKind::Scalar) {
+      mismatch(target, go_word(value), target.go_type, false);
+      return;
+    }
+    switch (target.scalar) {
+      case ScalarType::Quantity:
+        fail(target, *go_quantity_error(value == Value::Object ? "{" : "["), true);
+        break;
+      case ScalarType::Time:
+      case ScalarType::MicroTime:
+        mismatch(target, go_word(value), "string", true);
+        break;
+      case ScalarType::IntOrString:
+        mismatch(target, go_word(value), "int32", true);
+        break;
+      default:
+        mismatch(target, go_word(value), target.go_type, false);
+    }
+  }
+
+  // encoding/json's UnmarshalTypeError with the decoder's error context.
+  void mismatch(const Node& target, const std::string& value, const std::string& go_type,
+                bool fatal) {
+    const std::string_view struct_name =
+        frames_.empty() ? std::string_view() : frames_.back().struct_name;
+    const std::string bare = "json: cannot unmarshal " + value + " into Go value of type " + go_type;
+    if (struct_name.empty() && fields_.empty()) {
+      fail(target, bare, fatal, bare);
+    } else {
+      fail(target,
+           "json: cannot unmarshal " + value + " into Go struct field " +
+               std::string(struct_name) + "." + fields_ + " of type " + go_type,
+           fatal, bare);
+    }
+  }
+
+  void fail(const Node& target, std::string message, bool fatal, std::string bare = {}) {
+    if (fatal_ || (error_ && !fatal)) {
+      return;
+    }
+    fatal_ = fatal;
+    DecodeError error;
+    error.bare_message = bare.empty() ? message : std::move(bare);
+    error.message = std::move(message);
+    error.path = path_;
+    error.expected = smd_expected(target);
+    for (const Frame& frame : frames_) {
+      error.pointer += '/';
+      error.pointer += frame.is_array ? std::to_string(frame.next_index - 1)
+                                      : pointer_token(frame.key);
+    }
+    error_ = std::move(error);
   }
 
   // The schema the value that starts now must follow; also puts the value's path in path_.
@@ -290,6 +573,7 @@ class Walker final : public nlohmann::json_sax<json> {
       return nullptr;
     }
     path_.resize(frame.base_len);
+    fields_.resize(frame.fields_len);
     path_ += '[';
     path_ += std::to_string(index);
     path_ += ']';
@@ -297,16 +581,21 @@ class Walker final : public nlohmann::json_sax<json> {
   }
 
   void push(const Node* node, bool is_array) {
+    std::string_view outer = frames_.empty() ? std::string_view() : frames_.back().struct_name;
     Frame& frame = frames_.emplace_back();
     frame.node = node;
     frame.is_array = is_array;
     frame.base_len = path_.size();
+    frame.fields_len = fields_.size();
+    frame.struct_name =
+        node != nullptr && node->kind == NodeKind::Struct ? node->struct_name : outer;
   }
 
   void pop() {
     frames_.pop_back();
     if (!frames_.empty()) {
       path_.resize(frames_.back().base_len);
+      fields_.resize(frames_.back().fields_len);
     }
   }
 
@@ -324,9 +613,12 @@ class Walker final : public nlohmann::json_sax<json> {
   bool root_done_ = false;
   bool failed_ = false;
   std::string path_;
+  std::string fields_;  // struct field names from the top, for decode errors
   std::vector<Frame> frames_;
   std::vector<std::string> problems_;
   std::unordered_set<std::string> seen_messages_;
+  std::optional<DecodeError> error_;
+  bool fatal_ = false;
 };
 
 // Replays a parsed document (objects in sorted key order) into the walker.
@@ -345,6 +637,17 @@ void replay(const json& value, Walker& walker) {
       replay(item, walker);
     }
     walker.end_array();
+  } else if (value.is_string()) {
+    std::string text = value.get<std::string>();
+    walker.string(text);
+  } else if (value.is_boolean()) {
+    walker.boolean(value.get<bool>());
+  } else if (value.is_number_unsigned()) {
+    walker.number_unsigned(value.get<json::number_unsigned_t>());
+  } else if (value.is_number_integer()) {
+    walker.number_integer(value.get<json::number_integer_t>());
+  } else if (value.is_number_float()) {
+    walker.number_float(value.get<double>(), value.dump());
   } else {
     walker.null();
   }
@@ -547,6 +850,12 @@ bool FieldValidator::knows(const std::string& group, const std::string& version,
 std::vector<std::string> FieldValidator::check(const std::string& group, const std::string& version,
                                                const std::string& kind, std::string_view body,
                                                bool yaml_body_already_converted_json) const {
+  return inspect(group, version, kind, body, yaml_body_already_converted_json).problems;
+}
+
+FieldReport FieldValidator::inspect(const std::string& group, const std::string& version,
+                                    const std::string& kind, std::string_view body,
+                                    bool yaml_body_already_converted_json) const {
   auto it = index_->by_gvk.find(Index::gvk_key(group, version, kind));
   if (it == index_->by_gvk.end()) {
     return {};
@@ -560,13 +869,16 @@ std::vector<std::string> FieldValidator::check(const std::string& group, const s
       return {};
     }
     replay(doc, walker);
-    return walker.take();
+  } else {
+    const bool parsed = json::sax_parse(body.begin(), body.end(), &walker);
+    if (!parsed || walker.failed()) {
+      return {};
+    }
   }
-  const bool parsed = json::sax_parse(body.begin(), body.end(), &walker);
-  if (!parsed || walker.failed()) {
-    return {};
-  }
-  return walker.take();
+  FieldReport report;
+  report.decode_error = walker.take_error();
+  report.problems = walker.take();
+  return report;
 }
 
 std::vector<std::string> yaml_duplicate_keys(std::string_view yaml_text) {

@@ -23,7 +23,8 @@
 // - A field that is unknown is not looked into, and a duplicated unknown field is reported once,
 //   as unknown. Identical messages are reported once; at most 100 JSON problems are kept.
 // - A value whose JSON type does not fit the schema (an object where a string is expected) is
-//   skipped: upstream fails the whole decode with a type error instead, which the caller reports.
+//   not looked into. Upstream fails the whole decode with a type error instead: inspect() gives
+//   that error (DecodeError) beside the field problems.
 //
 // Texts (kube-apiserver v1.32, sigs.k8s.io/json and sigs.k8s.io/yaml):
 //   unknown field "spec.template.spec.containers[0].foo"
@@ -34,11 +35,36 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace apiserver::registry {
+
+// Why a body does not decode into its kind's Go type, as encoding/json and the types with their
+// own decoders report it. Only the first error counts, as upstream: the first value of a wrong
+// JSON type, unless a Quantity, Time, MicroTime or IntOrString fails later (those end the decode).
+struct DecodeError {
+  // Go's text: `json: cannot unmarshal array into Go struct field ConfigMap.data of type string`,
+  // `illegal base64 data at input byte 3`, a Quantity's or a time's parse error.
+  std::string message;
+  // The same without the struct field context (`json: cannot unmarshal array into Go value of
+  // type string`), as a type's own decoder called on the value alone says it.
+  std::string bare_message;
+  // The value's path as field problems print it ("data.a", "spec.containers[0].ports") and its
+  // RFC 6901 pointer within the body ("/data/a").
+  std::string path;
+  std::string pointer;
+  // What the schema wants there in structured-merge-diff's words ("string", "numeric",
+  // "boolean", "map", "list"); empty for values only their own decoder rejects.
+  std::string expected;
+};
+
+struct FieldReport {
+  std::optional<DecodeError> decode_error;  // when set, upstream answers with it alone
+  std::vector<std::string> problems;        // unknown and duplicate fields, as check()
+};
 
 class FieldValidator {
  public:
@@ -69,6 +95,12 @@ class FieldValidator {
   std::vector<std::string> check(const std::string& group, const std::string& version,
                                  const std::string& kind, std::string_view body,
                                  bool yaml_body_already_converted_json = false) const;
+
+  // check() plus the decode error: the same single walk. A body that does not parse, or of a
+  // kind not known, gives an empty report.
+  FieldReport inspect(const std::string& group, const std::string& version,
+                      const std::string& kind, std::string_view body,
+                      bool yaml_body_already_converted_json = false) const;
 
  private:
   struct Index;

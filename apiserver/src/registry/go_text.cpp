@@ -174,4 +174,40 @@ std::string go_json_kind(const nlohmann::json& value) {
   }
 }
 
+std::string go_print(const nlohmann::json& value, bool sharp) {
+  using nlohmann::json;
+  std::string out;
+  switch (value.type()) {
+    case json::value_t::object: {
+      // Go prints map keys sorted, as nlohmann::json keeps them.
+      out = sharp ? "map[string]interface {}{" : "map[";
+      bool first = true;
+      for (const auto& [key, item] : value.items()) {
+        out += first ? "" : (sharp ? ", " : " ");
+        first = false;
+        out += sharp ? go_quote(key) : key;
+        out += ':';
+        out += go_print(item, sharp);
+      }
+      out += sharp ? "}" : "]";
+      return out;
+    }
+    case json::value_t::array: {
+      out = sharp ? "[]interface {}{" : "[";
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        out += i == 0 ? "" : (sharp ? ", " : " ");
+        out += go_print(value[i], sharp);
+      }
+      out += sharp ? "}" : "]";
+      return out;
+    }
+    case json::value_t::string:
+      return sharp ? go_quote(value.get<std::string>()) : value.get<std::string>();
+    case json::value_t::null:
+      return sharp ? "interface {}(nil)" : "<nil>";
+    default:
+      return value.dump();
+  }
+}
+
 }  // namespace apiserver::registry

@@ -21,5 +21,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The word encoding/json's UnmarshalTypeError uses for a JSON value: object, array, string,
 // bool, null or number ("json: cannot unmarshal <word> into Go value of type ...").
 std::string go_json_kind(const nlohmann::json& value);
+// fmt's %v (sharp: %#v) of a value decoded from JSON into interface{}: map[a:1 b:[x y]] or
+// map[string]interface {}{"a":1, "b":[]interface {}{"x", "y"}}.
+std::string go_print(const nlohmann::json& value, bool sharp);
 
 }  // namespace apiserver::registry

@@ -757,3 +757,66 @@ TEST_CASE("server-side apply rejects fields the schema does not declare", "[apis
         "declared in schema");
   CHECK(api.call("GET", "/api/v1/namespaces/default/configmaps/odd").status == 404);
 }
+
+TEST_CASE("values of the wrong type are rejected by every write and nothing is stored",
+          "[apiserver][resources]") {
+  Api api;
+  const std::string type_error =
+      "json: cannot unmarshal array into Go struct field ConfigMap.data of type string";
+  json bad = configmap("typed");
+  bad["data"]["a"] = {1, 2};
+  SECTION("create and update, whatever fieldValidation says") {
+    auto created =
+        api.call("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Ignore", bad);
+    CHECK(created.status == 400);
+    CHECK(created.body["reason"] == "BadRequest");
+    CHECK(created.body["message"] ==
+          "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: " + type_error);
+    CHECK(api.call("GET", "/api/v1/namespaces/default/configmaps/typed").status == 404);
+    REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("typed")).status ==
+            201);
+    auto updated = api.call("PUT", "/api/v1/namespaces/default/configmaps/typed", bad);
+    CHECK(updated.status == 400);
+    CHECK(updated.body["message"] ==
+          "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: " + type_error);
+  }
+  SECTION("patches: an invalid patch with the patched object, or the strategic patch itself") {
+    REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", configmap("typed")).status ==
+            201);
+    auto merged = api.patch("/api/v1/namespaces/default/configmaps/typed",
+                            "application/merge-patch+json", R"({"data":{"a":[1]}})");
+    CHECK(merged.status == 422);
+    CHECK(merged.body["reason"] == "Invalid");
+    const std::string message = merged.body["message"];
+    CHECK(message.rfind(R"("" is invalid: patch: Invalid value: "{)", 0) == 0);
+    CHECK(message.size() > type_error.size());
+    CHECK(message.substr(message.size() - type_error.size() - 3) == "\": " + type_error);
+    CHECK(merged.body["details"]["causes"][0]["field"] == "patch");
+    auto strategic = api.patch("/api/v1/namespaces/default/configmaps/typed",
+                               "application/strategic-merge-patch+json", R"({"data":{"a":[1]}})");
+    CHECK(strategic.status == 422);
+    CHECK(strategic.body["message"] ==
+          R"("" is invalid: patch: Invalid value: "map[data:map[a:[1]]]": )" + type_error);
+    CHECK(api.call("GET", "/api/v1/namespaces/default/configmaps/typed").body["data"] ==
+          json{{"k", "v"}});
+  }
+  SECTION("server-side apply: the typed converter's text, then the Go type's own decoder") {
+    auto applied = api.patch("/api/v1/namespaces/default/configmaps/typed?fieldManager=me",
+                             "application/apply-patch+yaml",
+                             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\n"
+                             "  namespace: default\ndata:\n  a: [1, 2]\n");
+    CHECK(applied.status == 500);
+    CHECK(applied.body["message"] ==
+          "failed to create typed patch object (default/typed; /v1, Kind=ConfigMap): .data.a: "
+          "expected string, got &value.valueUnstructured{Value:[]interface {}{1, 2}}");
+    auto secret = api.patch("/api/v1/namespaces/default/secrets/s?fieldManager=me",
+                            "application/apply-patch+yaml",
+                            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n"
+                            "data:\n  key: not base64!\n");
+    CHECK(secret.status == 500);
+    CHECK(secret.body["message"] ==
+          "failed to convert new object (/s; /v1, Kind=Secret) to proper version: illegal "
+          "base64 data at input byte 3");
+    CHECK(api.call("GET", "/api/v1/namespaces/default/secrets/s").status == 404);
+  }
+}
