@@ -48,6 +48,15 @@ sed 's/mode: fast/mode: slow/' "$tmp/stale.yaml" >"$tmp/fresh.yaml"
 [[ $(k replace -f "$tmp/fresh.yaml") == "configmap/settings replaced" ]] || fail "replace"
 grep -q 'the object has been modified' <<<"$(out k replace -f "$tmp/stale.yaml" 2>&1)" || fail "stale replace"
 
+# a value of the wrong type is refused (typed clients could not read it back)
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: typed}\ndata: {a: [1, 2]}\n' >"$tmp/typed.yaml"
+grep -q 'cannot unmarshal array into Go struct field ConfigMap.data of type string' \
+  <<<"$(out k create -f "$tmp/typed.yaml")" || fail "wrong type accepted by create"
+grep -q 'not found' <<<"$(out k get configmap typed)" || fail "wrong type stored"
+grep -q 'Invalid value.*cannot unmarshal number into Go struct field ConfigMap.data of type string' \
+  <<<"$(out k patch configmap settings --type=merge -p '{"data":{"mode":7}}')" \
+  || fail "wrong type accepted by patch"
+
 # typed creates (protobuf bodies)
 k create namespace team >/dev/null || fail "create namespace"
 k create configmap -n team conf --from-literal=a=b >/dev/null || fail "create configmap"
