@@ -1305,6 +1305,8 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
       return storage_failure(r, "", error);
     }
     read_at = page.revision;
+    // Taken before the matching items are moved out of the page.
+    std::string last_key = page.items.empty() ? std::string() : page.items.back().key;
     size_t used = 0;
     for (auto& item : page.items) {
       ++used;
@@ -1325,7 +1327,7 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     if (!page.more || page.items.empty()) {
       break;
     }
-    cursor = page.items.back().key + std::string(1, '\0');
+    cursor = last_key + std::string(1, '\0');
   }
   json metadata = {{"resourceVersion", std::to_string(read_at)}};
   if (more && !kept.empty()) {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -819,4 +820,32 @@ TEST_CASE("values of the wrong type are rejected by every write and nothing is s
           "base64 data at input byte 3");
     CHECK(api.call("GET", "/api/v1/namespaces/default/secrets/s").status == 404);
   }
+}
+
+TEST_CASE("paging with a selector over more objects than one read returns each object once",
+          "[apiserver][resources]") {
+  Api api;
+  constexpr int kObjects = 700;  // several internal reads of 256 keys
+  for (int i = 0; i < kObjects; ++i) {
+    json body = configmap("cm-" + std::to_string(1000 + i));
+    body["metadata"]["labels"] = {{"shard", i % 2 == 0 ? "even" : "odd"}};
+    REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps", body).status == 201);
+  }
+  std::vector<std::string> seen;
+  std::string token;
+  do {
+    std::string target = "/api/v1/configmaps?labelSelector=shard&limit=500";
+    if (!token.empty()) {
+      target += "&continue=" + token;
+    }
+    auto page = api.call("GET", target);
+    REQUIRE(page.status == 200);
+    for (const auto& item : page.body["items"]) {
+      seen.push_back(item["metadata"]["name"]);
+    }
+    token = page.body["metadata"].value("continue", "");
+  } while (!token.empty());
+  CHECK(seen.size() == kObjects);
+  CHECK(std::is_sorted(seen.begin(), seen.end()));
+  CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
 }
