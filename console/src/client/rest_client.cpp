@@ -1,29 +1,19 @@
 #include "console/client/rest_client.h"
 
 #include <openssl/evp.h>
-#include <openssl/ssl.h>
-#include <openssl/x509v3.h>
 #include <yaml-cpp/yaml.h>
 
-#include <boost/asio/connect.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/ssl.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+
+#include "client/https_connection.h"
 
 namespace console::client {
 namespace {
 
 namespace fs = std::filesystem;
-namespace beast = boost::beast;
-namespace http = boost::beast::http;
-namespace net = boost::asio;
-namespace ssl = boost::asio::ssl;
-using tcp = boost::asio::ip::tcp;
+using detail::parse_server;
 
 std::optional<std::string> read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -95,41 +85,6 @@ bool pem_field(const YAML::Node& node, const std::string& key, const fs::path& b
     out = *text;
   }
   return true;
-}
-
-struct Endpoint {
-  std::string host;  // without brackets
-  std::string port;
-};
-
-std::optional<Endpoint> parse_server(const std::string& server) {
-  const std::string scheme = "https://";
-  if (server.rfind(scheme, 0) != 0) {
-    return std::nullopt;
-  }
-  std::string rest = server.substr(scheme.size());
-  rest = rest.substr(0, rest.find('/'));
-  Endpoint e{"", "443"};
-  if (!rest.empty() && rest.front() == '[') {
-    auto close = rest.find(']');
-    if (close == std::string::npos) {
-      return std::nullopt;
-    }
-    e.host = rest.substr(1, close - 1);
-    if (close + 1 < rest.size() && rest[close + 1] == ':') {
-      e.port = rest.substr(close + 2);
-    }
-  } else {
-    auto colon = rest.find(':');
-    e.host = rest.substr(0, colon);
-    if (colon != std::string::npos) {
-      e.port = rest.substr(colon + 1);
-    }
-  }
-  if (e.host.empty() || e.port.empty()) {
-    return std::nullopt;
-  }
-  return e;
 }
 
 }  // namespace
@@ -214,177 +169,41 @@ std::optional<ClusterAccess> load_kubeconfig(const std::string& path, const std:
   }
 }
 
-// One TLS connection; every operation runs on a private io_context with a deadline.
-class RestClient::Connection {
- public:
-  Connection(const ClusterAccess& access, const ClientOptions& options)
-      : access_(access), options_(options), tls_(ssl::context::tls_client) {}
-
-  bool open(std::string& error) {
-    auto endpoint = parse_server(access_.server);
-    beast::error_code ec;
-    tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                     ssl::context::no_tlsv1_1);
-    if (access_.insecure) {
-      tls_.set_verify_mode(ssl::verify_none);
-    } else {
-      tls_.set_verify_mode(ssl::verify_peer);
-      if (access_.ca_pem.empty()) {
-        tls_.set_default_verify_paths(ec);
-      } else {
-        tls_.add_certificate_authority(net::buffer(access_.ca_pem), ec);
-      }
-      if (ec) {
-        error = "the cluster CA does not load: " + ec.message();
-        return false;
-      }
-    }
-    if (!access_.client_cert_pem.empty()) {
-      tls_.use_certificate_chain(net::buffer(access_.client_cert_pem), ec);
-      if (!ec) {
-        tls_.use_private_key(net::buffer(access_.client_key_pem), ssl::context::pem, ec);
-      }
-      if (ec) {
-        error = "the client certificate does not load: " + ec.message();
-        return false;
-      }
-    }
-    stream_.emplace(io_, tls_);
-    SSL* native = stream_->native_handle();
-    auto address = net::ip::make_address(endpoint->host, ec);
-    if (ec) {
-      SSL_set_tlsext_host_name(native, endpoint->host.c_str());  // SNI: names only
-      SSL_set1_host(native, endpoint->host.c_str());
-      ec = {};
-    } else {
-      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(native), endpoint->host.c_str());
-    }
-    host_header_ = address.is_v6() && !address.is_unspecified()
-                       ? "[" + endpoint->host + "]:" + endpoint->port
-                       : endpoint->host + ":" + endpoint->port;
-    tcp::resolver resolver(io_);
-    auto results = resolver.resolve(endpoint->host, endpoint->port, ec);
-    if (ec) {
-      error = "cannot resolve " + endpoint->host + ": " + ec.message();
-      return false;
-    }
-    bool done = false;
-    beast::get_lowest_layer(*stream_).async_connect(
-        results, [&](beast::error_code e, const tcp::endpoint&) {
-          ec = e;
-          done = true;
-        });
-    if (!run(done, ec, "connecting to " + access_.server, error)) {
-      return false;
-    }
-    beast::get_lowest_layer(*stream_).socket().set_option(tcp::no_delay(true), ec);
-    done = false;
-    stream_->async_handshake(ssl::stream_base::client, [&](beast::error_code e) {
-      ec = e;
-      done = true;
-    });
-    return run(done, ec, "TLS handshake with " + access_.server, error);
-  }
-
-  // One exchange; `reusable` false when the connection must not be used again.
-  bool exchange(const std::string& method, const std::string& target,
-                const std::string& content_type, const std::string& body, Response& out,
-                bool& reusable, std::string& error) {
-    http::request<http::string_body> req;
-    req.method_string(method);
-    req.target(target);
-    req.version(11);
-    req.set(http::field::host, host_header_);
-    req.set(http::field::user_agent, options_.user_agent);
-    req.set(http::field::accept, "application/json");
-    if (!access_.token.empty()) {
-      req.set(http::field::authorization, "Bearer " + access_.token);
-    }
-    if (!content_type.empty()) {
-      req.set(http::field::content_type, content_type);
-    }
-    req.body() = body;
-    req.keep_alive(true);
-    req.prepare_payload();
-    beast::error_code ec;
-    bool done = false;
-    http::async_write(*stream_, req, [&](beast::error_code e, size_t) {
-      ec = e;
-      done = true;
-    });
-    reusable = false;
-    if (!run(done, ec, method + " " + target, error)) {
-      return false;
-    }
-    http::response_parser<http::string_body> parser;
-    parser.body_limit(options_.max_response_bytes);
-    done = false;
-    http::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) {
-      ec = e;
-      done = true;
-    });
-    if (!run(done, ec, method + " " + target, error)) {
-      return false;
-    }
-    auto& res = parser.get();
-    out.status = static_cast<int>(res.result_int());
-    out.content_type = std::string(res[http::field::content_type]);
-    out.body = std::move(res.body());
-    reusable = res.keep_alive();
-    return true;
-  }
-
- private:
-  // Runs the io_context until `done` or the deadline; the connection is closed on a timeout.
-  bool run(bool& done, beast::error_code& ec, const std::string& what, std::string& error) {
-    io_.restart();
-    io_.run_for(options_.timeout);
-    if (!done) {
-      beast::get_lowest_layer(*stream_).close();
-      io_.restart();
-      io_.run();  // let the cancelled operation finish
-      error = what + ": timed out after " + std::to_string(options_.timeout.count()) + " ms";
-      return false;
-    }
-    if (ec) {
-      error = what + ": " + ec.message();
-      return false;
-    }
-    return true;
-  }
-
-  const ClusterAccess& access_;
-  const ClientOptions& options_;
-  net::io_context io_;
-  ssl::context tls_;
-  std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
-  beast::flat_buffer buffer_;
-  std::string host_header_;
-};
-
 RestClient::RestClient(ClusterAccess access, ClientOptions options)
     : access_(std::move(access)), options_(std::move(options)) {}
 
 RestClient::~RestClient() = default;
 
 bool RestClient::request(const std::string& method, const std::string& target,
-                         const std::string& content_type, const std::string& body,
-                         Response& out, std::string& error) {
+                         const std::string& content_type, const std::string& body, Response& out,
+                         std::string& error) {
+  Request r;
+  r.method = method;
+  r.target = target;
+  r.content_type = content_type;
+  r.body = body;
+  return request(r, out, error);
+}
+
+bool RestClient::request(const Request& request, Response& out, std::string& error) {
+  const auto deadline = detail::HttpsConnection::Clock::now() + options_.timeout;
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool fresh = !connection_;
     if (fresh) {
-      connection_ = std::make_unique<Connection>(access_, options_);
-      if (!connection_->open(error)) {
+      connection_ =
+          std::make_unique<detail::HttpsConnection>(access_, options_.user_agent, options_.cancel);
+      if (!connection_->open(deadline, error)) {
         connection_.reset();
         return false;
       }
     }
     bool reusable = false;
-    bool ok = connection_->exchange(method, target, content_type, body, out, reusable, error);
+    bool ok =
+        connection_->exchange(request, deadline, options_.max_response_bytes, out, reusable, error);
     if (!reusable) {
       connection_.reset();
     }
-    if (ok || fresh || method == "POST") {
+    if (ok || fresh || request.method == "POST") {
       return ok;
     }
     // A kept-alive connection the server had closed: once more on a new one (not for POST,

@@ -194,8 +194,8 @@ bool expect(std::string_view s, size_t& pos, char c) {
   return false;
 }
 
-// RFC 3339 ("2024-06-01T12:00:00Z", "...:00.5+02:00") to seconds since the epoch.
-std::optional<double> parse_rfc3339(std::string_view s) {
+// See parse_rfc3339() in the header.
+std::optional<double> rfc3339_seconds(std::string_view s) {
   size_t pos = 0;
   int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!read_number(s, pos, 4, year) || !expect(s, pos, '-') || !read_number(s, pos, 2, month) ||
@@ -279,7 +279,7 @@ std::optional<int64_t> parse_age(std::string_view s) {
   return total;
 }
 
-std::string cell_text(const nlohmann::json& cell) {
+std::string cell_text_of(const nlohmann::json& cell) {
   switch (cell.type()) {
     case nlohmann::json::value_t::string:
       return cell.get<std::string>();
@@ -290,34 +290,36 @@ std::string cell_text(const nlohmann::json& cell) {
   }
 }
 
-// A number cell's value; a string counts by its leading number ("2 (5m ago)" is 2).
+// Text counts by its leading number ("2 (5m ago)" is 2).
+double number_key_text(std::string_view s) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  return ec == std::errc() && end != s.data() ? value : kNoKey;
+}
+
+// A number cell's value; a string counts by its leading number.
 double number_key(const nlohmann::json& cell) {
   if (cell.is_number()) {
     return cell.get<double>();
   }
   if (cell.is_string()) {
-    const std::string& s = cell.get_ref<const std::string&>();
-    double value = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec == std::errc() && end != s.data()) {
-      return value;
-    }
+    return number_key_text(cell.get_ref<const std::string&>());
   }
   return kNoKey;
 }
 
-double time_key(const nlohmann::json& cell, double now_s) {
-  if (!cell.is_string()) {
-    return kNoKey;
-  }
-  const std::string& s = cell.get_ref<const std::string&>();
-  if (const auto instant = parse_rfc3339(s)) {
+double time_key_text(std::string_view s, double now_s) {
+  if (const auto instant = rfc3339_seconds(s)) {
     return *instant;
   }
   if (const auto age = parse_age(s)) {
     return now_s - static_cast<double>(*age);
   }
   return kNoKey;
+}
+
+double time_key(const nlohmann::json& cell, double now_s) {
+  return cell.is_string() ? time_key_text(cell.get_ref<const std::string&>(), now_s) : kNoKey;
 }
 
 
@@ -340,6 +342,10 @@ TableColumn namespace_column_definition() {
 }
 
 }  // namespace
+
+std::optional<double> parse_rfc3339(std::string_view text) {
+  return rfc3339_seconds(text);
+}
 
 std::string human_age(int64_t seconds) {
   if (seconds < -1) {
@@ -439,11 +445,11 @@ std::optional<std::string> TableView::set_table(const nlohmann::json& table, int
     row.namespace_ = string_field(metadata, "namespace");
     row.name = string_field(metadata, "name");
     if (row.name.empty() && name_cell && *name_cell < cells.size()) {
-      row.name = cell_text(cells[*name_cell]);
+      row.name = cell_text_of(cells[*name_cell]);
     }
     row.labels = field(metadata, "labels");
     const double created = [&] {
-      const auto instant = parse_rfc3339(string_field(metadata, "creationTimestamp"));
+      const auto instant = rfc3339_seconds(string_field(metadata, "creationTimestamp"));
       return instant ? *instant : kNoKey;
     }();
     row.cells.reserve(columns.size());
@@ -453,7 +459,7 @@ std::optional<std::string> TableView::set_table(const nlohmann::json& table, int
     }
     for (size_t c = first; c < columns.size(); ++c) {
       const nlohmann::json& cell = c - first < cells.size() ? cells[c - first] : kAbsent;
-      row.cells.push_back(cell_text(cell));
+      row.cells.push_back(cell_text_of(cell));
       if (columns[c].kind == ColumnKind::Text) {
         keys[c].add_text(row.cells.back());
       } else if (columns[c].kind == ColumnKind::Number) {
@@ -487,7 +493,7 @@ void TableView::set_from_cache(const ResourceCache& cache, int64_t now_ms, bool 
   const double now_s = static_cast<double>(now_ms) / 1000.0;
   for (const auto& [key, cached] : cache.objects()) {
     const nlohmann::json& metadata = field(cached.object(), "metadata");
-    const auto created = parse_rfc3339(string_field(metadata, "creationTimestamp"));
+    const auto created = rfc3339_seconds(string_field(metadata, "creationTimestamp"));
     TableRow row;
     row.namespace_ = cached.namespace_;
     row.name = cached.name;
@@ -502,6 +508,50 @@ void TableView::set_from_cache(const ResourceCache& cache, int64_t now_ms, bool 
                                 : "<unknown>");
     ages.push_back(created ? *created : kNoKey);
     rows.push_back(std::move(row));
+  }
+  load(std::move(columns), std::move(rows), std::move(keys));
+}
+
+std::string table_cell_text(const nlohmann::json& cell) {
+  return cell_text_of(cell);
+}
+
+void TableView::set_rows(std::vector<TableColumn> columns, std::vector<TableRow> rows,
+                         const std::vector<double>& created, int64_t now_ms,
+                         bool namespace_column) {
+  for (TableColumn& column : columns) {
+    column.kind = kind_of(column.type, column.name);
+  }
+  if (namespace_column) {
+    columns.insert(columns.begin(), namespace_column_definition());
+  }
+  const size_t first = namespace_column ? 1 : 0;
+  std::vector<SortKeys> keys(columns.size());
+  for (size_t c = first; c < columns.size(); ++c) {
+    if (columns[c].kind != ColumnKind::Text) {
+      keys[c].numbers.reserve(rows.size());
+    }
+  }
+  const double now_s = static_cast<double>(now_ms) / 1000.0;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    TableRow& row = rows[r];
+    row.cells.resize(columns.size() - first);
+    if (namespace_column) {
+      row.cells.insert(row.cells.begin(), row.namespace_);
+      keys[0].add_text(row.namespace_);
+    }
+    const double row_created = r < created.size() ? created[r] : kNoKey;
+    for (size_t c = first; c < columns.size(); ++c) {
+      const std::string& cell = row.cells[c];
+      if (columns[c].kind == ColumnKind::Text) {
+        keys[c].add_text(cell);
+      } else if (columns[c].kind == ColumnKind::Number) {
+        keys[c].numbers.push_back(number_key_text(cell));
+      } else {
+        const bool exact = is_age_column(columns[c].name) && !std::isnan(row_created);
+        keys[c].numbers.push_back(exact ? row_created : time_key_text(cell, now_s));
+      }
+    }
   }
   load(std::move(columns), std::move(rows), std::move(keys));
 }

@@ -7,12 +7,17 @@
 // fails on a kept connection is sent once more on a new one. Not thread-safe: one client per thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace console::client {
+
+namespace detail {
+class HttpsConnection;
+}
 
 // A kubeconfig context resolved to what a connection needs.
 struct ClusterAccess {
@@ -35,6 +40,14 @@ std::string default_kubeconfig_path();
 std::optional<ClusterAccess> load_kubeconfig(const std::string& path, const std::string& context,
                                              std::string& error);
 
+struct Request {
+  std::string method = "GET";
+  std::string target;  // the path with its query
+  std::string content_type;
+  std::string accept = "application/json";
+  std::string body;
+};
+
 struct Response {
   int status = 0;
   std::string body;
@@ -45,6 +58,9 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};  // per request
   size_t max_response_bytes = 256 * 1024 * 1024;
   std::string user_agent = "kube-sandbox";
+  // When set, a request in progress gives up (error "cancelled") within ~100 ms of it turning
+  // true. Must outlive the client; another thread may set it.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 class RestClient {
@@ -59,14 +75,15 @@ class RestClient {
   bool request(const std::string& method, const std::string& target,
                const std::string& content_type, const std::string& body, Response& out,
                std::string& error);
+  // The same with an Accept header of the caller's choosing.
+  bool request(const Request& request, Response& out, std::string& error);
 
   const ClusterAccess& access() const { return access_; }
 
  private:
-  class Connection;
   ClusterAccess access_;
   ClientOptions options_;
-  std::unique_ptr<Connection> connection_;
+  std::unique_ptr<detail::HttpsConnection> connection_;
 };
 
 }  // namespace console::client

@@ -59,6 +59,13 @@ enum class FilterMode {
 // kubectl's rendering of an age: "45s", "3m20s", "5h", "3d4h", "2y10d".
 std::string human_age(int64_t seconds);
 
+// A Table cell as the table shows it: strings as they are, null as "", anything else as JSON.
+std::string table_cell_text(const nlohmann::json& cell);
+
+// An RFC 3339 time ("2024-06-01T12:00:00Z", "...:00.5+02:00") as seconds since the epoch;
+// nullopt when it is not one.
+std::optional<double> parse_rfc3339(std::string_view text);
+
 class TableView {
  public:
   // Loads a server Table ({columnDefinitions, rows: [{cells, object}]}); `now_ms` turns ages
@@ -67,6 +74,13 @@ class TableView {
   // still apply. Returns an error message and changes nothing when the table is malformed.
   std::optional<std::string> set_table(const nlohmann::json& table, int64_t now_ms,
                                        bool namespace_column);
+  // Loads rows already in display form, for callers that keep them between loads (a kind fed by
+  // a watch) and so need no Table JSON built and walked: `columns` as served (their kind is
+  // derived here, as set_table() derives it), one cell per column in each row, and per row its
+  // creation time in seconds since the epoch (NaN when unknown) to order an Age column exactly.
+  // A Namespace column comes first with `namespace_column`. Same keeping rules as set_table().
+  void set_rows(std::vector<TableColumn> columns, std::vector<TableRow> rows,
+                const std::vector<double>& created, int64_t now_ms, bool namespace_column);
   // Loads NAME and AGE (from metadata.creationTimestamp) for every object in `cache`, with the
   // same keeping rules as set_table().
   void set_from_cache(const ResourceCache& cache, int64_t now_ms, bool namespace_column);

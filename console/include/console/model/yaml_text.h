@@ -13,7 +13,9 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace console::model {
 
@@ -22,5 +24,11 @@ enum class ManagedFields { Fold, Show };
 // Always ends with a newline. Empty objects and arrays render as {} and [].
 std::string to_yaml(const nlohmann::json& value,
                     ManagedFields managed_fields = ManagedFields::Fold);
+
+// Reads one YAML document (what a person typed in the console's editor) as JSON, typing plain
+// scalars as the API server does: null, true/false, integers and floats; quoted scalars stay
+// strings. nullopt with `error` ("line 3, column 5: ...") when it is not YAML or holds more than
+// one document. Never throws.
+std::optional<nlohmann::json> parse_yaml(std::string_view text, std::string& error);
 
 }  // namespace console::model

@@ -1,0 +1,258 @@
+// Everything the console's windows show and every action they offer, with no drawing in it: the
+// glue between the Session (network threads) and the pure models. The UI thread calls update()
+// at the start of each frame, which drains what the network threads sent and applies it; the
+// windows then read the state and call the actions below. Scripts (script.h) drive the same
+// actions, and a test can drive it all with a fake Session.
+//
+// What it keeps:
+// - discovery (/api and /apis, aggregated) as a ResourceTree, and /version;
+// - one KindTable per opened kind, each fed by its own watch stream (at most kMaxOpenKinds at
+//   once; the least recently shown is closed first), plus the namespaces stream behind the
+//   namespace selector;
+// - the watch event log; the object pane (the selected object, the editor, the last apply or
+//   delete and its error); the connection state and the last error.
+//
+// Not thread-safe: the UI thread owns it. Nothing here waits for the network.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "console/client/session.h"
+#include "console/model/event_log.h"
+#include "console/model/kind_table.h"
+#include "console/model/namespaces.h"
+#include "console/model/resource_tree.h"
+
+namespace console::app {
+
+// A failed request as the API server explained it (a meta.k8s.io/v1 Status), or a transport
+// failure (http_status 0, reason empty).
+struct ApiError {
+  struct Cause {
+    std::string reason;  // FieldValueInvalid, FieldManagerConflict, ...
+    std::string message;
+    std::string field;
+  };
+  int http_status = 0;
+  std::string reason;  // Conflict, Invalid, NotFound, ...
+  std::string message;
+  std::vector<Cause> causes;
+};
+
+// The Status in a response body; a body that is not a Status gives the HTTP status and the text.
+ApiError parse_status(int http_status, std::string_view body);
+
+// The object minus what a person does not edit and an apply must not send: status,
+// metadata.managedFields and the server-set metadata (uid, resourceVersion, creationTimestamp,
+// generation, selfLink, deletion fields).
+nlohmann::json apply_form(const nlohmann::json& object);
+
+// Sets `dotted` ("data.key", "metadata.labels.app") in `object` to `value`, creating objects on
+// the way. False when a step is not an object.
+bool set_path(nlohmann::json& object, std::string_view dotted, nlohmann::json value);
+
+// The request path of a collection (all namespaces) or of one object.
+std::string collection_path(const model::ApiResource& resource);
+std::string object_path(const model::ApiResource& resource, std::string_view namespace_,
+                        std::string_view name);
+
+enum class ConnectionState { Connecting, Connected, Degraded, Disconnected };
+const char* to_string(ConnectionState state);
+
+// An opened kind: its table and the state of its stream.
+struct OpenKind {
+  explicit OpenKind(model::ApiResource resource) : table(std::move(resource)) {}
+  model::KindTable table;
+  uint64_t stream_id = 0;
+  client::StreamState state = client::StreamState::Listing;
+  std::string error;          // why the stream is retrying
+  int64_t last_shown_ms = 0;  // for closing the least recently shown
+  uint64_t events = 0;        // watch events applied
+  uint64_t lists = 0;         // LISTs applied (more than one: it relisted)
+};
+
+struct ObjectRef {
+  std::string kind_key;  // "core/configmaps"
+  std::string namespace_;
+  std::string name;
+  bool operator==(const ObjectRef&) const = default;
+};
+
+// The outcome of the last apply or delete.
+struct ActionResult {
+  std::string action;  // "apply" or "delete"
+  ObjectRef target;
+  bool ok = false;
+  std::optional<ApiError> error;
+  std::string resource_version;  // after a successful apply
+};
+
+// Display choices that scripts set too (so they live here, not in the windows).
+struct ViewOptions {
+  bool show_help = false;
+  bool light_theme = false;
+  std::set<std::string, std::less<>> hidden_event_types = {"BOOKMARK"};
+  bool focus_filter = false;  // the table's filter box takes the keyboard next frame
+};
+
+struct ConsoleOptions {
+  size_t event_log_capacity = 10000;
+  size_t max_messages_per_frame = 20000;  // the rest waits for the next frame
+  int64_t highlight_ms = 2500;            // how long a changed row stays highlighted
+};
+
+class ConsoleState {
+ public:
+  static constexpr size_t kMaxOpenKinds = 8;
+  static constexpr const char* kFieldManager = "kube-sandbox-console";
+
+  // `session` must outlive the state.
+  explicit ConsoleState(client::Session& session, ConsoleOptions options = {});
+
+  // Sends /version and discovery and opens the namespaces stream.
+  void start(int64_t now_ms);
+  // Drains the session (at most max_messages_per_frame stream messages) and applies what came;
+  // rebuilds the shown table when its objects changed. `now_ms` is wall-clock Unix time.
+  // Returns how many messages and replies came.
+  size_t update(int64_t now_ms);
+  // Sends discovery again (CRDs may have come or gone).
+  void refresh_discovery();
+
+  // --- what the windows read
+  const client::ClusterAccess& access() const { return session_.access(); }
+  const std::string& server_version() const { return server_version_; }
+  ConnectionState connection() const;
+  const std::string& last_error() const { return last_error_; }
+  int64_t last_error_ms() const { return last_error_ms_; }
+  size_t requests_in_flight() const { return session_.requests_in_flight(); }
+  uint64_t dropped_messages() const { return session_.dropped_messages(); }
+  bool discovered() const { return discovered_; }
+  const std::string& discovery_error() const { return discovery_error_; }
+  const model::ResourceTree& tree() const { return tree_; }
+  const model::NamespaceSelector& namespaces() const { return namespaces_; }
+  model::EventLog& events() { return events_; }
+  const model::EventLog& events() const { return events_; }
+  const std::map<std::string, OpenKind>& open_kinds() const { return kinds_; }
+  // The kind shown in the table, or null.
+  OpenKind* current();
+  const OpenKind* current() const;
+  const std::string& current_key() const { return current_key_; }
+  const ConsoleOptions& options() const { return options_; }
+  ViewOptions& view_options() { return view_options_; }
+  const ViewOptions& view_options() const { return view_options_; }
+  int64_t now_ms() const { return now_ms_; }
+  // When a list or watch event last changed some kind's objects (0: never); a UI that draws only
+  // when something moves keeps drawing while changed rows are highlighted.
+  int64_t last_change_ms() const { return last_change_ms_; }
+
+  // The object in the pane (the table's selection), or null; and its YAML (managedFields folded).
+  const model::CachedObject* selected_object() const;
+  std::optional<ObjectRef> selected_ref() const;
+  const std::string& selected_yaml();
+
+  // --- actions
+  // Shows a kind (opening its stream); false when discovery does not list it.
+  bool select_kind(std::string_view group, std::string_view resource);
+  // The kind a person names: "configmaps", "configmap", "cm", "ConfigMap", "apps/deployments",
+  // "deployments.apps"; null when none matches (or before discovery).
+  const model::ApiResource* find_kind(std::string_view name) const;
+  // "" for all namespaces; false for a name the list lacks.
+  bool select_namespace(std::string_view name);
+  void set_filter(std::string_view text);
+  // The row in the current table; false when it has no such row.
+  bool select_object(std::string_view namespace_, std::string_view name);
+  void clear_selection();
+  // Moves the selection by `delta` visible rows (arrow keys).
+  void move_selection(int delta);
+
+  // The editor: begin_edit() fills it with the selected object's apply form.
+  bool begin_edit();
+  void cancel_edit();
+  bool editing() const { return editor_target_.has_value(); }
+  const std::optional<ObjectRef>& editor_target() const { return editor_target_; }
+  std::string& editor_text() { return editor_text_; }
+  bool& force_apply() { return force_; }
+  // Sends the editor's text as a server-side apply (PATCH application/apply-patch+yaml,
+  // fieldManager=kube-sandbox-console, force when ticked). False when nothing can be sent (not
+  // editing, one in flight, the YAML does not parse: see action_result()).
+  bool apply();
+  // Delete asks first: request_delete() opens the confirmation, confirm_delete() sends.
+  bool request_delete();
+  bool delete_pending_confirmation() const { return confirm_delete_.has_value(); }
+  const std::optional<ObjectRef>& delete_target() const { return confirm_delete_; }
+  bool confirm_delete();
+  void cancel_delete();
+  // An apply or delete sent and not answered yet.
+  bool action_in_flight() const { return action_request_ != 0; }
+  const std::optional<ActionResult>& action_result() const { return action_result_; }
+  // Incremented by each answered apply or delete, so a script can wait for the next one.
+  uint64_t actions_answered() const { return actions_answered_; }
+
+  // The whole state as JSON, for --state-dump and scripts' dump-state.
+  nlohmann::json dump() const;
+
+ private:
+  enum class Purpose { Version, DiscoveryCore, DiscoveryGroups, Apply, Delete };
+
+  void open_kind(const model::ApiResource& resource);
+  void close_least_recent();
+  void on_message(client::StreamMessage& message);
+  void on_reply(client::ApiReply& reply);
+  void on_discovery();
+  void refresh_namespaces();
+  void rebuild_current(bool force);
+  void fail(std::string message);
+  OpenKind* find_open(const std::string& key);
+  uint64_t send(Purpose purpose, client::Request request);
+
+  client::Session& session_;
+  ConsoleOptions options_;
+  int64_t now_ms_ = 0;
+  int64_t last_change_ms_ = 0;
+
+  std::string server_version_;
+  bool discovered_ = false;
+  std::string discovery_error_;
+  std::optional<nlohmann::json> discovery_core_;
+  std::optional<nlohmann::json> discovery_groups_;
+  model::ResourceTree tree_;
+  model::NamespaceSelector namespaces_;
+  std::map<std::string, OpenKind> kinds_;  // by ApiResource::key()
+  std::string current_key_;
+  int64_t rebuild_interval_ms_ = 0;  // grows with the cost of the last rebuild
+  int64_t last_rebuild_ms_ = 0;
+
+  model::EventLog events_;
+  ViewOptions view_options_;
+
+  std::optional<ObjectRef> editor_target_;
+  std::string editor_text_;
+  bool force_ = false;
+  std::optional<ObjectRef> confirm_delete_;
+  uint64_t action_request_ = 0;
+  std::optional<ActionResult> pending_action_;
+  std::optional<ActionResult> action_result_;
+  uint64_t actions_answered_ = 0;
+
+  std::map<uint64_t, Purpose> pending_;  // request id -> what it was for
+  bool any_success_ = false;
+  bool transport_failed_ = false;  // the last reply was a transport failure
+  std::string last_error_;
+  int64_t last_error_ms_ = 0;
+
+  // selected_yaml()'s memo: the object and version it rendered.
+  std::optional<ObjectRef> yaml_ref_;
+  std::string yaml_version_;
+  std::string yaml_text_;
+};
+
+}  // namespace console::app

@@ -1,0 +1,759 @@
+#include "console/app/console_state.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+
+#include "console/model/yaml_text.h"
+#include "model/json_fields.h"
+
+namespace console::app {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr const char* kDiscoveryAccept =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+constexpr const char* kNamespacesKey = "core/namespaces";
+constexpr size_t kDumpedNames = 2000;
+constexpr size_t kDumpedEvents = 1000;
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+model::ApiResource namespaces_resource() {
+  model::ApiResource r;
+  r.version = "v1";
+  r.resource = "namespaces";
+  r.kind = "Namespace";
+  r.singular = "namespace";
+  r.namespaced = false;
+  r.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+  r.short_names = {"ns"};
+  return r;
+}
+
+std::string describe(const ObjectRef& ref) {
+  return ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name;
+}
+
+json error_json(const ApiError& error) {
+  json causes = json::array();
+  for (const auto& c : error.causes) {
+    causes.push_back({{"reason", c.reason}, {"message", c.message}, {"field", c.field}});
+  }
+  return {{"httpStatus", error.http_status},
+          {"reason", error.reason},
+          {"message", error.message},
+          {"causes", std::move(causes)}};
+}
+
+}  // namespace
+
+ApiError parse_status(int http_status, std::string_view body) {
+  ApiError error;
+  error.http_status = http_status;
+  const json status = json::parse(body, nullptr, false);
+  if (status.is_object() && model::string_field(status, "kind") == "Status") {
+    error.reason = model::string_field(status, "reason");
+    error.message = model::string_field(status, "message");
+    const json& causes = model::field(model::field(status, "details"), "causes");
+    if (causes.is_array()) {
+      for (const json& c : causes) {
+        error.causes.push_back(ApiError::Cause{
+            model::string_field(c, "reason"), model::string_field(c, "message"), model::string_field(c, "field")});
+      }
+    }
+    return error;
+  }
+  error.message = "HTTP " + std::to_string(http_status);
+  if (!body.empty()) {
+    error.message += ": " + std::string(body.substr(0, 300));
+  }
+  return error;
+}
+
+json apply_form(const json& object) {
+  json form = object;
+  if (!form.is_object()) {
+    return form;
+  }
+  form.erase("status");
+  auto metadata = form.find("metadata");
+  if (metadata != form.end() && metadata->is_object()) {
+    for (const char* key :
+         {"managedFields", "uid", "resourceVersion", "creationTimestamp", "generation", "selfLink",
+          "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+      metadata->erase(key);
+    }
+  }
+  return form;
+}
+
+bool set_path(json& object, std::string_view dotted, json value) {
+  json* at = &object;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = dotted.find('.', start);
+    const std::string step(
+        dotted.substr(start, dot == std::string_view::npos ? dotted.npos : dot - start));
+    if (step.empty()) {
+      return false;
+    }
+    if (at->is_null()) {
+      *at = json::object();
+    }
+    if (!at->is_object()) {
+      return false;
+    }
+    if (dot == std::string_view::npos) {
+      (*at)[step] = std::move(value);
+      return true;
+    }
+    at = &(*at)[step];
+    start = dot + 1;
+  }
+}
+
+std::string collection_path(const model::ApiResource& resource) {
+  const std::string base = resource.group.empty()
+                               ? "/api/" + resource.version
+                               : "/apis/" + resource.group + "/" + resource.version;
+  return base + "/" + resource.resource;
+}
+
+std::string object_path(const model::ApiResource& resource, std::string_view namespace_,
+                        std::string_view name) {
+  std::string base = resource.group.empty() ? "/api/" + resource.version
+                                            : "/apis/" + resource.group + "/" + resource.version;
+  if (resource.namespaced) {
+    base += "/namespaces/" + std::string(namespace_);
+  }
+  return base + "/" + resource.resource + "/" + std::string(name);
+}
+
+const char* to_string(ConnectionState state) {
+  switch (state) {
+    case ConnectionState::Connecting:
+      return "connecting";
+    case ConnectionState::Connected:
+      return "connected";
+    case ConnectionState::Degraded:
+      return "degraded";
+    case ConnectionState::Disconnected:
+      return "disconnected";
+  }
+  return "unknown";
+}
+
+ConsoleState::ConsoleState(client::Session& session, ConsoleOptions options)
+    : session_(session), options_(options), events_(options.event_log_capacity) {}
+
+void ConsoleState::start(int64_t now_ms) {
+  now_ms_ = now_ms;
+  client::Request version;
+  version.target = "/version";
+  send(Purpose::Version, version);
+  refresh_discovery();
+  open_kind(namespaces_resource());
+}
+
+void ConsoleState::refresh_discovery() {
+  client::Request core;
+  core.target = "/api";
+  core.accept = kDiscoveryAccept;
+  send(Purpose::DiscoveryCore, core);
+  client::Request groups;
+  groups.target = "/apis";
+  groups.accept = kDiscoveryAccept;
+  send(Purpose::DiscoveryGroups, groups);
+}
+
+uint64_t ConsoleState::send(Purpose purpose, client::Request request) {
+  const uint64_t id = session_.submit(std::move(request));
+  if (id == 0) {
+    fail("too many requests in flight; try again");
+    return 0;
+  }
+  pending_[id] = purpose;
+  return id;
+}
+
+void ConsoleState::fail(std::string message) {
+  last_error_ = std::move(message);
+  last_error_ms_ = now_ms_;
+}
+
+ConnectionState ConsoleState::connection() const {
+  if (!any_success_) {
+    return transport_failed_ ? ConnectionState::Disconnected : ConnectionState::Connecting;
+  }
+  if (transport_failed_) {
+    return ConnectionState::Degraded;
+  }
+  for (const auto& [key, kind] : kinds_) {
+    if (kind.state == client::StreamState::Retrying) {
+      return ConnectionState::Degraded;
+    }
+  }
+  return ConnectionState::Connected;
+}
+
+OpenKind* ConsoleState::find_open(const std::string& key) {
+  const auto it = kinds_.find(key);
+  return it != kinds_.end() ? &it->second : nullptr;
+}
+
+OpenKind* ConsoleState::current() {
+  return find_open(current_key_);
+}
+
+const OpenKind* ConsoleState::current() const {
+  const auto it = kinds_.find(current_key_);
+  return it != kinds_.end() ? &it->second : nullptr;
+}
+
+void ConsoleState::open_kind(const model::ApiResource& resource) {
+  const std::string key = resource.key();
+  if (kinds_.count(key) != 0) {
+    return;
+  }
+  size_t watched = 0;
+  for (const auto& [k, kind] : kinds_) {
+    watched += k != kNamespacesKey ? 1 : 0;
+  }
+  if (key != kNamespacesKey && watched >= kMaxOpenKinds) {
+    close_least_recent();
+  }
+  OpenKind& kind = kinds_.emplace(key, OpenKind(resource)).first->second;
+  kind.last_shown_ms = now_ms_;
+  client::WatchTarget target;
+  target.key = key;
+  target.path = collection_path(resource);
+  target.table = true;
+  kind.stream_id = session_.watch(std::move(target));
+}
+
+void ConsoleState::close_least_recent() {
+  auto victim = kinds_.end();
+  for (auto it = kinds_.begin(); it != kinds_.end(); ++it) {
+    if (it->first == kNamespacesKey || it->first == current_key_ ||
+        (editor_target_ && editor_target_->kind_key == it->first)) {
+      continue;
+    }
+    if (victim == kinds_.end() || it->second.last_shown_ms < victim->second.last_shown_ms) {
+      victim = it;
+    }
+  }
+  if (victim != kinds_.end()) {
+    session_.unwatch(victim->first);
+    const model::ApiResource& r = victim->second.table.resource();
+    tree_.set_count(r.group, r.resource, 0);
+    kinds_.erase(victim);
+  }
+}
+
+bool ConsoleState::select_kind(std::string_view group, std::string_view resource) {
+  const model::ApiResource* found = tree_.find(group, resource);
+  if (found == nullptr) {
+    return false;
+  }
+  tree_.select(group, resource);
+  open_kind(*found);
+  current_key_ = found->key();
+  if (OpenKind* kind = current()) {
+    kind->last_shown_ms = now_ms_;
+  }
+  rebuild_current(true);
+  return true;
+}
+
+const model::ApiResource* ConsoleState::find_kind(std::string_view name) const {
+  const std::string wanted = lowercase(name);
+  const auto slash = wanted.find('/');
+  for (const auto& group : tree_.groups()) {
+    for (const auto& r : group.resources) {
+      if (slash != std::string::npos) {
+        if (lowercase(r.key()) == wanted || (group.name.empty() && wanted == "v1/" + r.resource)) {
+          return &r;
+        }
+        continue;
+      }
+      if (!r.group.empty() && wanted == r.resource + "." + r.group) {
+        return &r;
+      }
+      if (wanted == r.resource || wanted == r.singular || wanted == lowercase(r.kind) ||
+          std::find(r.short_names.begin(), r.short_names.end(), wanted) != r.short_names.end()) {
+        return &r;
+      }
+    }
+  }
+  return nullptr;
+}
+
+bool ConsoleState::select_namespace(std::string_view name) {
+  if (!namespaces_.select(name)) {
+    return false;
+  }
+  rebuild_current(true);
+  return true;
+}
+
+void ConsoleState::set_filter(std::string_view text) {
+  if (OpenKind* kind = current()) {
+    kind->table.view().set_filter(text);
+  }
+}
+
+bool ConsoleState::select_object(std::string_view namespace_, std::string_view name) {
+  OpenKind* kind = current();
+  return kind != nullptr && kind->table.view().select(namespace_, name);
+}
+
+void ConsoleState::clear_selection() {
+  if (OpenKind* kind = current()) {
+    kind->table.view().clear_selection();
+  }
+}
+
+void ConsoleState::move_selection(int delta) {
+  OpenKind* kind = current();
+  if (kind == nullptr) {
+    return;
+  }
+  model::TableView& view = kind->table.view();
+  const auto& visible = view.visible_rows();
+  if (visible.empty()) {
+    return;
+  }
+  int64_t position = view.selected_position() ? static_cast<int64_t>(*view.selected_position())
+                                              : (delta > 0 ? -1 : 0);
+  position = std::clamp<int64_t>(position + delta, 0, static_cast<int64_t>(visible.size()) - 1);
+  const model::TableRow& row = view.row(visible[static_cast<size_t>(position)]);
+  view.select(row.namespace_, row.name);
+}
+
+std::optional<ObjectRef> ConsoleState::selected_ref() const {
+  const OpenKind* kind = current();
+  if (kind == nullptr) {
+    return std::nullopt;
+  }
+  const model::TableRow* row = kind->table.view().selected();
+  if (row == nullptr) {
+    return std::nullopt;
+  }
+  return ObjectRef{current_key_, row->namespace_, row->name};
+}
+
+const model::CachedObject* ConsoleState::selected_object() const {
+  const OpenKind* kind = current();
+  const model::TableRow* row = kind != nullptr ? kind->table.view().selected() : nullptr;
+  return row != nullptr ? kind->table.cache().find(row->namespace_, row->name) : nullptr;
+}
+
+const std::string& ConsoleState::selected_yaml() {
+  const model::CachedObject* object = selected_object();
+  if (object == nullptr) {
+    yaml_ref_.reset();
+    yaml_text_.clear();
+    return yaml_text_;
+  }
+  const std::optional<ObjectRef> ref = selected_ref();
+  if (yaml_ref_ != ref || yaml_version_ != object->resource_version()) {
+    yaml_ref_ = ref;
+    yaml_version_ = object->resource_version();
+    yaml_text_ = model::to_yaml(object->object(), model::ManagedFields::Fold);
+  }
+  return yaml_text_;
+}
+
+bool ConsoleState::begin_edit() {
+  const model::CachedObject* object = selected_object();
+  if (object == nullptr || action_in_flight()) {
+    return false;
+  }
+  editor_target_ = selected_ref();
+  editor_text_ = model::to_yaml(apply_form(object->object()), model::ManagedFields::Show);
+  action_result_.reset();
+  return true;
+}
+
+void ConsoleState::cancel_edit() {
+  editor_target_.reset();
+  editor_text_.clear();
+  action_result_.reset();
+}
+
+bool ConsoleState::apply() {
+  if (!editor_target_ || action_in_flight()) {
+    return false;
+  }
+  const ObjectRef target = *editor_target_;
+  auto fail_locally = [&](std::string reason, std::string message) {
+    ActionResult result;
+    result.action = "apply";
+    result.target = target;
+    result.error = ApiError{0, std::move(reason), std::move(message), {}};
+    action_result_ = std::move(result);
+    ++actions_answered_;
+    return false;
+  };
+  std::string yaml_error;
+  const auto parsed = model::parse_yaml(editor_text_, yaml_error);
+  if (!parsed) {
+    return fail_locally("Invalid", "the YAML does not parse: " + yaml_error);
+  }
+  if (!parsed->is_object()) {
+    return fail_locally("Invalid", "the YAML is not an object");
+  }
+  const OpenKind* kind = find_open(target.kind_key);
+  if (kind == nullptr) {
+    return fail_locally("", "the object's kind is no longer open");
+  }
+  client::Request request;
+  request.method = "PATCH";
+  request.target = object_path(kind->table.resource(), target.namespace_, target.name) +
+                   "?fieldManager=" + kFieldManager + (force_ ? "&force=true" : "");
+  request.content_type = "application/apply-patch+yaml";
+  request.body = editor_text_;
+  const uint64_t id = send(Purpose::Apply, std::move(request));
+  if (id == 0) {
+    return false;
+  }
+  action_request_ = id;
+  pending_action_ = ActionResult{"apply", target, false, std::nullopt, {}};
+  action_result_.reset();
+  return true;
+}
+
+bool ConsoleState::request_delete() {
+  const std::optional<ObjectRef> ref = selected_ref();
+  if (!ref || action_in_flight()) {
+    return false;
+  }
+  confirm_delete_ = ref;
+  return true;
+}
+
+void ConsoleState::cancel_delete() {
+  confirm_delete_.reset();
+}
+
+bool ConsoleState::confirm_delete() {
+  if (!confirm_delete_ || action_in_flight()) {
+    return false;
+  }
+  const ObjectRef target = *confirm_delete_;
+  confirm_delete_.reset();
+  const OpenKind* kind = find_open(target.kind_key);
+  if (kind == nullptr) {
+    return false;
+  }
+  client::Request request;
+  request.method = "DELETE";
+  request.target = object_path(kind->table.resource(), target.namespace_, target.name);
+  const uint64_t id = send(Purpose::Delete, std::move(request));
+  if (id == 0) {
+    return false;
+  }
+  action_request_ = id;
+  pending_action_ = ActionResult{"delete", target, false, std::nullopt, {}};
+  action_result_.reset();
+  return true;
+}
+
+size_t ConsoleState::update(int64_t now_ms) {
+  now_ms_ = now_ms;
+  std::vector<client::StreamMessage> messages;
+  std::vector<client::ApiReply> replies;
+  session_.drain(messages, options_.max_messages_per_frame, replies);
+  for (auto& message : messages) {
+    on_message(message);
+  }
+  for (auto& reply : replies) {
+    on_reply(reply);
+  }
+  for (const auto& [key, kind] : kinds_) {
+    const model::ApiResource& r = kind.table.resource();
+    tree_.set_count(r.group, r.resource,
+                    kind.table.count_in(r.namespaced ? namespaces_.selected() : ""));
+  }
+  rebuild_current(false);
+  return messages.size() + replies.size();
+}
+
+void ConsoleState::on_message(client::StreamMessage& message) {
+  OpenKind* kind = find_open(message.key);
+  if (kind == nullptr || kind->stream_id != message.stream_id) {
+    return;  // from a stream closed since
+  }
+  const bool is_namespaces = message.key == kNamespacesKey;
+  switch (message.type) {
+    case client::StreamMessage::Type::Listed: {
+      std::vector<model::ObjectRow> rows;
+      rows.reserve(message.rows.size());
+      for (auto& row : message.rows) {
+        rows.push_back(model::ObjectRow{std::move(row.object), std::move(row.cells)});
+      }
+      if (auto error = kind->table.on_list(std::move(message.columns), std::move(rows),
+                                           message.resource_version, now_ms_)) {
+        fail(kind->table.resource().resource + ": " + *error);
+        return;
+      }
+      ++kind->lists;
+      any_success_ = true;
+      last_change_ms_ = now_ms_;
+      if (is_namespaces) {
+        refresh_namespaces();
+      }
+      return;
+    }
+    case client::StreamMessage::Type::Event: {
+      const json& object = message.item.object;
+      const json& metadata = model::field(object, "metadata");
+      model::LoggedEvent logged;
+      logged.received_unix_ms = now_ms_;
+      logged.type = message.event_type;
+      logged.kind = kind->table.resource().kind;
+      logged.namespace_ = model::string_field(metadata, "namespace");
+      logged.name = model::string_field(metadata, "name");
+      logged.resource_version = model::string_field(metadata, "resourceVersion");
+      if (message.event_type == "ERROR") {
+        logged.name = model::string_field(object, "message");
+        fail(kind->table.resource().resource + " watch: " + model::string_field(object, "message"));
+      }
+      events_.append(std::move(logged));
+      const model::ApplyOutcome outcome =
+          kind->table.on_event(message.event_type, object, std::move(message.item.cells), now_ms_);
+      ++kind->events;
+      last_change_ms_ = now_ms_;
+      if (is_namespaces &&
+          (outcome == model::ApplyOutcome::Added || outcome == model::ApplyOutcome::Modified ||
+           outcome == model::ApplyOutcome::Deleted)) {
+        refresh_namespaces();
+      }
+      return;
+    }
+    case client::StreamMessage::Type::State:
+      kind->state = message.state;
+      kind->error = message.error;
+      if (message.state == client::StreamState::Retrying) {
+        fail(message.error);
+      } else if (message.state == client::StreamState::Watching) {
+        any_success_ = true;
+      }
+      return;
+  }
+}
+
+void ConsoleState::refresh_namespaces() {
+  const OpenKind* kind = find_open(kNamespacesKey);
+  if (kind == nullptr) {
+    return;
+  }
+  json items = json::array();
+  for (const auto& [key, object] : kind->table.cache().objects()) {
+    items.push_back({{"metadata", {{"name", object.name}}}});
+  }
+  const std::string before = namespaces_.selected();
+  namespaces_.replace(json{{"items", std::move(items)}});
+  if (namespaces_.selected() != before) {
+    rebuild_current(true);
+  }
+}
+
+void ConsoleState::on_reply(client::ApiReply& reply) {
+  const auto it = pending_.find(reply.id);
+  if (it == pending_.end()) {
+    return;
+  }
+  const Purpose purpose = it->second;
+  pending_.erase(it);
+  transport_failed_ = !reply.sent;
+  if (reply.sent) {
+    any_success_ = true;
+  } else {
+    fail(reply.error);
+  }
+  const int status = reply.response.status;
+  const std::string& body = reply.response.body;
+  switch (purpose) {
+    case Purpose::Version:
+      if (reply.sent && status == 200) {
+        server_version_ = model::string_field(json::parse(body, nullptr, false), "gitVersion");
+      }
+      return;
+    case Purpose::DiscoveryCore:
+    case Purpose::DiscoveryGroups: {
+      if (!reply.sent || status != 200) {
+        discovery_error_ = reply.sent ? client::status_text(status, body) : reply.error;
+        fail("discovery: " + discovery_error_);
+        return;
+      }
+      json document = json::parse(body, nullptr, false);
+      if (document.is_discarded()) {
+        discovery_error_ = "the discovery document is not JSON";
+        fail("discovery: " + discovery_error_);
+        return;
+      }
+      (purpose == Purpose::DiscoveryCore ? discovery_core_ : discovery_groups_) =
+          std::move(document);
+      if (discovery_core_ && discovery_groups_) {
+        on_discovery();
+      }
+      return;
+    }
+    case Purpose::Apply:
+    case Purpose::Delete: {
+      ActionResult result = pending_action_.value_or(ActionResult{});
+      pending_action_.reset();
+      action_request_ = 0;
+      ++actions_answered_;
+      if (!reply.sent) {
+        result.error = ApiError{0, "", reply.error, {}};
+      } else if (status >= 200 && status < 300) {
+        result.ok = true;
+        result.resource_version =
+            model::string_field(model::field(json::parse(body, nullptr, false), "metadata"), "resourceVersion");
+        if (purpose == Purpose::Apply && editor_target_ == result.target) {
+          editor_target_.reset();
+          editor_text_.clear();
+        }
+      } else {
+        result.error = parse_status(status, body);
+        fail(result.action + " " + describe(result.target) + ": " + result.error->message);
+      }
+      action_result_ = std::move(result);
+      return;
+    }
+  }
+}
+
+void ConsoleState::on_discovery() {
+  if (auto error = tree_.rebuild(*discovery_core_, *discovery_groups_)) {
+    discovery_error_ = *error;
+    fail("discovery: " + *error);
+  } else {
+    discovered_ = true;
+    discovery_error_.clear();
+  }
+  discovery_core_.reset();
+  discovery_groups_.reset();
+}
+
+void ConsoleState::rebuild_current(bool force) {
+  OpenKind* kind = current();
+  if (kind == nullptr || !kind->table.listed()) {
+    return;
+  }
+  model::KindTable& table = kind->table;
+  const std::string namespace_ = table.resource().namespaced ? namespaces_.selected() : "";
+  const bool moved = table.view_namespace() != namespace_;
+  if (!force && !moved && !table.stale()) {
+    return;
+  }
+  if (!force && !moved && now_ms_ - last_rebuild_ms_ < rebuild_interval_ms_) {
+    return;  // a busy watch on a large table: at most one rebuild per interval
+  }
+  const auto start = std::chrono::steady_clock::now();
+  table.rebuild(namespace_, now_ms_);
+  const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  rebuild_interval_ms_ = std::min<int64_t>(2000, took * 4);
+  last_rebuild_ms_ = now_ms_;
+}
+
+json ConsoleState::dump() const {
+  json kinds = json::object();
+  for (const auto& [key, kind] : kinds_) {
+    const model::TableView& view = kind.table.view();
+    json columns = json::array();
+    for (const auto& c : view.columns()) {
+      columns.push_back(c.name);
+    }
+    json names = json::array();
+    for (size_t i = 0; i < view.visible_rows().size() && i < kDumpedNames; ++i) {
+      const model::TableRow& row = view.row(view.visible_rows()[i]);
+      names.push_back(row.namespace_.empty() ? row.name : row.namespace_ + "/" + row.name);
+    }
+    json entry = {{"state", client::to_string(kind.state)},
+                  {"error", kind.error},
+                  {"objects", kind.table.cache().size()},
+                  {"resourceVersion", kind.table.cache().resource_version()},
+                  {"lists", kind.lists},
+                  {"events", kind.events},
+                  {"columns", std::move(columns)},
+                  {"rows", view.row_count()},
+                  {"visibleRows", view.visible_rows().size()},
+                  {"visible", std::move(names)},
+                  {"filter", view.filter()},
+                  {"viewNamespace", kind.table.view_namespace()}};
+    if (view.sort_column() && *view.sort_column() < view.columns().size()) {
+      entry["sort"] = {{"column", view.columns()[*view.sort_column()].name},
+                       {"descending", view.sort_direction() == model::SortDirection::Descending}};
+    }
+    kinds[key] = std::move(entry);
+  }
+  json events = json::array();
+  const size_t first = events_.size() > kDumpedEvents ? events_.size() - kDumpedEvents : 0;
+  for (size_t i = first; i < events_.size(); ++i) {
+    const model::LoggedEvent& e = events_.at(i);
+    events.push_back({{"type", e.type},
+                      {"kind", e.kind},
+                      {"namespace", e.namespace_},
+                      {"name", e.name},
+                      {"resourceVersion", e.resource_version}});
+  }
+  json out = {{"server", access().server},
+              {"context", access().context},
+              {"serverVersion", server_version_},
+              {"connection", to_string(connection())},
+              {"discovered", discovered_},
+              {"discoveryError", discovery_error_},
+              {"namespace", namespaces_.selected()},
+              {"namespaces", namespaces_.names()},
+              {"kind", current_key_},
+              {"kinds", std::move(kinds)},
+              {"events",
+               {{"total", events_.size()},
+                {"dropped", events_.dropped()},
+                {"paused", events_.paused()},
+                {"list", std::move(events)}}},
+              {"requestsInFlight", session_.requests_in_flight()},
+              {"droppedMessages", session_.dropped_messages()},
+              {"lastError", last_error_}};
+  size_t groups = 0;
+  size_t resources = 0;
+  for (const auto& g : tree_.groups()) {
+    ++groups;
+    resources += g.resources.size();
+  }
+  out["discovery"] = {{"groups", groups}, {"resources", resources}};
+  if (const auto ref = selected_ref()) {
+    out["selected"] = {
+        {"kind", ref->kind_key}, {"namespace", ref->namespace_}, {"name", ref->name}};
+  } else {
+    out["selected"] = nullptr;
+  }
+  out["editor"] = {{"editing", editing()}, {"force", force_}, {"text", editor_text_}};
+  if (action_result_) {
+    out["lastAction"] = {{"action", action_result_->action},
+                         {"target", describe(action_result_->target)},
+                         {"ok", action_result_->ok},
+                         {"resourceVersion", action_result_->resource_version}};
+    if (action_result_->error) {
+      out["lastAction"]["error"] = error_json(*action_result_->error);
+    }
+  } else {
+    out["lastAction"] = nullptr;
+  }
+  return out;
+}
+
+}  // namespace console::app

@@ -1,0 +1,306 @@
+#include "client/https_connection.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509v3.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <optional>
+
+namespace console::client::detail {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+
+std::optional<Endpoint> parse_server(const std::string& server) {
+  const std::string scheme = "https://";
+  if (server.rfind(scheme, 0) != 0) {
+    return std::nullopt;
+  }
+  std::string rest = server.substr(scheme.size());
+  rest = rest.substr(0, rest.find('/'));
+  Endpoint e{"", "443"};
+  if (!rest.empty() && rest.front() == '[') {
+    auto close = rest.find(']');
+    if (close == std::string::npos) {
+      return std::nullopt;
+    }
+    e.host = rest.substr(1, close - 1);
+    if (close + 1 < rest.size() && rest[close + 1] == ':') {
+      e.port = rest.substr(close + 2);
+    }
+  } else {
+    auto colon = rest.find(':');
+    e.host = rest.substr(0, colon);
+    if (colon != std::string::npos) {
+      e.port = rest.substr(colon + 1);
+    }
+  }
+  if (e.host.empty() || e.port.empty()) {
+    return std::nullopt;
+  }
+  return e;
+}
+
+class HttpsConnection::Impl {
+ public:
+  Impl(const ClusterAccess& access, std::string user_agent, const std::atomic<bool>* cancel)
+      : access_(access),
+        user_agent_(std::move(user_agent)),
+        cancel_(cancel),
+        tls_(ssl::context::tls_client) {}
+
+  bool open(Clock::time_point deadline, std::string& error) {
+    auto endpoint = parse_server(access_.server);
+    if (!endpoint) {
+      error = "server \"" + access_.server + "\" is not an https URL";
+      return false;
+    }
+    beast::error_code ec;
+    tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                     ssl::context::no_tlsv1_1);
+    if (access_.insecure) {
+      tls_.set_verify_mode(ssl::verify_none);
+    } else {
+      tls_.set_verify_mode(ssl::verify_peer);
+      if (access_.ca_pem.empty()) {
+        tls_.set_default_verify_paths(ec);
+      } else {
+        tls_.add_certificate_authority(net::buffer(access_.ca_pem), ec);
+      }
+      if (ec) {
+        error = "the cluster CA does not load: " + ec.message();
+        return false;
+      }
+    }
+    if (!access_.client_cert_pem.empty()) {
+      tls_.use_certificate_chain(net::buffer(access_.client_cert_pem), ec);
+      if (!ec) {
+        tls_.use_private_key(net::buffer(access_.client_key_pem), ssl::context::pem, ec);
+      }
+      if (ec) {
+        error = "the client certificate does not load: " + ec.message();
+        return false;
+      }
+    }
+    stream_.emplace(io_, tls_);
+    SSL* native = stream_->native_handle();
+    auto address = net::ip::make_address(endpoint->host, ec);
+    if (ec) {
+      SSL_set_tlsext_host_name(native, endpoint->host.c_str());  // SNI: names only
+      SSL_set1_host(native, endpoint->host.c_str());
+      ec = {};
+    } else {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(native), endpoint->host.c_str());
+    }
+    host_header_ = address.is_v6() && !address.is_unspecified()
+                       ? "[" + endpoint->host + "]:" + endpoint->port
+                       : endpoint->host + ":" + endpoint->port;
+    tcp::resolver resolver(io_);
+    auto results = resolver.resolve(endpoint->host, endpoint->port, ec);
+    if (ec) {
+      error = "cannot resolve " + endpoint->host + ": " + ec.message();
+      return false;
+    }
+    bool done = false;
+    beast::get_lowest_layer(*stream_).async_connect(results,
+                                                    [&](beast::error_code e, const tcp::endpoint&) {
+                                                      ec = e;
+                                                      done = true;
+                                                    });
+    if (!run(done, ec, deadline, "connecting to " + access_.server, error)) {
+      return false;
+    }
+    beast::get_lowest_layer(*stream_).socket().set_option(tcp::no_delay(true), ec);
+    done = false;
+    stream_->async_handshake(ssl::stream_base::client, [&](beast::error_code e) {
+      ec = e;
+      done = true;
+    });
+    return run(done, ec, deadline, "TLS handshake with " + access_.server, error);
+  }
+
+  bool exchange(const Request& request, Clock::time_point deadline, size_t max_body_bytes,
+                Response& out, bool& reusable, std::string& error) {
+    reusable = false;
+    if (!write(request, deadline, error)) {
+      return false;
+    }
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(max_body_bytes);
+    beast::error_code ec;
+    bool done = false;
+    http::async_read(*stream_, buffer_, parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    if (!run(done, ec, deadline, describe(request), error)) {
+      return false;
+    }
+    auto& res = parser.get();
+    out.status = static_cast<int>(res.result_int());
+    out.content_type = std::string(res[http::field::content_type]);
+    out.body = std::move(res.body());
+    reusable = res.keep_alive();
+    return true;
+  }
+
+  bool start_stream(const Request& request, Clock::time_point deadline, int& status,
+                    std::string& error) {
+    if (!write(request, deadline, error)) {
+      return false;
+    }
+    stream_parser_.emplace();
+    // The body of a watch has no end to bound; WatchStream bounds each event instead.
+    stream_parser_->body_limit(boost::none);
+    beast::error_code ec;
+    bool done = false;
+    http::async_read_header(*stream_, buffer_, *stream_parser_, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    if (!run(done, ec, deadline, describe(request), error)) {
+      return false;
+    }
+    status = static_cast<int>(stream_parser_->get().result_int());
+    what_ = describe(request);
+    return true;
+  }
+
+  Read read_body(std::string& out, Clock::time_point deadline, std::string& error) {
+    if (!stream_parser_) {
+      error = "no response is being streamed";
+      return Read::Failed;
+    }
+    if (stream_parser_->is_done()) {
+      return Read::End;
+    }
+    std::array<char, 16384> chunk{};
+    auto& body = stream_parser_->get().body();
+    body.data = chunk.data();
+    body.size = chunk.size();
+    beast::error_code ec;
+    bool done = false;
+    http::async_read_some(*stream_, buffer_, *stream_parser_, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    // need_buffer only says the chunk is full.
+    const bool ok = run(done, ec, deadline, what_, error, http::error::need_buffer);
+    const size_t got = chunk.size() - body.size;
+    out.append(chunk.data(), got);
+    if (!ok) {
+      return Read::Failed;
+    }
+    return got == 0 && stream_parser_->is_done() ? Read::End : Read::Data;
+  }
+
+ private:
+  static std::string describe(const Request& request) {
+    return request.method + " " + request.target;
+  }
+
+  bool write(const Request& request, Clock::time_point deadline, std::string& error) {
+    http::request<http::string_body> req;
+    req.method_string(request.method);
+    req.target(request.target);
+    req.version(11);
+    req.set(http::field::host, host_header_);
+    req.set(http::field::user_agent, user_agent_);
+    req.set(http::field::accept, request.accept);
+    if (!access_.token.empty()) {
+      req.set(http::field::authorization, "Bearer " + access_.token);
+    }
+    if (!request.content_type.empty()) {
+      req.set(http::field::content_type, request.content_type);
+    }
+    req.body() = request.body;
+    req.keep_alive(true);
+    req.prepare_payload();
+    beast::error_code ec;
+    bool done = false;
+    http::async_write(*stream_, req, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    return run(done, ec, deadline, describe(request), error);
+  }
+
+  bool cancelled() const { return cancel_ != nullptr && cancel_->load(); }
+
+  // Runs the io_context until `done`, the deadline or a cancel; the connection is closed when it
+  // gives up. `benign` is an error code that counts as success (need_buffer for body reads).
+  bool run(bool& done, beast::error_code& ec, Clock::time_point deadline, const std::string& what,
+           std::string& error, beast::error_code benign = {}) {
+    io_.restart();
+    while (!done) {
+      const auto now = Clock::now();
+      if (now >= deadline || cancelled()) {
+        break;
+      }
+      io_.run_for(std::min<Clock::duration>(deadline - now, kPollInterval));
+    }
+    if (!done) {
+      const bool was_cancelled = cancelled();
+      beast::error_code ignored;
+      beast::get_lowest_layer(*stream_).socket().close(ignored);
+      io_.restart();
+      io_.run();  // let the aborted operation finish
+      error = was_cancelled ? what + ": cancelled" : what + ": timed out";
+      return false;
+    }
+    if (ec && ec != benign) {
+      error = what + ": " + ec.message();
+      return false;
+    }
+    return true;
+  }
+
+  const ClusterAccess& access_;
+  std::string user_agent_;
+  const std::atomic<bool>* cancel_;
+  net::io_context io_;
+  ssl::context tls_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::response_parser<http::buffer_body>> stream_parser_;
+  std::string host_header_;
+  std::string what_;
+};
+
+HttpsConnection::HttpsConnection(const ClusterAccess& access, std::string user_agent,
+                                 const std::atomic<bool>* cancel)
+    : impl_(std::make_unique<Impl>(access, std::move(user_agent), cancel)) {}
+
+HttpsConnection::~HttpsConnection() = default;
+
+bool HttpsConnection::open(Clock::time_point deadline, std::string& error) {
+  return impl_->open(deadline, error);
+}
+
+bool HttpsConnection::exchange(const Request& request, Clock::time_point deadline,
+                               size_t max_body_bytes, Response& out, bool& reusable,
+                               std::string& error) {
+  return impl_->exchange(request, deadline, max_body_bytes, out, reusable, error);
+}
+
+bool HttpsConnection::start_stream(const Request& request, Clock::time_point deadline, int& status,
+                                   std::string& error) {
+  return impl_->start_stream(request, deadline, status, error);
+}
+
+HttpsConnection::Read HttpsConnection::read_body(std::string& out, Clock::time_point deadline,
+                                                 std::string& error) {
+  return impl_->read_body(out, deadline, error);
+}
+
+}  // namespace console::client::detail

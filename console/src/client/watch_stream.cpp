@@ -1,0 +1,427 @@
+#include "console/client/watch_stream.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "client/https_connection.h"
+#include "model/json_fields.h"
+
+namespace console::client {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+bool is_table(const json& value) {
+  return model::string_field(value, "kind") == "Table" &&
+         model::string_field(value, "apiVersion").starts_with("meta.k8s.io/");
+}
+
+std::string percent_encode(const std::string& text) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '.' || c == '_' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool JsonFramer::feed(std::string_view bytes, std::vector<std::string>& frames,
+                      std::string& error) {
+  for (char c : bytes) {
+    if (depth_ == 0) {
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+        continue;
+      }
+      if (c != '{') {
+        error = std::string("watch stream: unexpected '") + c + "' between events";
+        return false;
+      }
+    }
+    current_ += c;
+    if (current_.size() > max_frame_bytes_) {
+      error =
+          "watch stream: an event is larger than " + std::to_string(max_frame_bytes_) + " bytes";
+      return false;
+    }
+    if (in_string_) {
+      if (escaped_) {
+        escaped_ = false;
+      } else if (c == '\\') {
+        escaped_ = true;
+      } else if (c == '"') {
+        in_string_ = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (c == '}' || c == ']') {
+      if (--depth_ == 0) {
+        frames.push_back(std::move(current_));
+        current_.clear();
+      }
+    }
+  }
+  return true;
+}
+
+std::chrono::milliseconds Backoff::next() {
+  const auto wait = next_;
+  next_ = std::min(next_ * 2, max_);
+  return wait;
+}
+
+const char* to_string(StreamState state) {
+  switch (state) {
+    case StreamState::Listing:
+      return "listing";
+    case StreamState::Watching:
+      return "watching";
+    case StreamState::Retrying:
+      return "retrying";
+    case StreamState::Stopped:
+      return "stopped";
+  }
+  return "unknown";
+}
+
+std::string list_query(const WatchTarget& target) {
+  return target.table ? target.path + "?includeObject=Object" : target.path;
+}
+
+std::string watch_query(const WatchTarget& target, const std::string& resource_version,
+                        int timeout_seconds) {
+  std::string q = target.path + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=" +
+                  std::to_string(timeout_seconds);
+  if (!resource_version.empty()) {
+    q += "&resourceVersion=" + percent_encode(resource_version);
+  }
+  if (target.table) {
+    q += "&includeObject=Object";
+  }
+  return q;
+}
+
+std::string accept_header(const WatchTarget& target) {
+  // Servers that cannot render a Table answer with plain JSON, which decode_list() takes too.
+  return target.table ? "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+                      : "application/json";
+}
+
+bool decode_list(std::string_view body, StreamMessage& out, std::string& error) {
+  json list = json::parse(body, nullptr, false);
+  if (list.is_discarded() || !list.is_object()) {
+    error = "the list response is not a JSON object";
+    return false;
+  }
+  out.type = StreamMessage::Type::Listed;
+  out.resource_version = model::string_field(model::field(list, "metadata"), "resourceVersion");
+  out.rows.clear();
+  if (is_table(list)) {
+    out.columns = std::move(list["columnDefinitions"]);
+    if (!out.columns.is_array()) {
+      error = "the Table has no columnDefinitions";
+      return false;
+    }
+    json& rows = list["rows"];
+    if (!rows.is_array() && !rows.is_null()) {
+      error = "the Table's rows are not an array";
+      return false;
+    }
+    if (rows.is_array()) {
+      out.rows.reserve(rows.size());
+      for (json& row : rows) {
+        if (!row.is_object() || !model::field(row, "object").is_object()) {
+          error = "a Table row carries no object (includeObject=Object was not honoured)";
+          return false;
+        }
+        out.rows.push_back(TableRowData{std::move(row["object"]), std::move(row["cells"])});
+      }
+    }
+    return true;
+  }
+  out.columns = nullptr;
+  json& items = list["items"];
+  if (!items.is_array() && !items.is_null()) {
+    error = "the list's items are not an array";
+    return false;
+  }
+  // A list leaves kind and apiVersion off its items; put them back as its kind implies.
+  const std::string list_kind = model::string_field(list, "kind");
+  const std::string api_version = model::string_field(list, "apiVersion");
+  const std::string item_kind =
+      list_kind.ends_with("List") ? list_kind.substr(0, list_kind.size() - 4) : std::string();
+  if (items.is_array()) {
+    out.rows.reserve(items.size());
+    for (json& item : items) {
+      if (item.is_object() && !item_kind.empty() && !item.contains("kind")) {
+        item["kind"] = item_kind;
+        item["apiVersion"] = api_version;
+      }
+      out.rows.push_back(TableRowData{std::move(item), nullptr});
+    }
+  }
+  return true;
+}
+
+bool decode_event(std::string_view text, StreamMessage& out, std::string& error) {
+  json event = json::parse(text, nullptr, false);
+  if (event.is_discarded() || !event.is_object()) {
+    error = "a watch event is not a JSON object";
+    return false;
+  }
+  if (!model::field(event, "type").is_string() || !model::field(event, "object").is_object()) {
+    error = "a watch event lacks its type or object";
+    return false;
+  }
+  out.type = StreamMessage::Type::Event;
+  out.event_type = event["type"].get<std::string>();
+  json& object = event["object"];
+  if (is_table(object)) {
+    json& rows = object["rows"];
+    if (rows.is_array() && !rows.empty()) {
+      out.item.object = std::move(rows[0]["object"]);
+      out.item.cells = std::move(rows[0]["cells"]);
+    } else {
+      // A Table without rows still says how far the stream has come.
+      out.item.object = json{{"metadata", std::move(object["metadata"])}};
+      out.item.cells = nullptr;
+    }
+    if (!out.item.object.is_object()) {
+      error = "a watch event's Table row carries no object";
+      return false;
+    }
+  } else {
+    out.item.object = std::move(object);
+    out.item.cells = nullptr;
+  }
+  return true;
+}
+
+std::string status_text(int http_status, std::string_view body) {
+  json status = json::parse(body, nullptr, false);
+  std::string text = "HTTP " + std::to_string(http_status);
+  if (status.is_object() && model::string_field(status, "kind") == "Status") {
+    const std::string reason = model::string_field(status, "reason");
+    const std::string message = model::string_field(status, "message");
+    if (!reason.empty()) {
+      text += " " + reason;
+    }
+    if (!message.empty()) {
+      text += ": " + message;
+    }
+    return text;
+  }
+  std::string shown(body.substr(0, 200));
+  std::replace(shown.begin(), shown.end(), '\n', ' ');
+  return shown.empty() ? text : text + ": " + shown;
+}
+
+WatchStream::WatchStream(ClusterAccess access, WatchTarget target, WatchOptions options,
+                         BoundedQueue<StreamMessage>& out)
+    : access_(std::move(access)),
+      target_(std::move(target)),
+      options_(std::move(options)),
+      out_(out),
+      thread_([this] { run(); }) {}
+
+WatchStream::~WatchStream() {
+  stop();
+  if (thread_.joinable()) {
+    thread_.join();
+  }
+}
+
+void WatchStream::stop() {
+  {
+    std::lock_guard lock(pause_mu_);
+    stop_ = true;
+  }
+  pause_cv_.notify_all();
+}
+
+bool WatchStream::pause(std::chrono::milliseconds delay) {
+  std::unique_lock lock(pause_mu_);
+  return !pause_cv_.wait_for(lock, delay, [&] { return stop_.load(); });
+}
+
+void WatchStream::post_state(StreamState state, std::string error, int64_t retry_in_ms) {
+  StreamMessage message;
+  message.type = StreamMessage::Type::State;
+  message.key = target_.key;
+  message.stream_id = target_.stream_id;
+  message.state = state;
+  message.error = std::move(error);
+  message.retry_in_ms = retry_in_ms;
+  out_.try_push(std::move(message));  // a lost state message is superseded by the next
+}
+
+bool WatchStream::list(StreamMessage& listed, std::string& error) {
+  ClientOptions client_options;
+  client_options.timeout = options_.request_timeout;
+  client_options.max_response_bytes = options_.max_list_bytes;
+  client_options.user_agent = options_.user_agent;
+  client_options.cancel = &stop_;
+  RestClient client(access_, client_options);
+  Request request;
+  request.target = list_query(target_);
+  request.accept = accept_header(target_);
+  Response response;
+  if (!client.request(request, response, error)) {
+    return false;
+  }
+  if (response.status != 200) {
+    error = "list " + target_.path + ": " + status_text(response.status, response.body);
+    return false;
+  }
+  if (!decode_list(response.body, listed, error)) {
+    error = "list " + target_.path + ": " + error;
+    return false;
+  }
+  listed.key = target_.key;
+  listed.stream_id = target_.stream_id;
+  return true;
+}
+
+WatchStream::WatchEnd WatchStream::watch(std::string& resource_version, std::string& error,
+                                         bool& started) {
+  started = false;
+  const auto deadline =
+      Clock::now() + std::chrono::seconds(options_.watch_timeout_seconds) + options_.watch_margin;
+  detail::HttpsConnection connection(access_, options_.user_agent, &stop_);
+  if (!connection.open(std::min(deadline, Clock::now() + options_.request_timeout), error)) {
+    return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+  }
+  Request request;
+  request.target = watch_query(target_, resource_version, options_.watch_timeout_seconds);
+  request.accept = accept_header(target_);
+  int status = 0;
+  if (!connection.start_stream(request, std::min(deadline, Clock::now() + options_.request_timeout),
+                               status, error)) {
+    return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+  }
+  if (status != 200) {
+    std::string body;
+    std::string ignored;
+    while (body.size() < 64 * 1024 &&
+           connection.read_body(body, Clock::now() + std::chrono::seconds(5), ignored) ==
+               detail::HttpsConnection::Read::Data) {
+    }
+    error = "watch " + target_.path + ": " + status_text(status, body);
+    return status == 410 ? WatchEnd::Expired : WatchEnd::Failed;
+  }
+  started = true;
+  post_state(StreamState::Watching);
+  JsonFramer framer(options_.max_event_bytes);
+  std::string bytes;
+  std::vector<std::string> frames;
+  while (true) {
+    bytes.clear();
+    const auto read = connection.read_body(bytes, deadline, error);
+    if (read == detail::HttpsConnection::Read::End) {
+      return WatchEnd::Closed;
+    }
+    if (read == detail::HttpsConnection::Read::Failed) {
+      return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+    }
+    frames.clear();
+    if (!framer.feed(bytes, frames, error)) {
+      return WatchEnd::Failed;
+    }
+    for (const std::string& frame : frames) {
+      StreamMessage event;
+      if (!decode_event(frame, event, error)) {
+        return WatchEnd::Failed;
+      }
+      event.key = target_.key;
+      event.stream_id = target_.stream_id;
+      const json& object = event.item.object;
+      if (event.event_type == "ERROR") {
+        const json& code = model::field(object, "code");
+        const bool expired = code.is_number_integer() && code.get<int>() == 410;
+        error = "watch " + target_.path + ": " + model::string_field(object, "message");
+        out_.try_push(std::move(event));
+        return expired ? WatchEnd::Expired : WatchEnd::Failed;
+      }
+      std::string rv = model::string_field(model::field(object, "metadata"), "resourceVersion");
+      if (!out_.try_push(std::move(event))) {
+        error = "the console fell behind the watch of " + target_.path + "; listing again";
+        return WatchEnd::Overflow;
+      }
+      if (!rv.empty()) {
+        resource_version = std::move(rv);
+      }
+    }
+  }
+}
+
+void WatchStream::run() {
+  Backoff backoff(options_.initial_backoff, options_.max_backoff);
+  std::string resource_version;
+  bool need_list = true;
+  auto retry = [&](const std::string& error) {
+    const auto delay = backoff.next();
+    post_state(StreamState::Retrying, error, delay.count());
+    return pause(delay);
+  };
+  while (!stop_) {
+    if (need_list) {
+      post_state(StreamState::Listing);
+      StreamMessage listed;
+      std::string error;
+      if (!list(listed, error)) {
+        if (stop_ || !retry(error)) {
+          break;
+        }
+        continue;
+      }
+      std::string rv = listed.resource_version;
+      if (!out_.try_push(std::move(listed))) {
+        if (!retry("the console fell behind; listing " + target_.path + " again")) {
+          break;
+        }
+        continue;
+      }
+      resource_version = std::move(rv);
+      need_list = false;
+    }
+    std::string error;
+    bool started = false;
+    const WatchEnd end = watch(resource_version, error, started);
+    if (started) {
+      backoff.reset();
+    }
+    switch (end) {
+      case WatchEnd::Closed:
+        break;  // the server's timeoutSeconds: resume at once
+      case WatchEnd::Expired:
+        need_list = true;  // 410 Gone: the version was compacted
+        break;
+      case WatchEnd::Overflow:
+        need_list = true;
+        retry(error);
+        break;
+      case WatchEnd::Failed:
+        retry(error);
+        break;
+      case WatchEnd::Stopped:
+        break;
+    }
+  }
+  post_state(StreamState::Stopped);
+  finished_ = true;
+}
+
+}  // namespace console::client

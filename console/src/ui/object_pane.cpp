@@ -1,0 +1,274 @@
+#include "ui/object_pane.h"
+
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+
+#include "console/model/table_view.h"
+
+namespace console::ui {
+
+namespace {
+
+std::string describe(const app::ObjectRef& ref) {
+  return ref.namespace_.empty() ? ref.name : ref.namespace_ + "/" + ref.name;
+}
+
+// Draws one YAML line: the key (up to ": ") in the key colour, comments dimmed.
+void yaml_line(std::string_view line) {
+  const Palette& p = palette();
+  const size_t indent = line.find_first_not_of(' ');
+  if (indent == std::string_view::npos) {
+    ImGui::TextUnformatted("");
+    return;
+  }
+  if (line[indent] == '#') {
+    ImGui::PushStyleColor(ImGuiCol_Text, p.yaml_comment);
+    ImGui::TextUnformatted(line.data(), line.data() + line.size());
+    ImGui::PopStyleColor();
+    return;
+  }
+  size_t key_start = indent;
+  if (line.substr(indent).starts_with("- ")) {
+    key_start += 2;
+  }
+  size_t colon = line.find(": ", key_start);
+  if (colon == std::string_view::npos && line.back() == ':') {
+    colon = line.size() - 1;
+  }
+  const bool quoted_start =
+      key_start < line.size() && (line[key_start] == '"' || line[key_start] == '\'');
+  if (colon == std::string_view::npos || quoted_start) {
+    ImGui::TextUnformatted(line.data(), line.data() + line.size());
+    return;
+  }
+  ImGui::TextUnformatted(line.data(), line.data() + key_start);
+  ImGui::SameLine(0, 0);
+  ImGui::PushStyleColor(ImGuiCol_Text, p.yaml_key);
+  ImGui::TextUnformatted(line.data() + key_start, line.data() + colon + 1);
+  ImGui::PopStyleColor();
+  if (colon + 1 < line.size()) {
+    ImGui::SameLine(0, 0);
+    ImGui::TextUnformatted(line.data() + colon + 1, line.data() + line.size());
+  }
+}
+
+}  // namespace
+
+void ObjectPane::draw(app::ConsoleState& state, const Frame& frame, const Fonts& fonts) {
+  std::string title = "Object###object";
+  if (state.editing()) {
+    title = "Editing  ·  " + describe(*state.editor_target()) + "###object";
+  }
+  if (!begin_pane(title.c_str(), frame)) {
+    ImGui::End();
+    return;
+  }
+  if (state.editing()) {
+    draw_editor(state, fonts);
+  } else {
+    draw_view(state, fonts);
+  }
+  draw_delete_confirmation(state, fonts);
+  ImGui::End();
+}
+
+void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
+  const model::CachedObject* object = state.selected_object();
+  const app::OpenKind* kind = state.current();
+  if (object == nullptr || kind == nullptr) {
+    draw_result(state, fonts);
+    empty_state("No object selected",
+                kind == nullptr ? "Pick a kind on the left, then a row of the table."
+                                : "Select a row of the table (click, or the arrow keys) to see "
+                                  "the object as YAML. Enter edits it; Del deletes it.");
+    return;
+  }
+  ImGui::PushFont(fonts.bold);
+  ImGui::TextUnformatted(kind->table.resource().kind.c_str());
+  ImGui::PopFont();
+  ImGui::SameLine();
+  const std::string name =
+      object->namespace_.empty() ? object->name : object->namespace_ + "/" + object->name;
+  ImGui::TextUnformatted(name.c_str());
+  std::string facts = "resourceVersion " + object->resource_version();
+  const std::string age = kind->table.age(object->namespace_, object->name, state.now_ms());
+  if (!age.empty()) {
+    facts += "  ·  age " + age;
+  }
+  if (object->versions.size() > 1) {
+    facts += "  ·  " + std::to_string(object->versions.size()) + " versions seen";
+  }
+  text_dim(facts);
+  const bool busy = state.action_in_flight();
+  ImGui::BeginDisabled(busy);
+  if (ImGui::Button("Edit  (Enter)")) {
+    state.begin_edit();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Delete  (Del)")) {
+    state.request_delete();
+  }
+  ImGui::EndDisabled();
+  draw_result(state, fonts);
+  ImGui::Separator();
+  draw_yaml(state.selected_yaml(), fonts);
+}
+
+void ObjectPane::draw_yaml(const std::string& yaml, const Fonts& fonts) {
+  if (yaml != yaml_copy_) {
+    yaml_copy_ = yaml;
+    lines_.clear();
+    std::string_view rest = yaml_copy_;
+    while (!rest.empty()) {
+      const size_t end = rest.find('\n');
+      lines_.push_back(rest.substr(0, end));
+      rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    }
+  }
+  ImGui::BeginChild("##yaml", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::PushFont(fonts.mono);
+  ImGuiListClipper clipper;
+  clipper.Begin(static_cast<int>(lines_.size()));
+  while (clipper.Step()) {
+    for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+      yaml_line(lines_[static_cast<size_t>(i)]);
+    }
+  }
+  ImGui::PopFont();
+  ImGui::EndChild();
+}
+
+void ObjectPane::draw_result(const app::ConsoleState& state, const Fonts& fonts) {
+  const auto& result = state.action_result();
+  const Palette& p = palette();
+  if (state.action_in_flight()) {
+    ImGui::TextColored(p.warning, "Waiting for the server…");
+    return;
+  }
+  if (!result) {
+    return;
+  }
+  if (result->ok) {
+    std::string text = std::string("✓ ") + (result->action == "apply" ? "Applied " : "Deleted ") +
+                       describe(result->target);
+    if (!result->resource_version.empty() && result->action == "apply") {
+      text += "  ·  resourceVersion " + result->resource_version;
+    }
+    ImGui::TextColored(p.ok, "%s", text.c_str());
+    return;
+  }
+  const app::ApiError& error = *result->error;
+  const std::string action = result->action == "apply" ? "Apply" : "Delete";
+  std::string heading;
+  if (error.http_status != 0) {
+    heading = "✗ " + action + " refused" + (error.reason.empty() ? "" : ": " + error.reason) +
+              "  (HTTP " + std::to_string(error.http_status) + ")";
+  } else if (!error.reason.empty()) {
+    heading = "✗ " + action + " not sent";  // refused here, before the server saw it
+  } else {
+    heading = "✗ " + action + " failed: no answer from the server";
+  }
+  std::vector<std::string> causes;
+  for (const auto& cause : error.causes) {
+    causes.push_back((cause.field.empty() ? "" : cause.field + ": ") + cause.message +
+                     (cause.reason.empty() ? "" : "  [" + cause.reason + "]"));
+  }
+  // Tall enough for the wrapped text, up to 40% of the pane; it scrolls beyond that.
+  const ImGuiStyle& style = ImGui::GetStyle();
+  const float inner =
+      ImGui::GetContentRegionAvail().x - style.WindowPadding.x * 2.0f - style.ScrollbarSize;
+  const float bullet = ImGui::GetTreeNodeToLabelSpacing();
+  float height = ImGui::GetTextLineHeightWithSpacing() +
+                 ImGui::CalcTextSize(error.message.c_str(), nullptr, false, inner).y +
+                 style.ItemSpacing.y + style.WindowPadding.y * 2.0f;
+  for (const std::string& text : causes) {
+    height +=
+        ImGui::CalcTextSize(text.c_str(), nullptr, false, inner - bullet).y + style.ItemSpacing.y;
+  }
+  height = std::min(height, ImGui::GetContentRegionAvail().y * 0.4f);
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, p.panel);
+  ImGui::PushStyleVar(ImGuiStyleVar_ChildRounding, 4.0f);
+  ImGui::BeginChild("##error", ImVec2(0, height), true);
+  ImGui::PushFont(fonts.bold);
+  ImGui::TextColored(p.error, "%s", heading.c_str());
+  ImGui::PopFont();
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextUnformatted(error.message.c_str());
+  for (const std::string& text : causes) {
+    ImGui::Bullet();
+    ImGui::TextUnformatted(text.c_str());
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+  ImGui::PopStyleVar();
+  ImGui::PopStyleColor();
+}
+
+void ObjectPane::draw_editor(app::ConsoleState& state, const Fonts& fonts) {
+  const bool busy = state.action_in_flight();
+  ImGui::BeginDisabled(busy);
+  if (ImGui::Button("Apply  (Ctrl+S)")) {
+    state.apply();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Cancel  (Esc)")) {
+    state.cancel_edit();
+    ImGui::EndDisabled();
+    return;
+  }
+  ImGui::SameLine();
+  ImGui::Checkbox("Force", &state.force_apply());
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Take ownership of fields another manager owns (force=true)");
+  }
+  ImGui::EndDisabled();
+  text_dim(std::string("Server-side apply as ") + app::ConsoleState::kFieldManager);
+  draw_result(state, fonts);
+  ImGui::PushFont(fonts.mono);
+  ImGui::InputTextMultiline("##editor", &state.editor_text(), ImVec2(-1, -1),
+                            ImGuiInputTextFlags_AllowTabInput);
+  ImGui::PopFont();
+}
+
+void ObjectPane::draw_delete_confirmation(app::ConsoleState& state, const Fonts& fonts) {
+  const char* kPopup = "Delete object?";
+  if (state.delete_pending_confirmation() && !ImGui::IsPopupOpen(kPopup)) {
+    ImGui::OpenPopup(kPopup);
+  }
+  const ImVec2 center = ImGui::GetMainViewport()->GetCenter();
+  ImGui::SetNextWindowPos(center, ImGuiCond_Always, ImVec2(0.5f, 0.5f));
+  if (!ImGui::BeginPopupModal(kPopup, nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+    return;
+  }
+  if (!state.delete_pending_confirmation()) {
+    ImGui::CloseCurrentPopup();
+    ImGui::EndPopup();
+    return;
+  }
+  const app::ObjectRef& target = *state.delete_target();
+  const app::OpenKind* kind = state.open_kinds().count(target.kind_key) != 0
+                                  ? &state.open_kinds().at(target.kind_key)
+                                  : nullptr;
+  ImGui::PushFont(fonts.bold);
+  ImGui::Text("Delete %s %s?", kind != nullptr ? kind->table.resource().kind.c_str() : "object",
+              describe(target).c_str());
+  ImGui::PopFont();
+  text_dim("The server deletes it at once (or once its finalizers finish).");
+  ImGui::Spacing();
+  ImGui::PushStyleColor(ImGuiCol_Button, palette().error);
+  const bool confirmed = ImGui::Button("Delete", ImVec2(ImGui::GetFontSize() * 7.0f, 0));
+  ImGui::PopStyleColor();
+  ImGui::SameLine();
+  const bool cancelled = ImGui::Button("Cancel  (Esc)", ImVec2(ImGui::GetFontSize() * 7.0f, 0));
+  if (confirmed) {
+    state.confirm_delete();
+    ImGui::CloseCurrentPopup();
+  } else if (cancelled) {
+    state.cancel_delete();
+    ImGui::CloseCurrentPopup();
+  }
+  ImGui::EndPopup();
+}
+
+}  // namespace console::ui
