@@ -80,22 +80,36 @@ std::string encode_record(const KeyValue& kv, bool tombstone) {
   return out;
 }
 
-std::optional<Record> decode_record(std::string_view bytes, Revision mod_revision) {
-  Record r;
+std::optional<RecordView> view_record(std::string_view bytes) {
+  RecordView r;
   if (bytes.empty() || (bytes[0] & ~1) != 0) {
     return std::nullopt;
   }
   r.tombstone = bytes[0] == 1;
   bytes.remove_prefix(1);
   uint32_t key_len = 0;
-  if (!get_le(bytes, r.kv.create_revision) || !get_le(bytes, r.kv.version) ||
-      !get_le(bytes, r.kv.lease) || !get_le(bytes, key_len) || bytes.size() < key_len) {
+  if (!get_le(bytes, r.create_revision) || !get_le(bytes, r.version) || !get_le(bytes, r.lease) ||
+      !get_le(bytes, key_len) || bytes.size() < key_len) {
     return std::nullopt;
   }
-  r.kv.key.assign(bytes.data(), key_len);
-  bytes.remove_prefix(key_len);
-  r.kv.value.assign(bytes.data(), bytes.size());
+  r.key = bytes.substr(0, key_len);
+  r.value = bytes.substr(key_len);
+  return r;
+}
+
+std::optional<Record> decode_record(std::string_view bytes, Revision mod_revision) {
+  auto view = view_record(bytes);
+  if (!view) {
+    return std::nullopt;
+  }
+  Record r;
+  r.tombstone = view->tombstone;
+  r.kv.key.assign(view->key);
+  r.kv.create_revision = view->create_revision;
   r.kv.mod_revision = mod_revision;
+  r.kv.version = view->version;
+  r.kv.value.assign(view->value);
+  r.kv.lease = view->lease;
   return r;
 }
 

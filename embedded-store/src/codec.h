@@ -18,6 +18,11 @@
 
 namespace store {
 
+// Names in the "meta" database; each value is encode_i64 of a revision.
+inline constexpr const char* kMetaRevision = "revision";    // the current revision
+inline constexpr const char* kMetaCompacted = "compacted";  // the compacted revision
+inline constexpr const char* kMetaReplaced = "replaced";    // the last replace_all's revision
+
 struct Rev {
   Revision main = 0;
   int64_t sub = 0;
@@ -35,7 +40,18 @@ struct Record {
   KeyValue kv;  // kv.mod_revision is filled from the revision key when decoding
 };
 
+// A record read in place: `key` and `value` point into the bytes it was read from.
+struct RecordView {
+  bool tombstone = false;
+  Revision create_revision = 0;
+  int64_t version = 0;
+  LeaseId lease = 0;
+  std::string_view key;
+  std::string_view value;
+};
+
 std::string encode_record(const KeyValue& kv, bool tombstone);
+std::optional<RecordView> view_record(std::string_view bytes);
 std::optional<Record> decode_record(std::string_view bytes, Revision mod_revision);
 // The value of a live record of `key`, without decoding the rest; false if the bytes are not a
 // live record of that key.

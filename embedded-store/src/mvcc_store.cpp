@@ -6,11 +6,10 @@
 
 #include <cstring>
 
+#include "replace.h"
+
 namespace store {
 namespace {
-
-constexpr const char* kMetaRevision = "revision";
-constexpr const char* kMetaCompacted = "compacted";
 
 WallTime from_unix_ms(int64_t ms) { return WallTime(std::chrono::milliseconds(ms)); }
 
@@ -138,6 +137,10 @@ Status MvccStore::load() {
   if (auto v = txn->get(backend::Db::Meta, kMetaCompacted)) {
     compacted_rev_ = decode_i64(*v).value_or(0);
   }
+  Revision replaced = 0;
+  if (auto v = txn->get(backend::Db::Meta, kMetaReplaced)) {
+    replaced = decode_i64(*v).value_or(0);
+  }
   Status corrupt;
   Status scanned = txn->scan(backend::Db::Rev, "", "", [&](std::string_view k, std::string_view v) {
     auto rev = decode_rev(k);
@@ -185,6 +188,9 @@ Status MvccStore::load() {
 
   hub_ = std::make_shared<WatchHub>(this, options_.watcher_buffer, options_.progress_interval,
                                     current_rev_.load(), compacted_rev_.load());
+  if (replaced > 0) {
+    hub_->raise_floor(replaced + 1);  // replace_all's revision stays unreplayable after a reopen
+  }
   hub_->start();
   commit_thread_ = std::thread([this] { commit_loop(); });
   lease_thread_ = std::thread([this] { lease_loop(); });
@@ -271,6 +277,10 @@ void MvccStore::commit_loop() {
         break;
       case PendingWrite::Kind::Defragment:
         writes.front()->done.set_value(run_defragment());
+        break;
+      case PendingWrite::Kind::Replace:
+        writes.front()->done.set_value(
+            run_replace(*writes.front()->contents, *writes.front()->replaced));
         break;
       case PendingWrite::Kind::Apply:
         run_batch(writes);
@@ -431,6 +441,91 @@ Status MvccStore::run_defragment() {
     return Status(Code::Io, "replace " + data.string() + ": " + ec.message());
   }
   return Status::ok();
+}
+
+// Replacing everything at once (Store::replace_all) runs alone in the commit loop, so the
+// index it plans against is the committed one and nothing commits between plan and publish.
+// The LMDB transaction is filled under the shared environment lock (readers go on reading the
+// old state); the commit and the index swap happen under the exclusive lock, because a reader
+// between its index lookup and its LMDB read must not see the records of the old state vanish
+// (a plain compaction never removes a live key's newest record; a replace does).
+Status MvccStore::run_replace(const std::vector<KeyValue>& contents, ReplaceResponse& response) {
+  while (true) {
+    std::shared_lock env_lock(env_mu_);
+    auto txn = env_->begin_write();
+    if (!txn.is_ok()) {
+      return txn.status();
+    }
+    ReplaceOutcome outcome;
+    Revision current = current_rev_.load();
+    Status s = apply_replace(txn.value(), index_, current, contents, lessor_, outcome);
+    Revision compact_at = std::max(outcome.revision, compacted_rev_.load());
+    if (s.is_ok() && outcome.revision != current) {
+      s = txn->put(backend::Db::Meta, kMetaRevision, encode_i64(outcome.revision));
+    }
+    if (s.is_ok()) {
+      s = txn->put(backend::Db::Meta, kMetaCompacted, encode_i64(compact_at));
+    }
+    if (s.is_ok()) {
+      s = txn->put(backend::Db::Meta, kMetaReplaced, encode_i64(outcome.revision));
+    }
+    if (backend::is_map_full(s)) {
+      txn->abort();  // no transaction may be open while the map is resized
+      env_lock.unlock();
+      std::unique_lock exclusive(env_mu_);
+      if (auto grown = env_->grow(); !grown.is_ok()) {
+        return grown;
+      }
+      continue;
+    }
+    if (!s.is_ok()) {
+      return s;
+    }
+    // Only this thread replaces env_, so it is the same environment under the exclusive lock.
+    env_lock.unlock();
+    std::unique_lock exclusive(env_mu_);
+    s = txn->commit();
+    if (backend::is_map_full(s)) {
+      if (auto grown = env_->grow(); !grown.is_ok()) {
+        return grown;
+      }
+      continue;  // the commit failed as a whole: run it again from the start
+    }
+    if (!s.is_ok()) {
+      return s;
+    }
+    KeyIndex old;  // freed once readers may go on
+    {
+      std::unique_lock index_lock(index_mu_);
+      old = std::move(index_);
+      index_ = std::move(outcome.index);
+      current_rev_ = outcome.revision;
+      compacted_rev_ = compact_at;
+    }
+    exclusive.unlock();
+    for (const auto& move : outcome.lease_moves) {
+      lessor_.attach(move.key, move.from, move.to);
+    }
+    hub_->restart(outcome.revision, compact_at, outcome.revision + 1);
+    response = outcome.response;
+    response.compact_revision = compact_at;
+    return Status::ok();
+  }
+}
+
+Result<ReplaceResponse> MvccStore::replace_all(std::vector<KeyValue> kvs) {
+  if (auto s = prepare_replace(kvs, options_); !s.is_ok()) {
+    return s;
+  }
+  ReplaceResponse response;
+  auto write = std::make_unique<PendingWrite>();
+  write->kind = PendingWrite::Kind::Replace;
+  write->contents = &kvs;
+  write->replaced = &response;
+  if (auto s = submit(std::move(write)); !s.is_ok()) {
+    return s;
+  }
+  return response;
 }
 
 // KV -----------------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ class MvccStore final : public Store, public HistorySource {
   Status snapshot(const std::filesystem::path& file) override;
   Status defragment() override;
   Status check_integrity() override;
+  Result<ReplaceResponse> replace_all(std::vector<KeyValue> kvs) override;
 
   Revision current_revision() const override { return current_rev_.load(); }
   Revision compacted_revision() const override { return compacted_rev_.load(); }
@@ -55,10 +56,12 @@ class MvccStore final : public Store, public HistorySource {
  private:
   // A request waiting for the commit loop.
   struct PendingWrite {
-    enum class Kind { Apply, Compact, Defragment };
+    enum class Kind { Apply, Compact, Defragment, Replace };
     Kind kind = Kind::Apply;
     std::function<Status(Batch&)> apply;  // Kind::Apply: runs inside a batch
     Revision compact_revision = 0;        // Kind::Compact
+    const std::vector<KeyValue>* contents = nullptr;  // Kind::Replace: sorted, checked
+    ReplaceResponse* replaced = nullptr;              // Kind::Replace: the answer
     std::promise<Status> done;
   };
 
@@ -71,6 +74,7 @@ class MvccStore final : public Store, public HistorySource {
   void run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes);
   Status run_compaction(Revision revision);
   Status run_defragment();
+  Status run_replace(const std::vector<KeyValue>& contents, ReplaceResponse& response);
   void lease_loop();
   void expire_leases();
 

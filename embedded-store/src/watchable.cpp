@@ -279,7 +279,33 @@ void WatchHub::publish(const std::vector<RevisionEvents>& batch, Revision revisi
 
 void WatchHub::set_compacted(Revision compacted) {
   std::lock_guard lock(mu_);
-  compacted_ = compacted;
+  compacted_ = std::max(compacted, floor_);
+}
+
+void WatchHub::raise_floor(Revision floor) {
+  std::lock_guard lock(mu_);
+  floor_ = std::max(floor_, floor);
+  compacted_ = std::max(compacted_, floor_);
+}
+
+void WatchHub::restart(Revision revision, Revision compacted, Revision floor) {
+  std::vector<std::function<void()>> notifies;
+  {
+    std::lock_guard lock(mu_);
+    revision_ = revision;
+    floor_ = std::max(floor_, floor);
+    compacted_ = std::max(compacted, floor_);
+    for (auto& [id, w] : watchers_) {
+      WatchResponse r;
+      r.header.revision = revision;
+      r.compact_revision = compacted_;
+      r.cancel_reason = "mvcc: required revision has been compacted";
+      notifies.emplace_back();
+      w->push_final(std::move(r), notifies.back());
+    }
+    watchers_.clear();
+  }
+  run(notifies);
 }
 
 size_t WatchHub::watcher_count() const {

@@ -102,6 +102,13 @@ class WatchHub : public std::enable_shared_from_this<WatchHub> {
   // Called by the commit loop after a batch is visible to readers.
   void publish(const std::vector<RevisionEvents>& batch, Revision revision);
   void set_compacted(Revision compacted);
+  // No watch may start below `floor` any more (as if compacted there), whatever set_compacted
+  // says later: the revision before it cannot be replayed (Store::replace_all's).
+  void raise_floor(Revision floor);
+  // After Store::replace_all: the revision is now `revision`, the history below `compacted` is
+  // gone and watches must start at `floor` or later; every watcher is cancelled with that
+  // compact_revision, so its client relists.
+  void restart(Revision revision, Revision compacted, Revision floor);
   size_t watcher_count() const;
 
   // For watchers.
@@ -119,10 +126,11 @@ class WatchHub : public std::enable_shared_from_this<WatchHub> {
   const size_t capacity_;
   const std::chrono::milliseconds progress_interval_;
 
-  mutable std::mutex mu_;  // protects watchers_, revision_, compacted_, next_id_, closed_
+  mutable std::mutex mu_;  // protects watchers_, revision_, compacted_, floor_, next_id_, closed_
   std::map<int64_t, std::shared_ptr<WatcherImpl>> watchers_;
   Revision revision_;
-  Revision compacted_;
+  Revision compacted_;  // watches may start here or later: max(store's compacted, floor_)
+  Revision floor_ = 0;
   int64_t next_id_ = 1;
   bool closed_ = false;
 

@@ -5,20 +5,10 @@
 #include "apiserver/version.h"
 
 namespace sandbox {
-namespace {
 
-// A subcommand whose issue has not landed yet: it says so and fails clearly.
-Command pending_command(const std::string& name, const std::string& summary) {
-  Command c;
-  c.name = name;
-  c.summary = summary;
-  c.synopsis = "Usage: kube-sandbox " + name + "\n\n" + summary + " (not in this build yet).\n";
-  c.run = [name](const ParsedFlags&, CommandContext& ctx) {
-    ctx.err << "kube-sandbox " << name << ": not available in this build yet\n";
-    return kExitFailure;
-  };
-  return c;
-}
+Command console_command();  // console_command.cpp
+
+namespace {
 
 std::string command_list(const std::vector<Command>& commands) {
   std::string text;
@@ -98,10 +88,11 @@ std::string Command::usage() const {
 std::vector<Command> all_commands() {
   return {
       serve_command(),
-      pending_command("console", "Run the desktop console against any cluster"),
+      console_command(),
       kubeconfig_command(),
       store_command(),
       seed_command(),
+      named_snapshot_command(),
       version_command(),
   };
 }

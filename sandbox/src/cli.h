@@ -36,6 +36,7 @@ std::vector<Command> all_commands();
 Command kubeconfig_command();
 Command seed_command();
 Command serve_command();
+Command named_snapshot_command();
 Command store_command();
 Command version_command();
 

@@ -287,6 +287,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.runtime_config = *runtime_config;
   api_config.tokens = std::move(file_tokens);
   api_config.root_ca_pem = pki->ca_cert_pem;
+  api_config.snapshots_dir = data->snapshots_dir();  // with --ephemeral, in the temporary dir
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);

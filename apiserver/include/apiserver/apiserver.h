@@ -8,13 +8,16 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <map>
+#include <shared_mutex>
 #include <string>
 #include <vector>
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "apiserver/snapshots.h"
 #include "store/store.h"
 
 namespace apiserver {
@@ -35,6 +38,9 @@ struct ApiServerConfig {
   // The cluster CA (PEM) published in every namespace as the kube-root-ca.crt ConfigMap; empty
   // for none.
   std::string root_ca_pem;
+  // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
+  // system:masters; empty for none.
+  std::filesystem::path snapshots_dir;
 };
 
 namespace storage {
@@ -44,6 +50,7 @@ class Compactor;
 namespace endpoints {
 class ResourceHandler;
 class OpenApi;
+class SnapshotEndpoint;
 }
 namespace controllers {
 class NamespaceController;
@@ -76,6 +83,13 @@ class ApiServer {
   // True when no controller has work pending (for tests).
   bool controllers_idle() const;
 
+  // Restores a named snapshot into the running server (POST /admin/snapshots/NAME/restore):
+  // API writes wait meanwhile; the store's contents are replaced (store::Store::replace_all);
+  // then what the server derives from stored objects is rebuilt from the store: watch caches
+  // (every watch ends with 410 Expired), service cluster IPs and node ports, the namespaces
+  // being deleted. The namespace defaults controller relists on its own once its watches end.
+  snapshots::Error restore_snapshot(const std::string& name, snapshots::Restored& out);
+
  private:
   http::Response authenticated(http::Request& request);
   http::Response route(http::Request& request);
@@ -92,6 +106,11 @@ class ApiServer {
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
+  std::unique_ptr<endpoints::SnapshotEndpoint> snapshots_;
+  // Held shared by every mutating API request and exclusively by restore_snapshot, so that no
+  // write is half done (a service's cluster IP taken but the service not yet stored) while the
+  // store's contents are replaced and the allocations rebuilt from them.
+  std::shared_mutex writes_mu_;
   std::atomic<bool> ready_{false};
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;

@@ -10,6 +10,7 @@
 #include "endpoints/discovery.h"
 #include "endpoints/openapi.h"
 #include "endpoints/resources.h"
+#include "endpoints/snapshots.h"
 #include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
@@ -98,6 +99,11 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
+      snapshots_(std::make_unique<endpoints::SnapshotEndpoint>(
+          store, config_.snapshots_dir,
+          [this](const std::string& name, snapshots::Restored& out) {
+            return restore_snapshot(name, out);
+          })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
           *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
   for (const auto& [token, user] : config_.tokens) {
@@ -171,6 +177,24 @@ void ApiServer::bootstrap(int secure_port) {
   resources_->serve(service, *snapshot);
   namespaces_->resync();  // deletions a previous run left unfinished
   namespace_defaults_->start();
+}
+
+snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots::Restored& out) {
+  std::unique_lock writes(writes_mu_);
+  if (auto error = snapshots::restore(store_, config_.snapshots_dir, name, out)) {
+    return error;  // replace_all changes nothing when it fails
+  }
+  // The watch caches first: nothing may serve pre-restore events once the answer is out.
+  storage_->reset_watches(out.replaced.compact_revision + 1);
+  resources_->load_service_allocations();
+  namespaces_->resync();
+  log::info(0, "restored snapshot \"" + name + "\" at revision " +
+                   std::to_string(out.replaced.header.revision) + " (" +
+                   std::to_string(out.replaced.written) + " written, " +
+                   std::to_string(out.replaced.deleted) + " deleted, " +
+                   std::to_string(out.replaced.unchanged) + " unchanged) in " +
+                   std::to_string(out.duration_ms) + " ms");
+  return {};
 }
 
 bool ApiServer::controllers_idle() const {
@@ -321,6 +345,9 @@ http::Response ApiServer::route(http::Request& request) {
                       {"compiler", "gcc"},
                       {"platform", v.platform}});
   }
+  if (endpoints::SnapshotEndpoint::handles(path)) {
+    return snapshots_->serve(request);
+  }
   auto snapshot = registry_->snapshot();
   // Discovery names the address the client reached the server at.
   std::string address = request.header("Host");
@@ -330,6 +357,10 @@ http::Response ApiServer::route(http::Request& request) {
   }
   if (auto response = openapi_->serve(request, *snapshot)) {
     return std::move(*response);
+  }
+  std::shared_lock<std::shared_mutex> writing;
+  if (request.method != "GET" && request.method != "HEAD") {
+    writing = std::shared_lock(writes_mu_);  // waits while a snapshot restore runs
   }
   if (auto response = resources_->serve(request, *snapshot)) {
     std::string encoding = accepted_encoding(request.header("Accept"));

@@ -79,6 +79,9 @@ class Storage {
                                         int64_t from_revision);
   // Ends every cached watch (shutdown).
   void close_watches() { cache_.close_all(); }
+  // After Store::replace_all: cached watches that started below `floor` end with 410 Expired and
+  // the caches follow the store from `floor` on (see WatchCacheSet::reset_all).
+  void reset_watches(int64_t floor) { cache_.reset_all(floor); }
 
  private:
   // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the

@@ -66,7 +66,7 @@ class CacheWatcher final : public store::Watcher {
     ask_progress_();
   }
 
-  void cancel() override { end(""); }
+  void cancel() override { end("", 0); }
 
   bool finished() const override {
     std::lock_guard lock(mu_);
@@ -105,8 +105,9 @@ class CacheWatcher final : public store::Watcher {
     push(std::move(progress));
   }
 
-  // Ends the watch with a final canceled response (no-op when it already ended).
-  void end(const std::string& reason) {
+  // Ends the watch with a final canceled response (no-op when it already ended);
+  // `compact_revision` > 0 says the history it needs is gone (the API answers 410 Expired).
+  void end(const std::string& reason, int64_t compact_revision) {
     std::function<void()> notify;
     {
       std::lock_guard lock(mu_);
@@ -118,6 +119,7 @@ class CacheWatcher final : public store::Watcher {
       canceled.watch_id = id_;
       canceled.canceled = true;
       canceled.cancel_reason = reason;
+      canceled.compact_revision = compact_revision;
       queue_.push_back(std::move(canceled));
       notify = notify_;
     }
@@ -131,6 +133,8 @@ class CacheWatcher final : public store::Watcher {
     std::lock_guard lock(mu_);
     return ended_;
   }
+
+  int64_t from() const { return from_; }
 
  private:
   void push(store::WatchResponse response) {
@@ -150,7 +154,7 @@ class CacheWatcher final : public store::Watcher {
     }
     if (cut_off) {
       // Never wait for a slow client: end its watch; it resumes from the last revision it saw.
-      end("the watcher fell behind and was cut off");
+      end("the watcher fell behind and was cut off", 0);
       return;
     }
     cv_.notify_all();
@@ -232,14 +236,7 @@ class WatchCache {
       }
       if (response.canceled) {
         if (response.compact_revision > 0) {
-          // The revision to continue from is gone: every watcher must start over.
-          for (auto& w : live_locked()) {
-            w->end("the watch cache lost its place in the store's history");
-          }
-          watchers_.clear();
-          window_.clear();
-          restart_locked(store_.current_revision() + 1);
-          window_start_ = next_revision_;
+          lose_history_locked(response.compact_revision);
         } else {
           restart_locked(next_revision_);  // our own store watch fell behind: resume it
         }
@@ -267,9 +264,18 @@ class WatchCache {
   void close_all() {
     std::lock_guard lock(mu_);
     for (auto& w : live_locked()) {
-      w->end("");
+      w->end("", 0);
     }
     watchers_.clear();
+  }
+
+  // The store's history below `floor` is gone (Store::replace_all): unless the store watch
+  // already told drain() so, start over from `floor`.
+  void reset(int64_t floor) {
+    std::lock_guard lock(mu_);
+    if (next_revision_ < floor) {
+      lose_history_locked(floor);
+    }
   }
 
  private:
@@ -295,6 +301,22 @@ class WatchCache {
     if (source_) {
       source_->set_notify([this] { set_.wake(this); });
     }
+  }
+
+  // The store's history below `floor` is gone while the cache was still short of it. Watchers
+  // that start below `floor` cannot be served any more and end with 410 Expired (they relist);
+  // the window only held older revisions; the store watch starts again at `floor`, which keeps
+  // watchers that start there or later whole.
+  void lose_history_locked(int64_t floor) {
+    for (auto& w : live_locked()) {
+      if (w->from() < floor) {
+        w->end("the watch cache lost its place in the store's history", floor);
+      }
+    }
+    live_locked();
+    window_.clear();
+    restart_locked(floor);
+    window_start_ = floor;
   }
 
   // The watchers still open; forgets the others.
@@ -353,6 +375,19 @@ std::shared_ptr<store::Watcher> WatchCacheSet::watch(const std::string& resource
     cache = slot;
   }
   return cache->add(prefix, exact, from_revision);
+}
+
+void WatchCacheSet::reset_all(int64_t floor) {
+  std::vector<std::shared_ptr<WatchCache>> caches;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [prefix, cache] : caches_) {
+      caches.push_back(cache);
+    }
+  }
+  for (auto& cache : caches) {
+    cache->reset(floor);
+  }
 }
 
 void WatchCacheSet::close_all() {

@@ -49,6 +49,12 @@ class WatchCacheSet {
                                         const std::string& prefix, bool exact,
                                         int64_t from_revision);
 
+  // The store's history below `floor` is gone and nothing before it may be replayed (after
+  // Store::replace_all): every watcher that started below `floor` ends with compact_revision
+  // `floor` (410 Expired for API clients) and each cache follows the store again from `floor`.
+  // Done by the dispatcher too once the store cancels its watches; calling it makes it happen
+  // before the caller goes on.
+  void reset_all(int64_t floor);
   // Ends every watcher (shutdown).
   void close_all();
   size_t caches() const;

@@ -54,6 +54,22 @@ struct Options {
   bool take_lock = true;  // refuse to open a dir that another process holds
 };
 
+// What Store::replace_all did.
+struct ReplaceResponse {
+  ResponseHeader header;          // the store revision after the replace
+  Revision compact_revision = 0;  // reads below it answer Compacted (it is header.revision)
+  int64_t written = 0;            // keys put: missing, or holding another value or lease
+  int64_t deleted = 0;            // live keys that were not in the new contents
+  int64_t unchanged = 0;          // keys that already held their value and lease
+};
+
+// What a snapshot file (Store::snapshot) holds, as read_snapshot reads it.
+struct SnapshotContents {
+  Revision revision = 0;          // the store's revision when the snapshot was taken
+  Revision compact_revision = 0;  // its compacted revision then
+  std::vector<KeyValue> kvs;      // the live keys at `revision`, in key order
+};
+
 class Store {
  public:
   // Opens (creating if needed) the store. Fails with Code::Locked if another process holds it.
@@ -92,9 +108,38 @@ class Store {
   // Verifies every record decodes and that the key index agrees with the database.
   virtual Status check_integrity() = 0;
 
+  // Bulk replace --------------------------------------------------------------------------------
+  // Makes the live keys exactly `kvs` (each key at most once; KeyValue's revision and version
+  // fields are ignored): keys of `kvs` that are missing or hold another value or lease are put,
+  // live keys not in `kvs` are deleted, keys that already match keep their revisions. Built for
+  // fast resets (restoring a named snapshot into a running server), so:
+  // - It is one write at one new revision R = current + 1 (no new revision when nothing
+  //   differs), applied alone between two group commits and durable per Options::durability.
+  //   Readers see the whole old state or the whole new one, never a mix.
+  // - The history is compacted at R in the same transaction (one record per live key remains):
+  //   reads below R answer Compacted, reads at R and later see the new contents.
+  // - R publishes no events. Every open watcher is cancelled with compact_revision = R + 1, and
+  //   a watch that starts at R or earlier is refused the same way (also after a reopen): R's
+  //   deletions were compacted away, so replaying R would be incomplete. Clients relist at R
+  //   and watch from R + 1.
+  // - Leases are not part of the contents: a key keeps the lease given in `kvs` only if that
+  //   lease is granted in this store, else it is written without one. No lease is granted,
+  //   renewed or revoked.
+  // - The txn limits do not apply (max_txn_ops, the request size); each key plus its value
+  //   must fit max_request_bytes.
+  // Errors, with nothing changed: EmptyKey, DuplicateKey (a key given twice),
+  // RequestTooLarge; Io; Closed.
+  virtual Result<ReplaceResponse> replace_all(std::vector<KeyValue> kvs) = 0;
+
   virtual Revision current_revision() const = 0;
   virtual Revision compacted_revision() const = 0;
 };
+
+// Reads a snapshot file made by Store::snapshot without opening it as a store: read-only, no
+// lock, no threads, so it works on a snapshot of a store that is open. With `with_keys` false
+// only the revisions are read (cheap). InvalidArgument when the file is missing or not a
+// snapshot; Io when it cannot be read.
+Result<SnapshotContents> read_snapshot(const std::filesystem::path& file, bool with_keys = true);
 
 // Replaces the database in `dir` with a snapshot file; the store must not be open. The store
 // then opens at the snapshot's revision, as after etcdutl's snapshot restore.

@@ -137,8 +137,9 @@ Result<std::unique_ptr<Env>> Env::open(const EnvOptions& options) {
   mdb_env_set_maxdbs(raw, 3);
   mdb_env_set_maxreaders(raw, options.max_readers);
   // The data file may already be larger than the requested map (it grew last time).
+  const bool read_only = !options.read_only_file.empty();
   std::error_code ec;
-  auto existing = std::filesystem::file_size(options.dir / "data.mdb", ec);
+  auto existing = std::filesystem::file_size(env->data_file(), ec);
   while (!ec && env->map_size_ < existing) {
     env->map_size_ *= 2;
   }
@@ -147,19 +148,24 @@ Result<std::unique_ptr<Env>> Env::open(const EnvOptions& options) {
   if (!options.sync) {
     flags |= MDB_NOSYNC;
   }
-  rc = mdb_env_open(raw, options.dir.c_str(), flags, 0640);
+  if (read_only) {
+    // A snapshot file: nothing writes it, so no lock file is needed next to it.
+    flags |= MDB_RDONLY | MDB_NOSUBDIR | MDB_NOLOCK;
+  }
+  const std::filesystem::path& where = read_only ? options.read_only_file : options.dir;
+  rc = mdb_env_open(raw, where.c_str(), flags, 0640);
   if (rc != 0) {
-    return lmdb_error(rc, ("open " + options.dir.string()).c_str());
+    return lmdb_error(rc, ("open " + where.string()).c_str());
   }
   MDB_txn* txn = nullptr;
-  rc = mdb_txn_begin(raw, nullptr, 0, &txn);
+  rc = mdb_txn_begin(raw, nullptr, read_only ? MDB_RDONLY : 0, &txn);
   if (rc != 0) {
     return lmdb_error(rc, "begin");
   }
   const char* names[3] = {"rev", "meta", "lease"};
   for (int i = 0; i < 3; ++i) {
     MDB_dbi dbi;
-    rc = mdb_dbi_open(txn, names[i], MDB_CREATE, &dbi);
+    rc = mdb_dbi_open(txn, names[i], read_only ? 0 : MDB_CREATE, &dbi);
     if (rc != 0) {
       mdb_txn_abort(txn);
       return lmdb_error(rc, "open database");

@@ -23,6 +23,9 @@ enum class Db { Rev, Meta, Lease };
 
 struct EnvOptions {
   std::filesystem::path dir;
+  // When set, `dir` is ignored and this single file (a copy made by copy_to_fd) is opened
+  // read-only without a lock file: begin_write() and the named databases' creation fail.
+  std::filesystem::path read_only_file;
   bool sync = true;  // false: no fsync on commit (survives a process crash, not a power loss)
   size_t map_size = size_t{1} << 30;
   unsigned max_readers = 1024;
@@ -80,7 +83,9 @@ class Env {
   // Writes a compacted, consistent copy of the database to an open file descriptor.
   Status copy_to_fd(int fd);
 
-  std::filesystem::path data_file() const { return options_.dir / "data.mdb"; }
+  std::filesystem::path data_file() const {
+    return options_.read_only_file.empty() ? options_.dir / "data.mdb" : options_.read_only_file;
+  }
 
  private:
   friend class Txn;

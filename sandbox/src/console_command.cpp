@@ -1,0 +1,77 @@
+// `kube-sandbox console`: the desktop console against the cluster of a kubeconfig context (a
+// sandbox or any other), interactive or driven by a script for tests and screenshots.
+#include <charconv>
+#include <ostream>
+
+#include "cli.h"
+#include "console/client/rest_client.h"
+#include "console/ui/console_app.h"
+
+namespace sandbox {
+
+namespace {
+
+// "1280x800" -> width and height.
+bool parse_size(const std::string& text, int& width, int& height) {
+  const auto x = text.find('x');
+  if (x == std::string::npos) {
+    return false;
+  }
+  const char* end = text.data() + text.size();
+  auto [p1, e1] = std::from_chars(text.data(), text.data() + x, width);
+  auto [p2, e2] = std::from_chars(text.data() + x + 1, end, height);
+  return e1 == std::errc() && e2 == std::errc() && p1 == text.data() + x && p2 == end &&
+         width >= 320 && height >= 240 && width <= 16384 && height <= 16384;
+}
+
+}  // namespace
+
+Command console_command() {
+  Command c;
+  c.name = "console";
+  c.summary = "Run the desktop console against any cluster";
+  c.synopsis =
+      "Usage: kube-sandbox console [--kubeconfig FILE] [--context NAME]\n"
+      "       kube-sandbox console --script FILE [--screenshot-dir DIR] [--state-dump FILE]\n\n"
+      "Opens the desktop console: the kinds the cluster serves, their objects live through\n"
+      "watches, the watch events, and an editor that applies YAML with server-side apply. It\n"
+      "talks only to the cluster's REST API, with the credentials of the kubeconfig context.\n"
+      "With --script it runs a script of console commands (see docs/cli.md) and exits: 0 when\n"
+      "the script ends, 1 when a wait times out or a command fails.\n";
+  c.flags = FlagSet({
+      {"kubeconfig", "", true, "FILE", "kubeconfig to use (default $KUBECONFIG, ~/.kube/config)"},
+      {"context", "", true, "NAME", "kubeconfig context (default its current-context)"},
+      {"script", "", true, "FILE", "run the console commands of FILE, then exit"},
+      {"screenshot-dir", "", true, "DIR", "where the script's screenshots are written"},
+      {"state-dump", "", true, "FILE", "write the console's state as JSON here at the end"},
+      {"window-size", "", true, "WxH", "the window's size (default 1440x900)"},
+  });
+  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
+    if (!flags.positional.empty()) {
+      return usage_error(c, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
+    }
+    console::ui::RunOptions options;
+    if (flags.has("window-size") &&
+        !parse_size(flags.get("window-size"), options.width, options.height)) {
+      return usage_error(c, "--window-size wants WIDTHxHEIGHT, e.g. 1280x800", ctx);
+    }
+    // --state-dump alone is fine (written when the window closes); screenshots need a script.
+    if (flags.has("screenshot-dir") && !flags.has("script")) {
+      return usage_error(c, "--screenshot-dir needs --script", ctx);
+    }
+    options.script_path = flags.get("script");
+    options.screenshot_dir = flags.get("screenshot-dir");
+    options.state_dump_path = flags.get("state-dump");
+    std::string error;
+    const std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
+    auto access = console::client::load_kubeconfig(path, flags.get("context"), error);
+    if (!access) {
+      ctx.err << "kube-sandbox console: " << error << "\n";
+      return kExitFailure;
+    }
+    return console::ui::run_console(*access, options, ctx.err) == 0 ? kExitOk : kExitFailure;
+  };
+  return c;
+}
+
+}  // namespace sandbox
