@@ -59,6 +59,7 @@ std::string mode_rule() {
 struct Target {
   std::optional<console::client::ClusterAccess> access;
   std::optional<DataDir> dir;
+  std::string name;  // the snapshot NAME argument, for the commands that take one
 };
 
 // Picks the mode by the rule above; nullopt after printing the error (exit_code says which).
@@ -168,9 +169,9 @@ void print_saved(const snapshots::Info& info, CommandContext& ctx) {
           << human_size(info.size_bytes) << ")\n";
 }
 
-// The name argument; nullopt after a usage error.
-std::optional<std::string> name_argument(const Command& command, const ParsedFlags& flags,
-                                         int& exit_code, CommandContext& ctx) {
+// The NAME argument checked, then the target; nullopt after printing the error.
+std::optional<Target> named_target(const Command& command, const ParsedFlags& flags,
+                                   int& exit_code, CommandContext& ctx) {
   if (flags.positional.size() != 1) {
     exit_code =
         usage_error(command, flags.positional.empty() ? "missing NAME" : "too many arguments", ctx);
@@ -181,7 +182,11 @@ std::optional<std::string> name_argument(const Command& command, const ParsedFla
     exit_code = usage_error(command, snapshots::invalid_name_message(name), ctx);
     return std::nullopt;
   }
-  return name;
+  auto target = pick_target(command, flags, exit_code, ctx);
+  if (target) {
+    target->name = name;
+  }
+  return target;
 }
 
 // save -------------------------------------------------------------------------------------------
@@ -198,16 +203,13 @@ Command save_command() {
   c.flags = FlagSet(mode_flags());
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
     int code = kExitOk;
-    auto name = name_argument(c, flags, code, ctx);
-    if (!name) {
-      return code;
-    }
-    auto target = pick_target(c, flags, code, ctx);
+    auto target = named_target(c, flags, code, ctx);
     if (!target) {
       return code;
     }
+    const std::string& name = target->name;
     if (target->access) {
-      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + *name, ctx);
+      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + name, ctx);
       if (!body) {
         return kExitFailure;
       }
@@ -224,7 +226,7 @@ Command save_command() {
     }
     snapshots::Info info;
     bool existed = false;
-    if (auto error = snapshots::save(*db, target->dir->snapshots_dir(), *name, info, existed)) {
+    if (auto error = snapshots::save(*db, target->dir->snapshots_dir(), name, info, existed)) {
       return fail(c, error.message, ctx);
     }
     print_saved(info, ctx);
@@ -258,16 +260,13 @@ Command restore_command() {
   c.flags = FlagSet(mode_flags());
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
     int code = kExitOk;
-    auto name = name_argument(c, flags, code, ctx);
-    if (!name) {
-      return code;
-    }
-    auto target = pick_target(c, flags, code, ctx);
+    auto target = named_target(c, flags, code, ctx);
     if (!target) {
       return code;
     }
+    const std::string& name = target->name;
     if (target->access) {
-      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + *name + "/restore", ctx);
+      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + name + "/restore", ctx);
       if (!body) {
         return kExitFailure;
       }
@@ -275,16 +274,16 @@ Command restore_command() {
       return kExitOk;
     }
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(snapshots::file_of(target->dir->snapshots_dir(), *name),
+    if (!std::filesystem::is_regular_file(snapshots::file_of(target->dir->snapshots_dir(), name),
                                           ec)) {
-      return fail(c, "snapshots \"" + *name + "\" not found", ctx);
+      return fail(c, "snapshots \"" + name + "\" not found", ctx);
     }
     auto db = open_store(c, *target->dir, ctx);
     if (!db) {
       return kExitFailure;
     }
     snapshots::Restored restored;
-    if (auto error = snapshots::restore(*db, target->dir->snapshots_dir(), *name, restored)) {
+    if (auto error = snapshots::restore(*db, target->dir->snapshots_dir(), name, restored)) {
       return fail(c, error.message, ctx);
     }
     print_restored(snapshots::to_json(restored), ctx);
@@ -385,25 +384,22 @@ Command delete_command() {
   c.flags = FlagSet(mode_flags());
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
     int code = kExitOk;
-    auto name = name_argument(c, flags, code, ctx);
-    if (!name) {
-      return code;
-    }
-    auto target = pick_target(c, flags, code, ctx);
+    auto target = named_target(c, flags, code, ctx);
     if (!target) {
       return code;
     }
+    const std::string& name = target->name;
     if (target->access) {
-      if (!call(c, *target->access, "DELETE", "/admin/snapshots/" + *name, ctx)) {
+      if (!call(c, *target->access, "DELETE", "/admin/snapshots/" + name, ctx)) {
         return kExitFailure;
       }
     } else {
       snapshots::Info info;
-      if (auto error = snapshots::remove(target->dir->snapshots_dir(), *name, info)) {
+      if (auto error = snapshots::remove(target->dir->snapshots_dir(), name, info)) {
         return fail(c, error.message, ctx);
       }
     }
-    ctx.out << "snapshot \"" << *name << "\" deleted\n";
+    ctx.out << "snapshot \"" << name << "\" deleted\n";
     return kExitOk;
   };
   return c;

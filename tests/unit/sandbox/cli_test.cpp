@@ -3,20 +3,9 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_run.h"
 
-namespace {
-struct Run {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = sandbox::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-}  // namespace
+using cli_test::run;
 
 TEST_CASE("an unknown flag is a usage error with exit code 2", "[cli]") {
   auto r = run({"--bogus"});

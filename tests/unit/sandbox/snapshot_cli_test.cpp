@@ -5,40 +5,14 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_run.h"
 #include "store/store.h"
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = sandbox::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-class TempDir {
- public:
-  TempDir() {
-    std::random_device random;
-    path_ = std::filesystem::temp_directory_path() /
-            ("ks-snapshot-cli-test-" + std::to_string(random()) + std::to_string(random()));
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  std::string str() const { return path_.string(); }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using cli_test::Run;
+using cli_test::run;
+using cli_test::TempDir;
 
 std::unique_ptr<store::Store> open_store(const std::filesystem::path& data_dir) {
   store::Options options;

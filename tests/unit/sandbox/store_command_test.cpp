@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli.h"
+#include "cli_run.h"
 #include "data_dir.h"
 #include "store/store.h"
 
@@ -15,35 +16,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Run run(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  int code = sandbox::run_cli(args, out, err);
-  return {code, out.str(), err.str()};
-}
-
-// A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "ks-store-cli-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using cli_test::Run;
+using cli_test::run;
+using cli_test::TempDir;
 
 // `kube-sandbox store ARGS... --data-dir DIR`
 Run ks_store(const TempDir& dir, std::vector<std::string> args) {
