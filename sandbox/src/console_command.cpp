@@ -1,9 +1,11 @@
 // `kube-sandbox console`: the desktop console against the cluster of a kubeconfig context (a
 // sandbox or any other), interactive or driven by a script for tests and screenshots.
 #include <charconv>
+#include <cstdlib>
 #include <ostream>
 
 #include "cli.h"
+#include "console/app/settings.h"
 #include "console/client/rest_client.h"
 #include "console/ui/console_app.h"
 
@@ -44,7 +46,10 @@ Command console_command() {
       {"script", "", true, "FILE", "run the console commands of FILE, then exit"},
       {"screenshot-dir", "", true, "DIR", "where the script's screenshots are written"},
       {"state-dump", "", true, "FILE", "write the console's state as JSON here at the end"},
-      {"window-size", "", true, "WxH", "the window's size (default 1440x900)"},
+      {"window-size", "", true, "WxH", "the window's size (default 1440x900, or as last closed)"},
+      {"console-ini", "", true, "FILE",
+       "where the layout, theme and favourites are kept (default "
+       "$XDG_CONFIG_HOME/kube-sandbox/console.ini; with --script, none unless given)"},
   });
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
     if (!flags.positional.empty()) {
@@ -62,6 +67,13 @@ Command console_command() {
     options.script_path = flags.get("script");
     options.screenshot_dir = flags.get("screenshot-dir");
     options.state_dump_path = flags.get("state-dump");
+    options.size_given = flags.has("window-size");
+    if (flags.has("console-ini")) {
+      options.settings_path = flags.get("console-ini");
+    } else if (!flags.has("script")) {
+      options.settings_path =
+          console::app::default_settings_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
+    }
     std::string error;
     const std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
     auto access = console::client::load_kubeconfig(path, flags.get("context"), error);

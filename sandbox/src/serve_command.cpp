@@ -9,11 +9,14 @@
 #include <cerrno>
 #include <thread>
 
+#include <atomic>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 
 #include "apiserver/apiserver.h"
 #include "apiserver/log.h"
@@ -21,6 +24,8 @@
 #include "apiserver/server.h"
 #include "apiserver/version.h"
 #include "cli.h"
+#include "console/client/rest_client.h"
+#include "console/ui/console_app.h"
 #include "data_dir.h"
 #include "fixtures.h"
 #include "kubeconfig.h"
@@ -128,6 +133,78 @@ void watch_parent() {
       kill(getpid(), SIGTERM);
     }).detach();
   }
+}
+
+// Whether the environment names a display server; only then does serve try to open the console.
+bool display_named() {
+  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The signal that wakes the console's signal waiter when the window closes by itself; blocked in
+// the main thread (which the waiter inherits), so it never ends the process.
+constexpr int kWakeSignal = SIGUSR1;
+
+enum class ConsoleEnd { WindowClosed, Signalled, NotOpened };
+
+// Runs the desktop console on this (the main) thread as a plain client of the server, through the
+// data directory's kubeconfig, while another thread waits for SIGINT or SIGTERM and closes the
+// window when one comes. Returns how it ended; `signal_number` is set when Signalled.
+ConsoleEnd run_serve_console(const DataDir& data, const sigset_t& signals, int& signal_number,
+                             CommandContext& ctx) {
+  std::string error;
+  auto access = console::client::load_kubeconfig(data.kubeconfig_file().string(), "", error);
+  if (!access) {
+    ctx.out << "kube-sandbox: running headless: the console cannot use the kubeconfig: " << error
+            << "\n"
+            << std::flush;
+    return ConsoleEnd::NotOpened;
+  }
+  sigset_t waited = signals;
+  sigaddset(&waited, kWakeSignal);
+  sigset_t wake;
+  sigemptyset(&wake);
+  sigaddset(&wake, kWakeSignal);
+  pthread_sigmask(SIG_BLOCK, &wake, nullptr);
+
+  console::ui::CloseRequest close;
+  std::atomic<int> received{0};
+  std::thread waiter([&waited, &received, &close] {
+    int number = 0;
+    sigwait(&waited, &number);
+    if (number != kWakeSignal) {
+      received.store(number);
+      close.request();
+    }
+  });
+  console::ui::RunOptions options;
+  options.close_request = &close;
+  options.settings_path = data.console_ini_file().string();
+  std::ostringstream console_err;
+  const int code = console::ui::run_console(*access, options, console_err);
+  if (received.load() == 0) {
+    pthread_kill(waiter.native_handle(), kWakeSignal);
+  }
+  waiter.join();
+  signal_number = received.load();
+  if (signal_number != 0) {
+    return ConsoleEnd::Signalled;
+  }
+  if (code == console::ui::kCannotOpenWindow) {
+    std::string reason = console_err.str();
+    while (!reason.empty() && reason.back() == '\n') {
+      reason.pop_back();
+    }
+    ctx.out << "kube-sandbox: running headless (" << reason << ")\n" << std::flush;
+    return ConsoleEnd::NotOpened;
+  }
+  ctx.err << console_err.str();
+  return ConsoleEnd::WindowClosed;
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -355,10 +432,24 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
           << std::flush;
 
   int signal_number = 0;
-  sigwait(&signals, &signal_number);
-  ctx.out << "kube-sandbox: " << (signal_number == SIGINT ? "interrupted" : "terminated")
-          << ", shutting down\n"
-          << std::flush;
+  ConsoleEnd console_end = ConsoleEnd::NotOpened;
+  if (!flags.has("headless") && display_named()) {
+    console_end = run_serve_console(*data, signals, signal_number, ctx);
+  } else if (!flags.has("headless")) {
+    ctx.out << "kube-sandbox: running headless: no display (DISPLAY and WAYLAND_DISPLAY are "
+               "unset); kube-sandbox console opens the console where there is one\n"
+            << std::flush;
+  }
+  if (console_end == ConsoleEnd::WindowClosed) {
+    ctx.out << "kube-sandbox: console closed, shutting down\n" << std::flush;
+  } else {
+    if (console_end == ConsoleEnd::NotOpened) {
+      sigwait(&signals, &signal_number);
+    }
+    ctx.out << "kube-sandbox: " << (signal_number == SIGINT ? "interrupted" : "terminated")
+            << ", shutting down\n"
+            << std::flush;
+  }
   api.begin_shutdown();
   server->stop(kShutdownGrace);
   server.reset();
@@ -375,7 +466,10 @@ Command serve_command() {
       "Usage: kube-sandbox serve [flags]\n\n"
       "Serves the Kubernetes API over HTTPS from the embedded store until SIGINT or SIGTERM.\n"
       "On first start it creates a CA, a serving certificate and an admin credential in the\n"
-      "data directory and writes a kubeconfig there (context \"kube-sandbox\").\n";
+      "data directory and writes a kubeconfig there (context \"kube-sandbox\").\n"
+      "When a display is available (DISPLAY or WAYLAND_DISPLAY) and --headless is not given,\n"
+      "it also opens the desktop console, a client of the server through that kubeconfig;\n"
+      "closing the console's window stops serve gracefully, as SIGINT does.\n";
   c.flags = FlagSet({
       data_dir_flag(),
       {"ephemeral", "", false, "", "keep nothing: a temporary data directory removed on exit"},
@@ -395,7 +489,7 @@ Command serve_command() {
        "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
       {"request-timeout", "", true, "DURATION",
        "longest time a request may take before a 504 Timeout (default 60s; not for watches)"},
-      {"headless", "", false, "", "never open the desktop console (serve only)"},
+      {"headless", "", false, "", "never open the desktop console, even with a display"},
       {"exit-with-parent", "", false, "",
        "stop (gracefully) when the parent process exits or closes a piped stdin"},
       {"fixtures", "", true, "PATHS",

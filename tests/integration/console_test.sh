@@ -10,6 +10,7 @@ set -uo pipefail
 source "$(dirname "$0")/serve_lib.sh"
 command -v xvfb-run >/dev/null || { echo "SKIP: xvfb-run is not installed"; exit 77; }
 export LIBGL_ALWAYS_SOFTWARE=1
+export XDG_CONFIG_HOME=$tmp/config  # where an interactive console keeps console.ini
 
 out=$tmp/serve.out
 "$bin" serve --ephemeral --headless --secure-port 0 --ready-file "$tmp/ready.json" >"$out" 2>&1 &
@@ -155,6 +156,8 @@ EOF
   [[ $status -eq 0 ]] || fail "interactive console exited $status: $(cat "$tmp/interactive.out")"
   [[ $(json "$tmp/interactive.json" '["server"]') == "$(json "$tmp/ready.json" '["url"]')" ]] ||
     fail "interactive state dump"
+  grep -qx 'window-size=1440x900' "$tmp/config/kube-sandbox/console.ini" ||
+    fail "the interactive console kept no console.ini in XDG_CONFIG_HOME"
 else
   echo "console: xdotool is not installed; the interactive check is skipped"
 fi

@@ -296,6 +296,32 @@ const model::ApiResource* ConsoleState::find_kind(std::string_view name) const {
   return nullptr;
 }
 
+void ConsoleState::set_favourite(std::string_view key, bool favourite) {
+  std::set<std::string, std::less<>> keys = tree_.favourite_keys();
+  if (favourite) {
+    keys.emplace(key);
+  } else if (const auto it = keys.find(key); it != keys.end()) {
+    keys.erase(it);
+  }
+  tree_.set_favourites(std::move(keys));
+}
+
+bool ConsoleState::is_favourite(std::string_view key) const {
+  return tree_.favourite_keys().count(key) != 0;
+}
+
+void ConsoleState::apply_settings(const ConsoleSettings& settings) {
+  view_options_.light_theme = settings.light_theme;
+  view_options_.panes = settings.panes;
+  tree_.set_favourites(settings.favourites);
+}
+
+void ConsoleState::fill_settings(ConsoleSettings& settings) const {
+  settings.light_theme = view_options_.light_theme;
+  settings.panes = view_options_.panes;
+  settings.favourites = tree_.favourite_keys();
+}
+
 bool ConsoleState::select_namespace(std::string_view name) {
   if (!namespaces_.select(name)) {
     return false;
@@ -741,6 +767,16 @@ json ConsoleState::dump() const {
   } else {
     out["selected"] = nullptr;
   }
+  json favourites = json::array();
+  for (const auto& key : tree_.favourite_keys()) {
+    favourites.push_back(key);
+  }
+  json pinned = json::array();
+  for (const model::ApiResource* r : tree_.favourites()) {
+    pinned.push_back(r->key());
+  }
+  out["favourites"] = {{"keys", std::move(favourites)}, {"pinned", std::move(pinned)}};
+  out["theme"] = view_options_.light_theme ? "light" : "dark";
   out["editor"] = {{"editing", editing()}, {"force", force_}, {"text", editor_text_}};
   if (action_result_) {
     out["lastAction"] = {{"action", action_result_->action},

@@ -32,6 +32,7 @@ constexpr Arity kCommands[] = {
     {"cancel", 0, 0},       {"events", 1, 1},      {"event-types", 1, kMany},
     {"help", 1, 1},         {"theme", 1, 1},       {"frames", 1, 1},
     {"screenshot", 1, 1},   {"dump-state", 0, 1},  {"quit", 0, 0},
+    {"favourite", 2, 2},    {"pane", 2, 2},
 };
 
 std::string_view trim(std::string_view s) {
@@ -520,6 +521,38 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
       return failed("help takes on or off");
     }
     state.view_options().show_help = on;
+    return Outcome::Next;
+  }
+  if (name == "favourite") {
+    bool on = false;
+    if (!on_off(args[1], on)) {
+      return failed("favourite takes a kind and on or off");
+    }
+    if (!state.discovered()) {
+      return pending("discovery has not arrived");
+    }
+    const model::ApiResource* r = state.find_kind(args[0]);
+    if (r == nullptr) {
+      return failed("discovery lists no kind named \"" + args[0] + "\"");
+    }
+    state.set_favourite(r->key(), on);
+    return Outcome::Next;
+  }
+  if (name == "pane") {
+    int pixels = -1;
+    const auto [p, ec] = std::from_chars(args[1].data(), args[1].data() + args[1].size(), pixels);
+    if (ec != std::errc() || p != args[1].data() + args[1].size() || pixels < 0) {
+      return failed("not a size in pixels: " + args[1]);
+    }
+    PaneSizes& panes = state.view_options().panes;
+    float* size = args[0] == "tree"     ? &panes.tree_width
+                  : args[0] == "object" ? &panes.object_width
+                  : args[0] == "watch"  ? &panes.watch_height
+                                        : nullptr;
+    if (size == nullptr) {
+      return failed("pane takes tree, object or watch");
+    }
+    *size = static_cast<float>(pixels);
     return Outcome::Next;
   }
   if (name == "theme") {

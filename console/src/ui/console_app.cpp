@@ -17,6 +17,7 @@
 
 #include "console/app/console_state.h"
 #include "console/app/script.h"
+#include "console/app/settings.h"
 #include "console/client/session.h"
 #include "ui/help_window.h"
 #include "ui/object_pane.h"
@@ -79,14 +80,25 @@ struct Layout {
   Frame status;
 };
 
-Layout layout(ImVec2 size, float menu, float font) {
+// A size the user set (`wanted` > 0) or the default, kept within [low, high].
+float pane_size(float wanted, float fallback, float low, float high) {
+  return std::clamp(wanted > 0 ? wanted : fallback, low, std::max(low, high));
+}
+
+Layout layout(ImVec2 size, float menu, float font, const app::PaneSizes& panes) {
   const float status_height = font + ImGui::GetStyle().FramePadding.y * 2.0f + 2.0f;
   const float top = menu;
   const float body = std::max(100.0f, size.y - top - status_height);
-  const float tree_width = std::clamp(size.x * 0.17f, font * 13.0f, font * 20.0f);
-  const float object_width = std::clamp(size.x * 0.31f, font * 20.0f, font * 44.0f);
+  const float tree_width = pane_size(panes.tree_width,
+                                     std::clamp(size.x * 0.17f, font * 13.0f, font * 20.0f),
+                                     font * 8.0f, size.x * 0.4f);
+  const float object_width = pane_size(
+      panes.object_width, std::clamp(size.x * 0.31f, font * 20.0f, font * 44.0f), font * 12.0f,
+      size.x - tree_width - font * 16.0f);
   const float middle = std::max(100.0f, size.x - tree_width - object_width);
-  const float table_height = std::floor(body * 0.66f);
+  const float table_height =
+      body - pane_size(panes.watch_height, body - std::floor(body * 0.66f), font * 5.0f,
+                       body - font * 6.0f);
   Layout l;
   l.tree = {ImVec2(0, top), ImVec2(tree_width, body)};
   l.table = {ImVec2(tree_width, top), ImVec2(middle, table_height)};
@@ -94,6 +106,69 @@ Layout layout(ImVec2 size, float menu, float font) {
   l.object = {ImVec2(tree_width + middle, top), ImVec2(size.x - tree_width - middle, body)};
   l.status = {ImVec2(0, top + body), ImVec2(size.x, status_height)};
   return l;
+}
+
+// A bar between two panes that the mouse drags (`vertical`: a bar dragged left and right).
+// Returns how far it moved this frame; a double click returns `reset` = true (the default size).
+float splitter(const char* id, ImVec2 pos, ImVec2 size, bool vertical, bool& reset) {
+  ImGui::SetNextWindowPos(pos, ImGuiCond_Always);
+  ImGui::SetNextWindowSize(size, ImGuiCond_Always);
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0, 0));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowMinSize, ImVec2(1, 1));
+  ImGui::PushStyleVar(ImGuiStyleVar_WindowBorderSize, 0.0f);
+  ImGui::Begin(id, nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoBackground |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove);
+  ImGui::InvisibleButton("##bar", size);
+  const bool active = ImGui::IsItemActive();
+  const bool hovered = ImGui::IsItemHovered();
+  reset = hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left);
+  if (active || hovered) {
+    ImGui::SetMouseCursor(vertical ? ImGuiMouseCursor_ResizeEW : ImGuiMouseCursor_ResizeNS);
+    const ImVec4 colour = ImGui::GetStyle().Colors[active ? ImGuiCol_SeparatorActive
+                                                          : ImGuiCol_SeparatorHovered];
+    const ImVec2 centre(pos.x + size.x * 0.5f, pos.y + size.y * 0.5f);
+    ImGui::GetWindowDrawList()->AddLine(
+        vertical ? ImVec2(centre.x, pos.y) : ImVec2(pos.x, centre.y),
+        vertical ? ImVec2(centre.x, pos.y + size.y) : ImVec2(pos.x + size.x, centre.y),
+        ImGui::ColorConvertFloat4ToU32(colour), 2.0f);
+  }
+  const float moved = active ? (vertical ? ImGui::GetIO().MouseDelta.x : ImGui::GetIO().MouseDelta.y)
+                             : 0.0f;
+  ImGui::End();
+  ImGui::PopStyleVar(3);
+  return moved;
+}
+
+// The splitters between tree | table and watch | object, and between table and watch; dragging
+// one sets that pane's size in `panes` (what console.ini keeps).
+void draw_splitters(const Layout& l, app::PaneSizes& panes) {
+  constexpr float kGrip = 6.0f;
+  bool reset = false;
+  const float tree = splitter("##split-tree", ImVec2(l.table.pos.x - kGrip * 0.5f, l.tree.pos.y),
+                              ImVec2(kGrip, l.tree.size.y), true, reset);
+  if (reset) {
+    panes.tree_width = 0;
+  } else if (tree != 0.0f) {
+    panes.tree_width = l.tree.size.x + tree;
+  }
+  const float object =
+      splitter("##split-object", ImVec2(l.object.pos.x - kGrip * 0.5f, l.object.pos.y),
+               ImVec2(kGrip, l.object.size.y), true, reset);
+  if (reset) {
+    panes.object_width = 0;
+  } else if (object != 0.0f) {
+    panes.object_width = l.object.size.x - object;
+  }
+  const float watch =
+      splitter("##split-watch", ImVec2(l.watch.pos.x, l.watch.pos.y - kGrip * 0.5f),
+               ImVec2(l.watch.size.x, kGrip), false, reset);
+  if (reset) {
+    panes.watch_height = 0;
+  } else if (watch != 0.0f) {
+    panes.watch_height = l.watch.size.y - watch;
+  }
 }
 
 // Keys that act wherever the focus is (the table's own keys are in ObjectTableWindow).
@@ -161,8 +236,22 @@ void draw_menu(app::ConsoleState& state, bool& quit, const Fonts& fonts) {
   ImGui::EndMainMenuBar();
 }
 
+// Terminates GLFW on every return; a close request may no longer wake it from then on.
 struct GlfwGuard {
-  ~GlfwGuard() { glfwTerminate(); }
+  explicit GlfwGuard(CloseRequest* close) : close_(close) {
+    if (close_ != nullptr) {
+      close_->set_loop_running(true);
+    }
+  }
+  ~GlfwGuard() {
+    if (close_ != nullptr) {
+      close_->set_loop_running(false);
+    }
+    glfwTerminate();
+  }
+  GlfwGuard(const GlfwGuard&) = delete;
+  GlfwGuard& operator=(const GlfwGuard&) = delete;
+  CloseRequest* close_;
 };
 
 std::string g_glfw_error;  // the last GLFW error text, for messages; main thread only
@@ -241,6 +330,19 @@ void remember_glfw_error(int, const char* description) {
 
 }  // namespace
 
+void CloseRequest::request() {
+  requested_.store(true);
+  std::lock_guard lock(mutex_);
+  if (loop_running_) {
+    glfwPostEmptyEvent();  // thread-safe while GLFW is initialised
+  }
+}
+
+void CloseRequest::set_loop_running(bool running) {
+  std::lock_guard lock(mutex_);
+  loop_running_ = running;
+}
+
 int run_console(const client::ClusterAccess& access, const RunOptions& options, std::ostream& err) {
   std::unique_ptr<app::ScriptRunner> runner;
   const bool scripted = !options.script_path.empty();
@@ -264,13 +366,33 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
     runner = std::make_unique<app::ScriptRunner>(std::move(*commands), script_options);
   }
 
+  app::ConsoleSettings settings;
+  if (!options.settings_path.empty()) {
+    std::string error;
+    std::vector<std::string> warnings;
+    if (auto loaded = app::load_settings(options.settings_path, error, &warnings)) {
+      settings = std::move(*loaded);
+    } else {
+      err << "kube-sandbox console: " << error << " (the defaults are used)\n";
+    }
+    for (const std::string& warning : warnings) {
+      err << "kube-sandbox console: " << options.settings_path << ": " << warning << "\n";
+    }
+  }
+  int window_width = options.width;
+  int window_height = options.height;
+  if (!options.size_given && settings.window_size) {
+    window_width = std::max(320, settings.window_size->first);
+    window_height = std::max(240, settings.window_size->second);
+  }
+
   glfwSetErrorCallback(remember_glfw_error);
   if (glfwInit() == GLFW_FALSE) {
     err << "kube-sandbox console: cannot open a window: " << g_glfw_error
         << " (a desktop session or a virtual display such as xvfb-run is needed)\n";
-    return 1;
+    return kCannotOpenWindow;
   }
-  GlfwGuard glfw_guard;
+  GlfwGuard glfw_guard{options.close_request};
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -278,10 +400,13 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
   const std::string title = "kube-sandbox console — " + access.context + " (" + access.server + ")";
   GLFWwindow* window =
-      glfwCreateWindow(options.width, options.height, title.c_str(), nullptr, nullptr);
+      glfwCreateWindow(window_width, window_height, title.c_str(), nullptr, nullptr);
   if (window == nullptr) {
     err << "kube-sandbox console: cannot create an OpenGL 3.3 window: " << g_glfw_error << "\n";
-    return 1;
+    return kCannotOpenWindow;
+  }
+  if (settings.window_pos) {
+    glfwSetWindowPos(window, settings.window_pos->first, settings.window_pos->second);
   }
   glfwMakeContextCurrent(window);
   glfwSwapInterval(1);
@@ -289,7 +414,10 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
   ImGuiIO& io = ImGui::GetIO();
-  io.IniFilename = nullptr;  // the layout is fixed; nothing to persist yet
+  io.IniFilename = nullptr;  // ImGui's settings go to console.ini with the console's own
+  if (!settings.imgui.empty()) {
+    ImGui::LoadIniSettingsFromMemory(settings.imgui.c_str(), settings.imgui.size());
+  }
   if (scripted) {
     // The script does what the mouse would; a pointer parked over a row would show as hover.
     io.ConfigFlags |= ImGuiConfigFlags_NoMouse;
@@ -311,7 +439,39 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
     session_options.wake = [] { glfwPostEmptyEvent(); };  // thread-safe in GLFW
     client::ClusterSession session(access, session_options);
     app::ConsoleState state(session);
+    state.apply_settings(settings);
     state.start(unix_ms());
+    // console.ini as it is now: the state's part, the window's geometry, ImGui's settings.
+    const auto current_settings = [&state, window] {
+      app::ConsoleSettings now;
+      state.fill_settings(now);
+      int x = 0;
+      int y = 0;
+      glfwGetWindowSize(window, &x, &y);
+      if (x > 0 && y > 0) {
+        now.window_size = std::make_pair(x, y);
+      }
+      glfwGetWindowPos(window, &x, &y);
+      now.window_pos = std::make_pair(x, y);
+      now.imgui = ImGui::SaveIniSettingsToMemory();
+      return now;
+    };
+    app::ConsoleSettings saved = settings;
+    int64_t settings_checked_ms = 0;
+    const auto save_settings = [&](bool finally) {
+      if (options.settings_path.empty()) {
+        return;
+      }
+      app::ConsoleSettings now = current_settings();
+      if (now == saved && !finally) {
+        return;
+      }
+      std::string error;
+      if (!app::save_settings(options.settings_path, now, error)) {
+        err << "kube-sandbox console: " << error << "\n";
+      }
+      saved = std::move(now);
+    };
     ResourceTreeWindow tree_window;
     ObjectTableWindow table_window;
     WatchWindow watch_window;
@@ -321,7 +481,10 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
 
     bool quit = false;
     int active_frames = 3;  // frames still to draw after the last input or update
-    while (!quit && glfwWindowShouldClose(window) == GLFW_FALSE) {
+    const auto close_requested = [&options] {
+      return options.close_request != nullptr && options.close_request->requested();
+    };
+    while (!quit && glfwWindowShouldClose(window) == GLFW_FALSE && !close_requested()) {
       if (scripted) {
         glfwPollEvents();
       } else {
@@ -366,12 +529,14 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
       global_keys(state, quit);
       draw_menu(state, quit, fonts);
       const float menu_height = ImGui::GetFrameHeight();
-      const Layout l = layout(io.DisplaySize, menu_height, ImGui::GetFontSize());
+      const Layout l = layout(io.DisplaySize, menu_height, ImGui::GetFontSize(),
+                              state.view_options().panes);
       tree_window.draw(state, l.tree);
       table_window.draw(state, l.table);
       watch_window.draw(state, l.watch);
       object_pane.draw(state, l.object, fonts);
       status_bar.draw(state, l.status);
+      draw_splitters(l, state.view_options().panes);
       help_window.draw(state, fonts);
       ImGui::Render();
 
@@ -396,7 +561,12 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
         // Xvfb does not pace swaps; a script needs no more than ~60 frames a second.
         std::this_thread::sleep_for(std::chrono::milliseconds(15));
       }
+      if (now - settings_checked_ms >= 2000) {
+        settings_checked_ms = now;
+        save_settings(false);
+      }
     }
+    save_settings(true);
     if (!options.state_dump_path.empty()) {
       std::ofstream out(options.state_dump_path, std::ios::trunc);
       out << state.dump().dump(2) << "\n";

@@ -64,6 +64,11 @@ void HelpWindow::draw(app::ConsoleState& state, const Fonts& fonts) {
       "column to sort. Watch events: every change as it arrives. Object: the selected "
       "object's YAML; edits are sent as server-side apply with field manager "
       "kube-sandbox-console.");
+  ImGui::Spacing();
+  text_dim(
+      "Drag the borders between the panes to resize them (double-click one for its default "
+      "size). The star on a kind's row pins it under Favourites, on top of the tree. Sizes, "
+      "theme, favourites and column widths are kept in console.ini.");
   ImGui::PopTextWrapPos();
   ImGui::End();
 }

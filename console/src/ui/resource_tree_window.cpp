@@ -38,6 +38,55 @@ void ResourceTreeWindow::draw_namespaces(app::ConsoleState& state) {
   }
 }
 
+void ResourceTreeWindow::draw_kind(app::ConsoleState& state, const model::ApiResource& r) {
+  const std::string key = r.key();
+  const bool selected = key == state.current_key();
+  const bool favourite = state.is_favourite(key);
+  ImGui::PushID(key.c_str());
+  const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
+  if (ImGui::Selectable(r.resource.c_str(), selected, ImGuiSelectableFlags_AllowItemOverlap)) {
+    state.select_kind(r.group, r.resource);
+  }
+  const bool row_hovered = ImGui::IsItemHovered();
+  if (row_hovered) {
+    ImGui::SetTooltip("%s (%s%s)%s", r.kind.c_str(),
+                      r.group.empty() ? "" : (r.group + "/").c_str(), r.version.c_str(),
+                      r.namespaced ? "" : ", cluster-scoped");
+  }
+  float star_right = right - 2.0f;
+  if (r.count) {
+    const std::string count = std::to_string(*r.count);
+    const float width = ImGui::CalcTextSize(count.c_str()).x;
+    ImGui::SameLine(right - width - 4.0f);
+    ImGui::PushStyleColor(ImGuiCol_Text, selected ? palette().accent : palette().text_dim);
+    ImGui::TextUnformatted(count.c_str());
+    ImGui::PopStyleColor();
+    star_right = right - width - 4.0f - ImGui::GetStyle().ItemSpacing.x;
+  }
+  // The star: always shown on favourites, on other rows while hovered.
+  const char* star = favourite ? "★" : "☆";
+  const float star_width = ImGui::CalcTextSize(star).x;
+  ImGui::SameLine(star_right - star_width);
+  const bool star_hovered = ImGui::IsMouseHoveringRect(
+      ImGui::GetCursorScreenPos(),
+      ImVec2(ImGui::GetCursorScreenPos().x + star_width,
+             ImGui::GetCursorScreenPos().y + ImGui::GetTextLineHeight()));
+  ImVec4 colour = favourite ? palette().warning : palette().text_dim;
+  if (!favourite && !row_hovered && !star_hovered) {
+    colour.w = 0.0f;
+  }
+  ImGui::PushStyleColor(ImGuiCol_Text, colour);
+  ImGui::TextUnformatted(star);
+  ImGui::PopStyleColor();
+  if (ImGui::IsItemClicked()) {
+    state.set_favourite(key, !favourite);
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("%s", favourite ? "Unpin from Favourites" : "Pin to Favourites");
+  }
+  ImGui::PopID();
+}
+
 void ResourceTreeWindow::draw(app::ConsoleState& state, const Frame& frame) {
   if (!begin_pane("Resources###tree", frame)) {
     ImGui::End();
@@ -63,16 +112,38 @@ void ResourceTreeWindow::draw(app::ConsoleState& state, const Frame& frame) {
     ImGui::End();
     return;
   }
-  const std::string& current = state.current_key();
   size_t shown = 0;
+  const auto matches = [this](const model::ApiResource& r) {
+    return r.has_verb("list") &&
+           (kind_filter_.empty() || contains_ignoring_case(r.resource, kind_filter_) ||
+            contains_ignoring_case(r.kind, kind_filter_));
+  };
+  std::vector<const model::ApiResource*> pinned;
+  for (const model::ApiResource* r : tree.favourites()) {
+    if (matches(*r)) {
+      pinned.push_back(r);
+    }
+  }
+  if (!pinned.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);
+    const bool open = ImGui::TreeNodeEx("★ Favourites###favourites",
+                                        ImGuiTreeNodeFlags_SpanAvailWidth |
+                                            ImGuiTreeNodeFlags_DefaultOpen);
+    ImGui::PopStyleColor();
+    if (open) {
+      ImGui::PushID("favourites");
+      for (const model::ApiResource* r : pinned) {
+        ++shown;
+        draw_kind(state, *r);
+      }
+      ImGui::PopID();
+      ImGui::TreePop();
+    }
+  }
   for (const model::ApiGroup& group : tree.groups()) {
     std::vector<const model::ApiResource*> matching;
     for (const model::ApiResource& r : group.resources) {
-      if (!r.has_verb("list")) {
-        continue;
-      }
-      if (kind_filter_.empty() || contains_ignoring_case(r.resource, kind_filter_) ||
-          contains_ignoring_case(r.kind, kind_filter_)) {
+      if (matches(r)) {
         matching.push_back(&r);
       }
     }
@@ -95,26 +166,7 @@ void ResourceTreeWindow::draw(app::ConsoleState& state, const Frame& frame) {
     }
     for (const model::ApiResource* r : matching) {
       ++shown;
-      const std::string key = r->key();
-      const bool selected = key == current;
-      ImGui::PushID(key.c_str());
-      const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
-      if (ImGui::Selectable(r->resource.c_str(), selected, ImGuiSelectableFlags_AllowItemOverlap)) {
-        state.select_kind(r->group, r->resource);
-      }
-      if (ImGui::IsItemHovered()) {
-        ImGui::SetTooltip("%s (%s%s)%s", r->kind.c_str(),
-                          r->group.empty() ? "" : (r->group + "/").c_str(), r->version.c_str(),
-                          r->namespaced ? "" : ", cluster-scoped");
-      }
-      if (r->count) {
-        const std::string count = std::to_string(*r->count);
-        ImGui::SameLine(right - ImGui::CalcTextSize(count.c_str()).x - 4.0f);
-        ImGui::PushStyleColor(ImGuiCol_Text, selected ? palette().accent : palette().text_dim);
-        ImGui::TextUnformatted(count.c_str());
-        ImGui::PopStyleColor();
-      }
-      ImGui::PopID();
+      draw_kind(state, *r);
     }
     ImGui::TreePop();
   }

@@ -1,5 +1,6 @@
 // The left pane: the namespace selector and the kinds of the cluster from discovery, grouped by
-// API group (core first), with live object counts for the kinds opened so far.
+// API group (core first), with live object counts for the kinds opened so far; favourites (the
+// star on a kind's row toggles one) are pinned on top.
 #pragma once
 
 #include <string>
@@ -15,6 +16,8 @@ class ResourceTreeWindow {
 
  private:
   void draw_namespaces(app::ConsoleState& state);
+  // One kind's row: its name (selects it), the favourite star and the live count.
+  void draw_kind(app::ConsoleState& state, const model::ApiResource& r);
   std::string kind_filter_;
 };
 

@@ -17,10 +17,10 @@ ImVec4 rgb(int hex, float alpha = 1.0f) {
                 static_cast<float>(hex & 0xff) / 255.0f, alpha);
 }
 
-// Latin-1 plus the punctuation, arrows and shapes the windows draw (… — · ● ▲ ▼ ✓ ✗).
+// Latin-1 plus the punctuation, arrows and shapes the windows draw (… — · ● ▲ ▼ ★ ☆ ✓ ✗).
 const ImWchar* glyph_ranges() {
-  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x2010, 0x205E, 0x2190, 0x21FF,
-                                    0x2500, 0x25FF, 0x2713, 0x2717, 0};
+  static const ImWchar kRanges[] = {0x0020, 0x00FF, 0x2010, 0x205E, 0x2190, 0x21FF, 0x2500,
+                                    0x25FF, 0x2605, 0x2606, 0x2713, 0x2717, 0};
   return kRanges;
 }
 

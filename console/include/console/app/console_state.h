@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "console/app/settings.h"
 #include "console/client/session.h"
 #include "console/model/event_log.h"
 #include "console/model/kind_table.h"
@@ -102,6 +103,7 @@ struct ViewOptions {
   bool light_theme = false;
   std::set<std::string, std::less<>> hidden_event_types = {"BOOKMARK"};
   bool focus_filter = false;  // the table's filter box takes the keyboard next frame
+  PaneSizes panes;            // as the splitters left them; 0: the default layout
 };
 
 struct ConsoleOptions {
@@ -165,6 +167,16 @@ class ConsoleState {
   // The kind a person names: "configmaps", "configmap", "cm", "ConfigMap", "apps/deployments",
   // "deployments.apps"; null when none matches (or before discovery).
   const model::ApiResource* find_kind(std::string_view name) const;
+  // Pins a kind (by key, "apps/deployments") on top of the resource tree, or unpins it. Kinds
+  // discovery does not list may be pinned: they show once they are served.
+  void set_favourite(std::string_view key, bool favourite);
+  bool is_favourite(std::string_view key) const;
+
+  // What console.ini keeps of this state (theme, favourites, pane sizes), and setting it back.
+  // The window's geometry and ImGui's own settings are the UI's.
+  void apply_settings(const ConsoleSettings& settings);
+  void fill_settings(ConsoleSettings& settings) const;
+
   // "" for all namespaces; false for a name the list lacks.
   bool select_namespace(std::string_view name);
   void set_filter(std::string_view text);

@@ -26,6 +26,9 @@
 //   events pause | events resume  the watch stream window
 //   event-types ADDED DELETED     the event types the watch window shows
 //   help on | help off            the Help window;  theme dark | theme light
+//   favourite deployments on      pins a kind on top of the resource tree (off unpins it)
+//   pane tree 300                 a pane's size in pixels as a splitter sets it (tree and object:
+//                                 width; watch: height; 0 the default)
 //   frames 30                     draws 30 frames (to let a highlight show)
 //   screenshot NAME               saves the frame as NAME.png in --screenshot-dir
 //   dump-state [FILE]             the state as JSON to FILE (default: --state-dump's file)

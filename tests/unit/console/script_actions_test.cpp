@@ -1,0 +1,103 @@
+// Script commands for favourites, pane sizes, history, create, duplicate and replace.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "console/app/script.h"
+#include "fake_session.h"
+
+using console::app::ConsoleState;
+using console::app::parse_script;
+using console::app::ScriptRunner;
+using console::app::ScriptStep;
+using console::testing::FakeSession;
+using nlohmann::json;
+
+namespace {
+
+constexpr int64_t kNowMs = 1717243200000;
+
+// A console that has discovered the fake cluster and listed namespaces default and team.
+struct Discovered {
+  FakeSession session;
+  ConsoleState state{session};
+  int64_t now = kNowMs;
+
+  Discovered() {
+    state.start(now);
+    session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
+    session.reply(session.find("GET", "/apis"), 200, console::testing::apps_discovery().dump());
+    session.listed("core/namespaces", nullptr,
+                   {{console::testing::namespace_object("default", "1"), nullptr},
+                    {console::testing::namespace_object("team", "2"), nullptr}},
+                   "2");
+    state.update(now);
+  }
+
+  // Runs `text` a frame at a time until it stops; `serve` plays the server before each frame.
+  template <class Serve>
+  ScriptStep run(const std::string& text, Serve serve) {
+    std::string error;
+    auto commands = parse_script(text, error);
+    INFO(error);
+    REQUIRE(commands);
+    ScriptRunner runner(std::move(*commands), {});
+    for (int frame = 0; frame < 2000; ++frame) {
+      serve();
+      state.update(now);
+      ScriptStep step = runner.step(state, now);
+      now += 10;
+      if (step.kind != ScriptStep::Kind::Continue) {
+        return step;
+      }
+    }
+    FAIL("the script did not stop");
+    return {};
+  }
+  ScriptStep run(const std::string& text) {
+    return run(text, [] {});
+  }
+};
+
+}  // namespace
+
+TEST_CASE("favourite pins and unpins a kind by any of its names", "[console][script]") {
+  Discovered c;
+  const ScriptStep step = c.run(
+      "favourite deploy on\n"
+      "favourite cm on\n"
+      "favourite configmaps off\n");
+  INFO(step.message);
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  CHECK(c.state.is_favourite("apps/deployments"));
+  CHECK_FALSE(c.state.is_favourite("core/configmaps"));
+  const json dump = c.state.dump();
+  CHECK(dump["favourites"]["keys"] == json{"apps/deployments"});
+  CHECK(dump["favourites"]["pinned"] == json{"apps/deployments"});
+}
+
+TEST_CASE("favourite and pane refuse what they cannot do", "[console][script]") {
+  const auto [text, message] = GENERATE(table<std::string, std::string>({
+      {"favourite widgets on", "script line 1 (favourite widgets on): discovery lists no kind "
+                               "named \"widgets\""},
+      {"favourite cm maybe", "script line 1 (favourite cm maybe): favourite takes a kind and on "
+                             "or off"},
+      {"pane middle 30", "script line 1 (pane middle 30): pane takes tree, object or watch"},
+      {"pane tree -3", "script line 1 (pane tree -3): not a size in pixels: -3"},
+  }));
+  CAPTURE(text);
+  Discovered c;
+  const ScriptStep step = c.run(text + "\n");
+  CHECK(step.kind == ScriptStep::Kind::Failed);
+  CHECK(step.message == message);
+}
+
+TEST_CASE("pane sets the size a splitter would, 0 the default", "[console][script]") {
+  Discovered c;
+  const ScriptStep step = c.run("pane tree 300\npane watch 180\npane object 420\npane watch 0\n");
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  const auto& panes = c.state.view_options().panes;
+  CHECK(panes.tree_width == 300);
+  CHECK(panes.object_width == 420);
+  CHECK(panes.watch_height == 0);
+}
