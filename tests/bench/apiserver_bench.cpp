@@ -24,10 +24,16 @@
 // and by every other process (the last one tells a disturbed run).
 // A benchmark, not a test: nothing here asserts timings.
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -561,6 +567,138 @@ class Connection {
   beast::flat_buffer buffer_;
 };
 
+// One keep-alive HTTPS connection for the throughput phases, used by one thread with blocking
+// calls: OpenSSL on a blocking socket (send and receive timeouts bound every call), the response
+// framed by Beast's parser. A request costs the client a write and a read or two, where the Asio
+// connection above adds the reactor's wait and a timer per operation; on two cores shared with
+// the server, what the clients do not spend is left to the server being measured.
+class BlockingConnection {
+ public:
+  explicit BlockingConnection(const Target& target) : target_(target) {}
+  BlockingConnection(const BlockingConnection&) = delete;
+  BlockingConnection& operator=(const BlockingConnection&) = delete;
+  ~BlockingConnection() {
+    if (ssl_ != nullptr) {
+      SSL_free(ssl_);
+    }
+    if (fd_ >= 0) {
+      ::close(fd_);
+    }
+  }
+
+  void open() {
+    const auto& endpoint = target_.endpoint;
+    fd_ = ::socket(endpoint.protocol().family(), SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) {
+      throw BenchError(std::string("socket: ") + std::strerror(errno));
+    }
+    timeval timeout{std::chrono::duration_cast<std::chrono::seconds>(kIoTimeout).count(), 0};
+    int one = 1;
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);  // bounds connect too
+    setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (::connect(fd_, endpoint.data(), static_cast<socklen_t>(endpoint.size())) != 0) {
+      throw BenchError(std::string("connect: ") + std::strerror(errno));
+    }
+    ssl_ = SSL_new(target_.tls->native_handle());  // verifies the peer against the sandbox CA
+    boost::system::error_code ec;
+    asio::ip::make_address(target_.host, ec);
+    if (!ec) {
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), target_.host.c_str());
+    } else {
+      SSL_set1_host(ssl_, target_.host.c_str());
+      SSL_set_tlsext_host_name(ssl_, target_.host.c_str());
+    }
+    SSL_set_fd(ssl_, fd_);
+    if (SSL_connect(ssl_) != 1) {
+      throw BenchError("TLS handshake: " + tls_error(0));
+    }
+  }
+
+  // One request and its whole response; throws as Connection::call does.
+  Reply call(http::verb verb, const std::string& path, const std::string& body = {},
+             const char* content_type = "application/json") {
+    request_.clear();
+    request_.append(http::to_string(verb)).append(" ").append(path).append(" HTTP/1.1\r\n");
+    request_.append("Host: ").append(target_.host_header).append("\r\n");
+    request_.append("User-Agent: ks-apiserver-bench\r\nAccept: application/json\r\n");
+    if (!target_.authorization.empty()) {
+      request_.append("Authorization: ").append(target_.authorization).append("\r\n");
+    }
+    if (!body.empty()) {
+      request_.append("Content-Type: ").append(content_type).append("\r\n");
+    }
+    if (!body.empty() || verb == http::verb::post || verb == http::verb::put ||
+        verb == http::verb::patch) {
+      request_.append("Content-Length: ").append(std::to_string(body.size())).append("\r\n");
+    }
+    request_.append("\r\n").append(body);
+    for (size_t sent = 0; sent < request_.size();) {
+      int n = SSL_write(ssl_, request_.data() + sent, static_cast<int>(request_.size() - sent));
+      if (n <= 0) {
+        throw BenchError(what(verb, path) + ": sending: " + tls_error(n));
+      }
+      sent += static_cast<size_t>(n);
+    }
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(kBodyLimit);
+    parser.eager(true);
+    while (!parser.is_done()) {
+      if (!in_.empty()) {
+        boost::system::error_code ec;
+        size_t used = parser.put(asio::buffer(in_), ec);
+        in_.erase(0, used);
+        if (ec && ec != http::error::need_more) {
+          throw BenchError(what(verb, path) + ": bad response: " + ec.message());
+        }
+        if (parser.is_done()) {
+          break;
+        }
+        if (used > 0 && !in_.empty()) {
+          continue;
+        }
+      }
+      char chunk[16384];
+      int n = SSL_read(ssl_, chunk, sizeof chunk);
+      if (n <= 0) {
+        throw BenchError(what(verb, path) + ": receiving: " + tls_error(n));
+      }
+      in_.append(chunk, static_cast<size_t>(n));
+    }
+    auto& response = parser.get();
+    if (!response.keep_alive()) {
+      throw BenchError(what(verb, path) + ": the server closed the keep-alive connection (HTTP " +
+                       std::to_string(response.result_int()) + ")");
+    }
+    return Reply{response.result_int(), std::move(response.body()),
+                 std::string(response[http::field::content_encoding])};
+  }
+
+ private:
+  static std::string what(http::verb verb, const std::string& path) {
+    return std::string(http::to_string(verb)) + " " + path;
+  }
+
+  std::string tls_error(int result) const {
+    int code = ssl_ != nullptr ? SSL_get_error(ssl_, result) : SSL_ERROR_SYSCALL;
+    if (code == SSL_ERROR_ZERO_RETURN) {
+      return "the server closed the connection";
+    }
+    if (code == SSL_ERROR_SYSCALL) {
+      return errno == EAGAIN ? std::string("timed out") : std::strerror(errno);
+    }
+    char text[256];
+    ERR_error_string_n(ERR_get_error(), text, sizeof text);
+    return text;
+  }
+
+  const Target& target_;
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  std::string request_;
+  std::string in_;  // received, not yet parsed
+};
+
 void expect(const Reply& reply, unsigned status, const std::string& what) {
   if (reply.status != status) {
     throw BenchError(what + ": HTTP " + std::to_string(reply.status) + " (wanted " +
@@ -752,10 +890,10 @@ class Work {
 
 // One client: a connection, its number, the work dispenser, and where its latencies go.
 using ClientBody =
-    std::function<awaitable<void>(Connection&, int client, Work&, std::vector<double>& samples)>;
+    std::function<void(BlockingConnection&, int client, Work&, std::vector<double>& samples)>;
 
-// `clients` threads, each with its own io_context and keep-alive connection, opened before the
-// clock starts; every operation's latency is sampled.
+// `clients` threads, each with its own keep-alive connection, opened before the clock starts;
+// every operation's latency is sampled.
 Throughput run_clients(const Target& target, pid_t server, int clients, int64_t total,
                        std::chrono::seconds cap, const ClientBody& body) {
   Throughput out;
@@ -766,35 +904,22 @@ Throughput run_clients(const Target& target, pid_t server, int clients, int64_t 
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      asio::io_context io;
-      Connection conn(io.get_executor(), target);
+      BlockingConnection conn(target);
       std::vector<double> samples;
       std::string failure;
-      asio::co_spawn(
-          io,
-          [&]() -> awaitable<void> {
-            bool opened = true;
-            try {
-              co_await conn.open();
-            } catch (const std::exception& e) {
-              failure = std::string("connecting: ") + e.what();
-              opened = false;
-            }
-            ready.arrive_and_wait();  // the main thread starts the clock
-            if (opened) {
-              co_await body(conn, c, work, samples);
-            }
-          },
-          [&](std::exception_ptr e) {
-            if (e) {
-              try {
-                std::rethrow_exception(e);
-              } catch (const std::exception& x) {
-                failure = x.what();
-              }
-            }
-          });
-      io.run();
+      try {
+        conn.open();
+      } catch (const std::exception& e) {
+        failure = std::string("connecting: ") + e.what();
+      }
+      ready.arrive_and_wait();  // the main thread starts the clock
+      if (failure.empty()) {
+        try {
+          body(conn, c, work, samples);
+        } catch (const std::exception& e) {
+          failure = e.what();
+        }
+      }
       std::lock_guard lock(mu);
       out.latencies_ms.insert(out.latencies_ms.end(), samples.begin(), samples.end());
       if (!failure.empty()) {
@@ -827,14 +952,14 @@ Throughput create_configmaps(const Target& target, pid_t server, const Config& c
                              const std::string& ns, const char* prefix, int64_t count,
                              std::chrono::seconds cap) {
   return run_clients(target, server, config.clients, count, cap,
-                     [&, prefix](Connection& conn, int, Work& work,
-                                 std::vector<double>& samples) -> awaitable<void> {
+                     [&, prefix](BlockingConnection& conn, int, Work& work,
+                                 std::vector<double>& samples) {
                        const std::string path = configmaps_path(ns);
                        for (int64_t i = work.take(); i >= 0; i = work.take()) {
                          std::string name = name_of(prefix, i);
                          std::string body = configmap(ns, name, config.object_bytes, 'c');
                          auto t0 = Clock::now();
-                         Reply reply = co_await conn.call(http::verb::post, path, std::move(body));
+                         Reply reply = conn.call(http::verb::post, path, body);
                          samples.push_back(ms_since(t0, Clock::now()));
                          expect(reply, 201, "POST " + path + " " + name);
                        }
@@ -1358,15 +1483,15 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
 
   std::cerr << mode << ": " << config.gets << " gets\n";
   figures.gets = run_clients(target, pid, config.clients, config.gets, config.time_cap,
-                             [&](Connection& conn, int client, Work& work,
-                                 std::vector<double>& samples) -> awaitable<void> {
+                             [&](BlockingConnection& conn, int client, Work& work,
+                                 std::vector<double>& samples) {
                                std::mt19937_64 rng(1000 + client);
                                std::uniform_int_distribution<int64_t> pick(0, created - 1);
                                const std::string base = configmaps_path("bench") + "/";
                                for (int64_t i = work.take(); i >= 0; i = work.take()) {
                                  std::string path = base + name_of("cm", pick(rng));
                                  auto t0 = Clock::now();
-                                 Reply reply = co_await conn.call(http::verb::get, path);
+                                 Reply reply = conn.call(http::verb::get, path);
                                  samples.push_back(ms_since(t0, Clock::now()));
                                  expect(reply, 200, "GET " + path);
                                }
@@ -1375,12 +1500,11 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
   std::cerr << mode << ": " << config.updates << " get+updates\n";
   figures.updates = run_clients(
       target, pid, config.clients, config.updates, config.time_cap,
-      [&](Connection& conn, int client, Work& work,
-          std::vector<double>& samples) -> awaitable<void> {
+      [&](BlockingConnection& conn, int client, Work& work, std::vector<double>& samples) {
         // Client c updates only the objects numbered c modulo the client count: no conflicts.
         const int64_t own = (created - 1 - client) / config.clients + 1;
         if (own <= 0) {
-          co_return;
+          return;
         }
         std::mt19937_64 rng(2000 + client);
         std::uniform_int_distribution<int64_t> pick(0, own - 1);
@@ -1389,14 +1513,14 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
           std::string name = name_of("cm", client + pick(rng) * config.clients);
           std::string path = base + name;
           auto t0 = Clock::now();
-          Reply got = co_await conn.call(http::verb::get, path);
+          Reply got = conn.call(http::verb::get, path);
           expect(got, 200, "GET " + path);
           auto rv = find_resource_version(got.body);
           if (!rv) {
             throw BenchError("GET " + path + ": no resourceVersion in " + got.body.substr(0, 200));
           }
           std::string body = configmap("bench", name, config.object_bytes, i % 2 ? 'a' : 'b', *rv);
-          Reply put = co_await conn.call(http::verb::put, path, std::move(body));
+          Reply put = conn.call(http::verb::put, path, body);
           samples.push_back(ms_since(t0, Clock::now()));
           expect(put, 200, "PUT " + path);
         }
@@ -1408,13 +1532,13 @@ void run_mode(const Config& config, const fs::path& work, ModeFigures& figures) 
         std::count(deployment_yaml(0).begin(), deployment_yaml(0).end(), '\n'));
     figures.applies = run_clients(
         target, pid, 1, config.applies, config.time_cap,
-        [&](Connection& conn, int, Work& work, std::vector<double>& samples) -> awaitable<void> {
+        [&](BlockingConnection& conn, int, Work& work, std::vector<double>& samples) {
           const std::string path = "/apis/apps/v1/namespaces/bench/deployments/web" 
                                    "?fieldManager=ks-apiserver-bench";
           for (int64_t i = work.take(); i >= 0; i = work.take()) {
             auto t0 = Clock::now();
-            Reply reply = co_await conn.call(http::verb::patch, path, deployment_yaml(i % 2),
-                                             false, "application/apply-patch+yaml");
+            Reply reply = conn.call(http::verb::patch, path, deployment_yaml(i % 2),
+                                    "application/apply-patch+yaml");
             samples.push_back(ms_since(t0, Clock::now()));
             expect(reply, i == 0 ? 201 : 200, "apply " + path);
           }

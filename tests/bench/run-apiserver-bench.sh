@@ -30,6 +30,7 @@ bench=build/default/tests/bench/ks_apiserver_bench
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 version=$("$server" version | head -n1)
-echo "## API server benchmark ($(date -u +%Y-%m-%d), $(nproc) CPUs, $version)"
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
+echo "## API server benchmark ($(date -u +%Y-%m-%d), $(nproc) CPUs: ${cpu:-unknown}, $version)"
 echo
 "$bench" "$server" "$@"
