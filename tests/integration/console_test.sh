@@ -51,6 +51,10 @@ apply
 expect-apply ok
 wait-field default/before-1 data.key edited-in-console
 screenshot applied
+select-event MODIFIED configmaps default/before-1
+screenshot history
+dump-state $tmp/history.json
+cancel
 open default/live-1
 delete
 screenshot confirm-delete
@@ -111,6 +115,20 @@ rows = s["kinds"]["core/configmaps"]["visible"]
 assert "default/before-1" in rows and "team/before-2" in rows, rows
 PY
 
+# the history of the edit, as the watch window's event opened it: the version and its diff
+python3 - "$tmp/history.json" <<'PY' || fail "history.json"
+import json, sys
+h = json.load(open(sys.argv[1]))["history"]
+assert h["event"]["type"] == "MODIFIED" and h["event"]["name"] == "before-1", h["event"]
+assert h["found"] and "key: edited-in-console" in h["yaml"], h
+assert h["previousResourceVersion"] and h["previousResourceVersion"] != h["event"]["resourceVersion"], h
+assert "-  key: one" in h["diff"] and "+  key: edited-in-console" in h["diff"], h["diff"]
+PY
+python3 - "$state" <<'PY' || fail "the history stayed open after cancel"
+import json, sys
+assert json.load(open(sys.argv[1]))["history"] is None
+PY
+
 # what kubectl sees
 [[ $(kubectl get configmap before-1 -o jsonpath='{.data.key}') == edited-in-console ]] ||
   fail "the applied edit is not what kubectl reads"
@@ -121,7 +139,7 @@ if kubectl get configmap live-1 >/dev/null 2>&1; then fail "live-1 survived the 
 [[ $(kubectl get configmap live-2 -n team -o jsonpath='{.data.key}') == b ]] || fail "live-2"
 
 # the screenshots: PNGs of the window's size
-for shot in all-namespaces conflict applied confirm-delete help; do
+for shot in all-namespaces conflict applied history confirm-delete help; do
   python3 - "$tmp/shots/$shot.png" <<'PY' || fail "screenshot $shot"
 import struct, sys
 data = open(sys.argv[1], "rb").read()

@@ -18,6 +18,7 @@ constexpr const char* kDiscoveryAccept =
 constexpr const char* kNamespacesKey = "core/namespaces";
 constexpr size_t kDumpedNames = 2000;
 constexpr size_t kDumpedEvents = 1000;
+constexpr size_t kDumpedDiffLines = 500;
 
 std::string lowercase(std::string_view s) {
   std::string out(s);
@@ -264,6 +265,7 @@ bool ConsoleState::select_kind(std::string_view group, std::string_view resource
     return false;
   }
   tree_.select(group, resource);
+  event_history_.reset();
   open_kind(*found);
   current_key_ = found->key();
   if (OpenKind* kind = current()) {
@@ -338,7 +340,11 @@ void ConsoleState::set_filter(std::string_view text) {
 
 bool ConsoleState::select_object(std::string_view namespace_, std::string_view name) {
   OpenKind* kind = current();
-  return kind != nullptr && kind->table.view().select(namespace_, name);
+  if (kind == nullptr || !kind->table.view().select(namespace_, name)) {
+    return false;
+  }
+  event_history_.reset();  // the pane shows the object picked
+  return true;
 }
 
 void ConsoleState::clear_selection() {
@@ -349,6 +355,7 @@ void ConsoleState::clear_selection() {
 
 void ConsoleState::move_selection(int delta) {
   OpenKind* kind = current();
+  event_history_.reset();
   if (kind == nullptr) {
     return;
   }
@@ -398,6 +405,64 @@ const std::string& ConsoleState::selected_yaml() {
   return yaml_text_;
 }
 
+bool ConsoleState::select_event(size_t index) {
+  if (index >= events_.size()) {
+    return false;
+  }
+  EventHistory h;
+  h.event = events_.at(index);
+  const model::LoggedEvent& e = h.event;
+  const auto show = [&h](const json& object, const json* previous, std::string previous_rv) {
+    h.found = true;
+    h.yaml = model::to_yaml(object, model::ManagedFields::Fold);
+    if (previous != nullptr) {
+      h.previous_resource_version = std::move(previous_rv);
+      h.diff = model::diff_objects(*previous, object);
+    }
+  };
+  const OpenKind* kind = e.kind_key.empty() ? nullptr : find_open(e.kind_key);
+  const model::CachedObject* cached =
+      kind != nullptr ? kind->table.cache().find(e.namespace_, e.name) : nullptr;
+  if (e.type != "ADDED" && e.type != "MODIFIED" && e.type != "DELETED") {
+    h.note = "A " + e.type + " event carries no version of an object.";
+  } else if (e.deleted_object) {
+    const json* previous = e.previous_object.get();
+    show(*e.deleted_object, previous,
+         previous != nullptr
+             ? model::string_field(model::field(*previous, "metadata"), "resourceVersion")
+             : "");
+    h.note = previous != nullptr ? "" : "The console held no earlier version of it.";
+  } else if (kind == nullptr) {
+    h.note = "Its kind is no longer watched (at most " + std::to_string(kMaxOpenKinds) +
+             " kinds are at once); open it again to follow new changes.";
+  } else if (cached == nullptr) {
+    h.note = "The object is gone, and the console no longer holds its versions.";
+  } else {
+    const auto& versions = cached->versions;
+    const auto it = std::find_if(versions.begin(), versions.end(), [&e](const auto& v) {
+      return v.resource_version == e.resource_version;
+    });
+    if (it == versions.end()) {
+      h.note = "This version is no longer held: the console keeps the last " +
+               std::to_string(model::ResourceCache::kDefaultHistoryDepth) +
+               " versions of each object.";
+    } else if (it == versions.begin()) {
+      show(it->object, nullptr, "");
+      h.note = e.type == "ADDED" ? "The first version: the object was created."
+                                 : "The version before it is no longer held.";
+    } else {
+      const auto& previous = *(it - 1);
+      show(it->object, &previous.object, previous.resource_version);
+    }
+  }
+  event_history_ = std::move(h);
+  return true;
+}
+
+void ConsoleState::close_event() {
+  event_history_.reset();
+}
+
 bool ConsoleState::begin_edit() {
   const model::CachedObject* object = selected_object();
   if (object == nullptr || action_in_flight()) {
@@ -405,6 +470,7 @@ bool ConsoleState::begin_edit() {
   }
   editor_target_ = selected_ref();
   editor_text_ = model::to_yaml(apply_form(object->object()), model::ManagedFields::Show);
+  event_history_.reset();
   action_result_.reset();
   return true;
 }
@@ -549,6 +615,14 @@ void ConsoleState::on_message(client::StreamMessage& message) {
       logged.namespace_ = model::string_field(metadata, "namespace");
       logged.name = model::string_field(metadata, "name");
       logged.resource_version = model::string_field(metadata, "resourceVersion");
+      logged.kind_key = message.key;
+      if (message.event_type == "DELETED") {
+        logged.deleted_object = std::make_shared<const json>(object);
+        if (const model::CachedObject* held =
+                kind->table.cache().find(logged.namespace_, logged.name)) {
+          logged.previous_object = std::make_shared<const json>(held->object());
+        }
+      }
       if (message.event_type == "ERROR") {
         logged.name = model::string_field(object, "message");
         fail(kind->table.resource().resource + " watch: " + model::string_field(object, "message"));
@@ -788,6 +862,36 @@ json ConsoleState::dump() const {
     }
   } else {
     out["lastAction"] = nullptr;
+  }
+  if (event_history_) {
+    const EventHistory& h = *event_history_;
+    json lines = json::array();
+    for (const auto& hunk : h.diff.hunks) {
+      for (const auto& line : hunk.lines) {
+        if (lines.size() >= kDumpedDiffLines) {
+          break;
+        }
+        const char* mark = line.tag == model::LineTag::Added     ? "+"
+                           : line.tag == model::LineTag::Removed ? "-"
+                                                                 : " ";
+        lines.push_back(mark + line.text);
+      }
+    }
+    out["history"] = {{"event",
+                       {{"type", h.event.type},
+                        {"kind", h.event.kind},
+                        {"namespace", h.event.namespace_},
+                        {"name", h.event.name},
+                        {"resourceVersion", h.event.resource_version}}},
+                      {"found", h.found},
+                      {"yaml", h.yaml},
+                      {"previousResourceVersion", h.previous_resource_version},
+                      {"added", h.diff.added},
+                      {"removed", h.diff.removed},
+                      {"diff", std::move(lines)},
+                      {"note", h.note}};
+  } else {
+    out["history"] = nullptr;
   }
   return out;
 }

@@ -32,7 +32,7 @@ constexpr Arity kCommands[] = {
     {"cancel", 0, 0},       {"events", 1, 1},      {"event-types", 1, kMany},
     {"help", 1, 1},         {"theme", 1, 1},       {"frames", 1, 1},
     {"screenshot", 1, 1},   {"dump-state", 0, 1},  {"quit", 0, 0},
-    {"favourite", 2, 2},    {"pane", 2, 2},
+    {"favourite", 2, 2},    {"pane", 2, 2},        {"select-event", 3, 3},
 };
 
 std::string_view trim(std::string_view s) {
@@ -399,6 +399,23 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     }
     return pending("no such event among " + std::to_string(log.size()) + " logged");
   }
+  if (name == "select-event") {
+    // The latest such event: its version and the diff against the one before it.
+    const std::string type = upper(args[0]);
+    const model::ApiResource* r = state.find_kind(args[1]);
+    const std::string kind_name = r != nullptr ? r->kind : args[1];
+    const auto [ns, object_name] = split_ref(args[2]);
+    const model::EventLog& log = state.events();
+    for (size_t i = log.size(); i-- > 0;) {
+      const model::LoggedEvent& e = log.at(i);
+      if (e.type == type && lower(e.kind) == lower(kind_name) && e.namespace_ == ns &&
+          e.name == object_name) {
+        state.select_event(i);
+        return Outcome::Next;
+      }
+    }
+    return pending("no such event among " + std::to_string(log.size()) + " logged");
+  }
   if (name == "wait-field") {
     const OpenKind* kind = state.current();
     if (kind == nullptr) {
@@ -494,6 +511,8 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
       state.cancel_delete();
     } else if (state.editing()) {
       state.cancel_edit();
+    } else if (state.event_history()) {
+      state.close_event();
     }
     return Outcome::Next;
   }

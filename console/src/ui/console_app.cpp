@@ -200,6 +200,8 @@ void global_keys(app::ConsoleState& state, bool& quit) {
       state.cancel_delete();
     } else if (state.editing()) {
       state.cancel_edit();
+    } else if (state.event_history()) {
+      state.close_event();
     } else if (io.WantTextInput) {
       ImGui::SetWindowFocus(nullptr);
     }

@@ -15,7 +15,7 @@ constexpr Shortcut kShortcuts[] = {
     {"Enter", "edit the selected object"},
     {"Ctrl+S", "apply the editor (server-side apply)"},
     {"Del", "delete the selected object (asks first)"},
-    {"Esc", "cancel: close the confirmation, the editor or this window"},
+    {"Esc", "cancel: close the confirmation, the editor, an event's history or this window"},
     {"F1", "show or hide this window"},
     {"F5", "ask the server for its kinds again (discovery)"},
     {"Ctrl+Q", "quit"},
@@ -61,7 +61,8 @@ void HelpWindow::draw(app::ConsoleState& state, const Fonts& fonts) {
   text_dim(
       "Resources: the kinds the server serves, by API group, with live counts for the kinds "
       "opened. Objects: the server's own table columns, kept current by a watch; click a "
-      "column to sort. Watch events: every change as it arrives. Object: the selected "
+      "column to sort. Watch events: every change as it arrives; click one to see the object "
+      "as of that event and what changed from the version before. Object: the selected "
       "object's YAML; edits are sent as server-side apply with field manager "
       "kube-sandbox-console.");
   ImGui::Spacing();

@@ -66,6 +66,8 @@ void ObjectPane::draw(app::ConsoleState& state, const Frame& frame, const Fonts&
   }
   if (state.editing()) {
     draw_editor(state, fonts);
+  } else if (state.event_history()) {
+    draw_history(state, fonts);
   } else {
     draw_view(state, fonts);
   }
@@ -113,6 +115,73 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
   draw_result(state, fonts);
   ImGui::Separator();
   draw_yaml(state.selected_yaml(), fonts);
+}
+
+void ObjectPane::draw_history(app::ConsoleState& state, const Fonts& fonts) {
+  const app::EventHistory& h = *state.event_history();
+  const Palette& p = palette();
+  ImGui::PushFont(fonts.bold);
+  ImGui::TextColored(event_color(h.event.type), "%s", h.event.type.c_str());
+  ImGui::SameLine();
+  ImGui::TextUnformatted(h.event.kind.c_str());
+  ImGui::PopFont();
+  ImGui::SameLine();
+  const std::string name =
+      h.event.namespace_.empty() ? h.event.name : h.event.namespace_ + "/" + h.event.name;
+  ImGui::TextUnformatted(name.c_str());
+  std::string facts = "resourceVersion " + h.event.resource_version;
+  if (!h.previous_resource_version.empty()) {
+    facts += "  ·  compared with " + h.previous_resource_version + ": +" +
+             std::to_string(h.diff.added) + " -" + std::to_string(h.diff.removed) + " lines";
+  }
+  text_dim(facts);
+  if (ImGui::Button("Back to the object  (Esc)")) {
+    state.close_event();
+    return;
+  }
+  if (!h.note.empty()) {
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(h.found ? p.text_dim : p.warning, "%s", h.note.c_str());
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::Separator();
+  if (!h.found) {
+    empty_state("Nothing to show for this event", h.note);
+    return;
+  }
+  if (!ImGui::BeginTabBar("##history")) {
+    return;
+  }
+  const bool has_diff = !h.previous_resource_version.empty();
+  if (has_diff && ImGui::BeginTabItem("Changes")) {
+    ImGui::BeginChild("##diff", ImVec2(0, 0), false, ImGuiWindowFlags_HorizontalScrollbar);
+    ImGui::PushFont(fonts.mono);
+    if (h.diff.hunks.empty()) {
+      text_dim("No change in the YAML (only server-set fields such as resourceVersion moved).");
+    }
+    for (const model::DiffHunk& hunk : h.diff.hunks) {
+      ImGui::TextColored(p.accent, "@@ -%zu,%zu +%zu,%zu @@", hunk.old_start, hunk.old_count,
+                         hunk.new_start, hunk.new_count);
+      for (const model::DiffLine& line : hunk.lines) {
+        const bool added = line.tag == model::LineTag::Added;
+        const bool removed = line.tag == model::LineTag::Removed;
+        const ImVec4 colour = added ? p.added : removed ? p.deleted : p.text_dim;
+        ImGui::TextColored(colour, "%s%s", added ? "+ " : removed ? "- " : "  ",
+                           line.text.c_str());
+      }
+    }
+    if (h.diff.approximate) {
+      text_dim("(many lines differ: the changed block is shown whole)");
+    }
+    ImGui::PopFont();
+    ImGui::EndChild();
+    ImGui::EndTabItem();
+  }
+  if (ImGui::BeginTabItem("YAML as of this event")) {
+    draw_yaml(h.yaml, fonts);
+    ImGui::EndTabItem();
+  }
+  ImGui::EndTabBar();
 }
 
 void ObjectPane::draw_yaml(const std::string& yaml, const Fonts& fonts) {

@@ -103,10 +103,26 @@ void WatchWindow::draw(app::ConsoleState& state, const Frame& frame) {
     clipper.Begin(static_cast<int>(shown_.size()));
     while (clipper.Step()) {
       for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-        const model::LoggedEvent& e = log.at(shown_[static_cast<size_t>(i)]);
+        const size_t index = shown_[static_cast<size_t>(i)];
+        const model::LoggedEvent& e = log.at(index);
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        text_dim(clock_text(e.received_unix_ms));
+        // The row is one selectable: a click opens the event's version and diff in the pane.
+        const auto& open = state.event_history();
+        const bool selected = open && open->event.type == e.type && open->event.kind == e.kind &&
+                              open->event.namespace_ == e.namespace_ &&
+                              open->event.name == e.name &&
+                              open->event.resource_version == e.resource_version &&
+                              open->event.received_unix_ms == e.received_unix_ms;
+        ImGui::PushID(static_cast<int>(index));
+        ImGui::PushStyleColor(ImGuiCol_Text, palette().text_dim);
+        if (ImGui::Selectable(clock_text(e.received_unix_ms).c_str(), selected,
+                              ImGuiSelectableFlags_SpanAllColumns |
+                                  ImGuiSelectableFlags_AllowItemOverlap)) {
+          state.select_event(index);
+        }
+        ImGui::PopStyleColor();
+        ImGui::PopID();
         ImGui::TableSetColumnIndex(1);
         ImGui::TextColored(event_color(e.type), "%s", e.type.c_str());
         ImGui::TableSetColumnIndex(2);

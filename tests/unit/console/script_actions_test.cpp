@@ -101,3 +101,45 @@ TEST_CASE("pane sets the size a splitter would, 0 the default", "[console][scrip
   CHECK(panes.object_width == 420);
   CHECK(panes.watch_height == 0);
 }
+
+TEST_CASE("select-event waits for the event, then opens the latest such one",
+          "[console][script][history]") {
+  Discovered c;
+  int frame = 0;
+  const ScriptStep step = c.run(
+      "select-kind configmaps\n"
+      "select-event MODIFIED configmaps default/cm1\n",
+      [&] {
+        ++frame;
+        if (frame == 2) {
+          c.session.listed("core/configmaps", console::testing::configmap_columns(),
+                           {console::testing::configmap_row("default", "cm1", "10")}, "10");
+        }
+        if (frame == 10) {  // two in one frame: the later one opens
+          c.session.event("core/configmaps", "MODIFIED",
+                          console::testing::configmap("default", "cm1", "11", {{"key", "two"}}));
+          c.session.event("core/configmaps", "MODIFIED",
+                          console::testing::configmap("default", "cm1", "12", {{"key", "three"}}));
+        }
+      });
+  INFO(step.message);
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  CHECK(frame == 11);  // the events came in frame 10; the script ended in the next
+  const auto& h = c.state.event_history();
+  REQUIRE(h);
+  CHECK(h->event.resource_version == "12");
+  CHECK(h->previous_resource_version == "11");
+}
+
+TEST_CASE("cancel closes an opened event", "[console][script][history]") {
+  Discovered c;
+  c.state.select_kind("", "configmaps");
+  c.session.listed("core/configmaps", console::testing::configmap_columns(),
+                   {console::testing::configmap_row("default", "cm1", "10")}, "10");
+  c.session.event("core/configmaps", "ADDED", console::testing::configmap("default", "cm2", "11"));
+  c.state.update(c.now);
+  const ScriptStep step = c.run("select-event added cm default/cm2\ncancel\n");
+  INFO(step.message);
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  CHECK_FALSE(c.state.event_history());
+}

@@ -31,6 +31,7 @@
 #include "console/model/event_log.h"
 #include "console/model/kind_table.h"
 #include "console/model/namespaces.h"
+#include "console/model/object_diff.h"
 #include "console/model/resource_tree.h"
 
 namespace console::app {
@@ -95,6 +96,19 @@ struct ActionResult {
   bool ok = false;
   std::optional<ApiError> error;
   std::string resource_version;  // after a successful apply
+};
+
+// An event of the watch window opened in the object pane: the object as of that event and a line
+// diff against the version before it, as far as the console still holds them (the cache keeps
+// the last ResourceCache::kDefaultHistoryDepth versions of each object; a DELETED event keeps
+// its object and the one before it).
+struct EventHistory {
+  model::LoggedEvent event;
+  bool found = false;                    // `yaml` holds the object as of the event
+  std::string yaml;                      // managedFields folded
+  std::string previous_resource_version;  // empty: no previous version to compare with
+  model::TextDiff diff;                  // previous -> this version; empty without a previous
+  std::string note;                      // what is missing and why, for the UI; may be empty
 };
 
 // Display choices that scripts set too (so they live here, not in the windows).
@@ -186,6 +200,12 @@ class ConsoleState {
   // Moves the selection by `delta` visible rows (arrow keys).
   void move_selection(int delta);
 
+  // Opens the event at `index` of events() in the object pane (its version and the diff against
+  // the version before it). False for an index past the log.
+  bool select_event(size_t index);
+  void close_event();
+  const std::optional<EventHistory>& event_history() const { return event_history_; }
+
   // The editor: begin_edit() fills it with the selected object's apply form.
   bool begin_edit();
   void cancel_edit();
@@ -246,6 +266,7 @@ class ConsoleState {
   model::EventLog events_;
   ViewOptions view_options_;
 
+  std::optional<EventHistory> event_history_;
   std::optional<ObjectRef> editor_target_;
   std::string editor_text_;
   bool force_ = false;

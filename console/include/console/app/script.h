@@ -13,6 +13,9 @@
 //   wait-event ADDED configmaps default/cm1
 //   wait-field default/cm1 data.key value
 //   open default/cm1              waits for the row, then selects it (the object pane shows it)
+//   select-event MODIFIED configmaps default/cm1
+//                                 waits for such an event, then opens the latest in the object
+//                                 pane: the object as of it and the diff against the version before
 //   edit                          fills the editor with the open object
 //   edit-set data.key "new value" sets a field in the editor's YAML (the value is a string)
 //   edit-text "a: b\nc: d"        replaces the editor's text (\n, \" and \\ escapes)

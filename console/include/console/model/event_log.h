@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace console::model {
@@ -17,6 +19,11 @@ struct LoggedEvent {
   std::string namespace_;
   std::string name;
   std::string resource_version;
+  std::string kind_key;  // "core/configmaps": the kind whose cache holds the object's versions
+  // DELETED only (the cache forgets a deleted object): the object as deleted and the version the
+  // cache held before, so that the event's history can still be shown. Null otherwise.
+  std::shared_ptr<const nlohmann::json> deleted_object;
+  std::shared_ptr<const nlohmann::json> previous_object;
 };
 
 class EventLog {
