@@ -55,6 +55,29 @@ select-event MODIFIED configmaps default/before-1
 screenshot history
 dump-state $tmp/history.json
 cancel
+new
+edit-set data.key from-template
+screenshot new-object
+create
+expect-apply ok
+wait-event ADDED configmaps default/new-configmap
+open default/new-configmap
+duplicate
+create
+expect-apply ok
+wait-event ADDED configmaps default/new-configmap-copy
+open default/before-1
+edit
+edit-text "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: before-1\n  namespace: default\n  resourceVersion: \"1\"\ndata:\n  key: stale\n"
+replace
+expect-apply Conflict
+screenshot replace-conflict
+cancel
+edit
+edit-set data.key replaced-in-console
+replace
+expect-apply ok
+wait-field default/before-1 data.key replaced-in-console
 open default/live-1
 delete
 screenshot confirm-delete
@@ -130,8 +153,12 @@ assert json.load(open(sys.argv[1]))["history"] is None
 PY
 
 # what kubectl sees
-[[ $(kubectl get configmap before-1 -o jsonpath='{.data.key}') == edited-in-console ]] ||
-  fail "the applied edit is not what kubectl reads"
+[[ $(kubectl get configmap before-1 -o jsonpath='{.data.key}') == replaced-in-console ]] ||
+  fail "the applied, then replaced, edit is not what kubectl reads"
+[[ $(kubectl get configmap new-configmap -o jsonpath='{.data.key}') == from-template ]] ||
+  fail "the object created from the template is not what kubectl reads"
+[[ $(kubectl get configmap new-configmap-copy -o jsonpath='{.data.key}') == from-template ]] ||
+  fail "the duplicate is not what kubectl reads"
 managers=$(kubectl get configmap before-1 -o jsonpath='{.metadata.managedFields[*].manager}')
 grep -qw kube-sandbox-console <<<"$managers" ||
   fail "no kube-sandbox-console field manager: $managers"
@@ -139,7 +166,8 @@ if kubectl get configmap live-1 >/dev/null 2>&1; then fail "live-1 survived the 
 [[ $(kubectl get configmap live-2 -n team -o jsonpath='{.data.key}') == b ]] || fail "live-2"
 
 # the screenshots: PNGs of the window's size
-for shot in all-namespaces conflict applied history confirm-delete help; do
+for shot in all-namespaces conflict applied history new-object replace-conflict confirm-delete \
+  help; do
   python3 - "$tmp/shots/$shot.png" <<'PY' || fail "screenshot $shot"
 import struct, sys
 data = open(sys.argv[1], "rb").read()

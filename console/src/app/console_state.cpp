@@ -4,6 +4,7 @@
 #include <cctype>
 #include <chrono>
 
+#include "console/model/object_template.h"
 #include "console/model/yaml_text.h"
 #include "model/json_fields.h"
 
@@ -136,6 +137,15 @@ std::string object_path(const model::ApiResource& resource, std::string_view nam
     base += "/namespaces/" + std::string(namespace_);
   }
   return base + "/" + resource.resource + "/" + std::string(name);
+}
+
+std::string create_path(const model::ApiResource& resource, std::string_view namespace_) {
+  std::string base = resource.group.empty() ? "/api/" + resource.version
+                                            : "/apis/" + resource.group + "/" + resource.version;
+  if (resource.namespaced) {
+    base += "/namespaces/" + std::string(namespace_);
+  }
+  return base + "/" + resource.resource;
 }
 
 const char* to_string(ConnectionState state) {
@@ -465,30 +475,88 @@ void ConsoleState::close_event() {
 
 bool ConsoleState::begin_edit() {
   const model::CachedObject* object = selected_object();
-  if (object == nullptr || action_in_flight()) {
+  if (object == nullptr || action_in_flight() || editing()) {
     return false;
   }
   editor_target_ = selected_ref();
   editor_text_ = model::to_yaml(apply_form(object->object()), model::ManagedFields::Show);
+  editor_base_rv_ = object->resource_version();
+  creating_ = false;
   event_history_.reset();
   action_result_.reset();
+  return true;
+}
+
+void ConsoleState::open_creator(const json& object) {
+  const json& metadata = model::field(object, "metadata");
+  editor_target_ = ObjectRef{current_key_, model::string_field(metadata, "namespace"),
+                             model::string_field(metadata, "name")};
+  editor_text_ = model::to_yaml(object, model::ManagedFields::Show);
+  editor_base_rv_.clear();
+  creating_ = true;
+  force_ = false;
+  event_history_.reset();
+  action_result_.reset();
+}
+
+bool ConsoleState::begin_create() {
+  const OpenKind* kind = current();
+  if (kind == nullptr || action_in_flight() || editing()) {
+    return false;
+  }
+  const model::ApiResource& r = kind->table.resource();
+  if (!r.has_verb("create")) {
+    fail(r.kind + " objects cannot be created: the server does not offer create for them");
+    return false;
+  }
+  open_creator(model::object_template(r, r.namespaced ? namespaces_.selected() : ""));
+  return true;
+}
+
+bool ConsoleState::begin_duplicate() {
+  const model::CachedObject* object = selected_object();
+  if (object == nullptr || action_in_flight() || editing()) {
+    return false;
+  }
+  open_creator(model::duplicate_object(object->object()));
   return true;
 }
 
 void ConsoleState::cancel_edit() {
   editor_target_.reset();
   editor_text_.clear();
+  editor_base_rv_.clear();
+  creating_ = false;
   action_result_.reset();
 }
 
 bool ConsoleState::apply() {
-  if (!editor_target_ || action_in_flight()) {
-    return false;
+  return send_editor(Purpose::Apply);
+}
+
+bool ConsoleState::create() {
+  return send_editor(Purpose::Create);
+}
+
+bool ConsoleState::replace() {
+  return send_editor(Purpose::Replace);
+}
+
+bool ConsoleState::submit_editor() {
+  return creating() ? create() : apply();
+}
+
+bool ConsoleState::send_editor(Purpose purpose) {
+  if (!editor_target_ || action_in_flight() || (purpose == Purpose::Create) != creating_) {
+    return false;  // Create sends a new object; Apply and Replace an edited one
   }
-  const ObjectRef target = *editor_target_;
+  const char* action = purpose == Purpose::Create    ? "create"
+                       : purpose == Purpose::Replace ? "replace"
+                                                     : "apply";
+  ObjectRef target = *editor_target_;
   auto fail_locally = [&](std::string reason, std::string message) {
     ActionResult result;
-    result.action = "apply";
+    result.action = action;
     result.target = target;
     result.error = ApiError{0, std::move(reason), std::move(message), {}};
     action_result_ = std::move(result);
@@ -507,18 +575,42 @@ bool ConsoleState::apply() {
   if (kind == nullptr) {
     return fail_locally("", "the object's kind is no longer open");
   }
+  const model::ApiResource& resource = kind->table.resource();
   client::Request request;
-  request.method = "PATCH";
-  request.target = object_path(kind->table.resource(), target.namespace_, target.name) +
-                   "?fieldManager=" + kFieldManager + (force_ ? "&force=true" : "");
-  request.content_type = "application/apply-patch+yaml";
-  request.body = editor_text_;
-  const uint64_t id = send(Purpose::Apply, std::move(request));
+  if (purpose == Purpose::Apply) {
+    request.method = "PATCH";
+    request.target = object_path(resource, target.namespace_, target.name) +
+                     "?fieldManager=" + kFieldManager + (force_ ? "&force=true" : "");
+    request.content_type = "application/apply-patch+yaml";
+    request.body = editor_text_;
+  } else {
+    json object = *parsed;
+    const json& metadata = model::field(object, "metadata");
+    if (purpose == Purpose::Create) {
+      const std::string ns = model::string_field(metadata, "namespace");
+      if (resource.namespaced && !ns.empty()) {
+        target.namespace_ = ns;
+      }
+      target.name = model::string_field(metadata, "name");
+      request.method = "POST";
+      request.target = create_path(resource, target.namespace_) + "?fieldManager=" + kFieldManager;
+    } else {
+      if (model::string_field(metadata, "resourceVersion").empty() && !editor_base_rv_.empty()) {
+        set_path(object, "metadata.resourceVersion", editor_base_rv_);
+      }
+      request.method = "PUT";
+      request.target = object_path(resource, target.namespace_, target.name) +
+                       "?fieldManager=" + kFieldManager;
+    }
+    request.content_type = "application/json";
+    request.body = object.dump();
+  }
+  const uint64_t id = send(purpose, std::move(request));
   if (id == 0) {
     return false;
   }
   action_request_ = id;
-  pending_action_ = ActionResult{"apply", target, false, std::nullopt, {}};
+  pending_action_ = ActionResult{action, target, false, std::nullopt, {}};
   action_result_.reset();
   return true;
 }
@@ -576,6 +668,10 @@ size_t ConsoleState::update(int64_t now_ms) {
                     kind.table.count_in(r.namespaced ? namespaces_.selected() : ""));
   }
   rebuild_current(false);
+  if (select_when_listed_ && select_when_listed_->kind_key == current_key_ &&
+      select_object(select_when_listed_->namespace_, select_when_listed_->name)) {
+    select_when_listed_.reset();
+  }
   return messages.size() + replies.size();
 }
 
@@ -709,6 +805,8 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
       return;
     }
     case Purpose::Apply:
+    case Purpose::Create:
+    case Purpose::Replace:
     case Purpose::Delete: {
       ActionResult result = pending_action_.value_or(ActionResult{});
       pending_action_.reset();
@@ -720,9 +818,16 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
         result.ok = true;
         result.resource_version =
             model::string_field(model::field(json::parse(body, nullptr, false), "metadata"), "resourceVersion");
-        if (purpose == Purpose::Apply && editor_target_ == result.target) {
-          editor_target_.reset();
-          editor_text_.clear();
+        const bool created = purpose == Purpose::Create && creating();
+        if (created || (purpose != Purpose::Delete && !creating_ &&
+                        editor_target_ == result.target)) {
+          cancel_edit();
+        }
+        if (created) {
+          const json answer = json::parse(body, nullptr, false);
+          // The name the server gave, also for a generateName.
+          result.target.name = model::string_field(model::field(answer, "metadata"), "name");
+          select_when_listed_ = result.target;
         }
       } else {
         result.error = parse_status(status, body);
@@ -851,7 +956,10 @@ json ConsoleState::dump() const {
   }
   out["favourites"] = {{"keys", std::move(favourites)}, {"pinned", std::move(pinned)}};
   out["theme"] = view_options_.light_theme ? "light" : "dark";
-  out["editor"] = {{"editing", editing()}, {"force", force_}, {"text", editor_text_}};
+  out["editor"] = {{"editing", editing()},
+                   {"mode", !editing() ? "" : creating_ ? "create" : "edit"},
+                   {"force", force_},
+                   {"text", editor_text_}};
   if (action_result_) {
     out["lastAction"] = {{"action", action_result_->action},
                          {"target", describe(action_result_->target)},

@@ -33,6 +33,8 @@ constexpr Arity kCommands[] = {
     {"help", 1, 1},         {"theme", 1, 1},       {"frames", 1, 1},
     {"screenshot", 1, 1},   {"dump-state", 0, 1},  {"quit", 0, 0},
     {"favourite", 2, 2},    {"pane", 2, 2},        {"select-event", 3, 3},
+    {"new", 0, 0},          {"duplicate", 0, 0},   {"create", 0, 0},
+    {"replace", 0, 0},
 };
 
 std::string_view trim(std::string_view s) {
@@ -138,7 +140,7 @@ std::optional<std::string> field_text(const json& object, const std::string& dot
 
 std::string describe_action(const std::optional<ActionResult>& result) {
   if (!result) {
-    return "no apply or delete has been answered";
+    return "no apply, create, replace or delete has been answered";
   }
   if (result->ok) {
     return result->action + " succeeded";
@@ -484,13 +486,30 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     state.force_apply() = on;
     return Outcome::Next;
   }
-  if (name == "apply" || name == "confirm") {
+  if (name == "new" || name == "duplicate") {
+    if (state.editing()) {
+      return failed("the editor is open (cancel it first)");
+    }
+    const bool opened = name == "new" ? state.begin_create() : state.begin_duplicate();
+    if (!opened) {
+      return failed(name == "new" ? "no kind is shown, or it cannot be created"
+                                  : "no object is open to duplicate");
+    }
+    return Outcome::Next;
+  }
+  if (name == "apply" || name == "confirm" || name == "create" || name == "replace") {
     if (first) {
       answered_before_ = state.actions_answered();
-      const bool sent = name == "apply" ? state.apply() : state.confirm_delete();
+      const bool sent = name == "apply"     ? state.apply()
+                        : name == "create"  ? state.create()
+                        : name == "replace" ? state.replace()
+                                            : state.confirm_delete();
       if (!sent && state.actions_answered() == answered_before_) {
-        return failed(name == "apply" ? "nothing to apply (edit first; or one is in flight)"
-                                      : "no delete awaits confirmation");
+        return failed(name == "confirm" ? std::string("no delete awaits confirmation")
+                      : name == "create"
+                          ? std::string("nothing to create (new or duplicate first; or one is in "
+                                        "flight)")
+                          : "nothing to " + name + " (edit first; or one is in flight)");
       }
     }
     return state.actions_answered() == answered_before_ ? pending("no answer yet") : Outcome::Next;

@@ -178,7 +178,10 @@ void global_keys(app::ConsoleState& state, bool& quit) {
     state.view_options().focus_filter = true;
   }
   if (ctrl_pressed(GLFW_KEY_S) && state.editing()) {
-    state.apply();
+    state.submit_editor();
+  }
+  if (ctrl_pressed(GLFW_KEY_N) && !state.editing()) {
+    state.begin_create();
   }
   if (ctrl_pressed(GLFW_KEY_Q)) {
     quit = true;

@@ -13,7 +13,8 @@ constexpr Shortcut kShortcuts[] = {
     {"Ctrl+F", "filter the table: a name, or a label selector such as app=web,tier!=db"},
     {"Up / Down", "move the selection in the table (Page Up/Down, Home, End jump)"},
     {"Enter", "edit the selected object"},
-    {"Ctrl+S", "apply the editor (server-side apply)"},
+    {"Ctrl+S", "apply the editor (server-side apply), or create the new object"},
+    {"Ctrl+N", "new object of the shown kind, from a template, in the selected namespace"},
     {"Del", "delete the selected object (asks first)"},
     {"Esc", "cancel: close the confirmation, the editor, an event's history or this window"},
     {"F1", "show or hide this window"},
@@ -64,7 +65,9 @@ void HelpWindow::draw(app::ConsoleState& state, const Fonts& fonts) {
       "column to sort. Watch events: every change as it arrives; click one to see the object "
       "as of that event and what changed from the version before. Object: the selected "
       "object's YAML; edits are sent as server-side apply with field manager "
-      "kube-sandbox-console.");
+      "kube-sandbox-console, or replaced whole (Replace: a PUT with the resourceVersion the "
+      "edit began from, so a change made meanwhile is a Conflict). Duplicate opens a renamed "
+      "copy to create.");
   ImGui::Spacing();
   text_dim(
       "Drag the borders between the panes to resize them (double-click one for its default "

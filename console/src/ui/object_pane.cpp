@@ -57,7 +57,12 @@ void yaml_line(std::string_view line) {
 
 void ObjectPane::draw(app::ConsoleState& state, const Frame& frame, const Fonts& fonts) {
   std::string title = "Object###object";
-  if (state.editing()) {
+  if (state.creating()) {
+    const auto& kinds = state.open_kinds();
+    const auto kind = kinds.find(state.editor_target()->kind_key);
+    title = "New " + (kind != kinds.end() ? kind->second.table.resource().kind : "object") +
+            "###object";
+  } else if (state.editing()) {
     title = "Editing  ·  " + describe(*state.editor_target()) + "###object";
   }
   if (!begin_pane(title.c_str(), frame)) {
@@ -80,6 +85,14 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
   const app::OpenKind* kind = state.current();
   if (object == nullptr || kind == nullptr) {
     draw_result(state, fonts);
+    if (kind != nullptr && kind->table.resource().has_verb("create")) {
+      const std::string label = "New " + kind->table.resource().kind + "  (Ctrl+N)";
+      ImGui::BeginDisabled(state.action_in_flight());
+      if (ImGui::Button(label.c_str())) {
+        state.begin_create();
+      }
+      ImGui::EndDisabled();
+    }
     empty_state("No object selected",
                 kind == nullptr ? "Pick a kind on the left, then a row of the table."
                                 : "Select a row of the table (click, or the arrow keys) to see "
@@ -106,6 +119,17 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
   ImGui::BeginDisabled(busy);
   if (ImGui::Button("Edit  (Enter)")) {
     state.begin_edit();
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("Duplicate")) {
+    state.begin_duplicate();
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("A copy to create, named <name>-copy, without what the server set");
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("New  (Ctrl+N)")) {
+    state.begin_create();
   }
   ImGui::SameLine();
   if (ImGui::Button("Delete  (Del)")) {
@@ -218,17 +242,24 @@ void ObjectPane::draw_result(const app::ConsoleState& state, const Fonts& fonts)
   if (!result) {
     return;
   }
+  const std::string& a = result->action;
   if (result->ok) {
-    std::string text = std::string("✓ ") + (result->action == "apply" ? "Applied " : "Deleted ") +
-                       describe(result->target);
-    if (!result->resource_version.empty() && result->action == "apply") {
+    const char* done = a == "apply"     ? "Applied "
+                       : a == "create"  ? "Created "
+                       : a == "replace" ? "Replaced "
+                                        : "Deleted ";
+    std::string text = std::string("✓ ") + done + describe(result->target);
+    if (!result->resource_version.empty() && a != "delete") {
       text += "  ·  resourceVersion " + result->resource_version;
     }
     ImGui::TextColored(p.ok, "%s", text.c_str());
     return;
   }
   const app::ApiError& error = *result->error;
-  const std::string action = result->action == "apply" ? "Apply" : "Delete";
+  const std::string action = a == "apply"     ? "Apply"
+                             : a == "create"  ? "Create"
+                             : a == "replace" ? "Replace"
+                                              : "Delete";
   std::string heading;
   if (error.http_status != 0) {
     heading = "✗ " + action + " refused" + (error.reason.empty() ? "" : ": " + error.reason) +
@@ -276,9 +307,25 @@ void ObjectPane::draw_result(const app::ConsoleState& state, const Fonts& fonts)
 
 void ObjectPane::draw_editor(app::ConsoleState& state, const Fonts& fonts) {
   const bool busy = state.action_in_flight();
+  const bool creating = state.creating();
   ImGui::BeginDisabled(busy);
-  if (ImGui::Button("Apply  (Ctrl+S)")) {
-    state.apply();
+  if (creating) {
+    if (ImGui::Button("Create  (Ctrl+S)")) {
+      state.create();
+    }
+  } else {
+    if (ImGui::Button("Apply  (Ctrl+S)")) {
+      state.apply();
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Replace")) {
+      state.replace();
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip(
+          "PUT the whole object as written. Without a resourceVersion in the text, the one the\n"
+          "edit began from is sent: a change made since is refused (Conflict), not overwritten.");
+    }
   }
   ImGui::SameLine();
   if (ImGui::Button("Cancel  (Esc)")) {
@@ -286,13 +333,19 @@ void ObjectPane::draw_editor(app::ConsoleState& state, const Fonts& fonts) {
     ImGui::EndDisabled();
     return;
   }
-  ImGui::SameLine();
-  ImGui::Checkbox("Force", &state.force_apply());
-  if (ImGui::IsItemHovered()) {
-    ImGui::SetTooltip("Take ownership of fields another manager owns (force=true)");
+  if (!creating) {
+    ImGui::SameLine();
+    ImGui::Checkbox("Force", &state.force_apply());
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Apply: take ownership of fields another manager owns (force=true)");
+    }
   }
   ImGui::EndDisabled();
-  text_dim(std::string("Server-side apply as ") + app::ConsoleState::kFieldManager);
+  ImGui::PushTextWrapPos(0.0f);
+  text_dim(creating ? std::string("Create: a POST to the namespace of metadata.namespace")
+                    : std::string("Apply: server-side apply as ") +
+                          app::ConsoleState::kFieldManager + ".  Replace: a PUT.");
+  ImGui::PopTextWrapPos();
   draw_result(state, fonts);
   ImGui::PushFont(fonts.mono);
   ImGui::InputTextMultiline("##editor", &state.editor_text(), ImVec2(-1, -1),

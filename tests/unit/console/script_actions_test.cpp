@@ -1,6 +1,7 @@
 // Script commands for favourites, pane sizes, history, create, duplicate and replace.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "console/app/script.h"
@@ -142,4 +143,91 @@ TEST_CASE("cancel closes an opened event", "[console][script][history]") {
   INFO(step.message);
   REQUIRE(step.kind == ScriptStep::Kind::Done);
   CHECK_FALSE(c.state.event_history());
+}
+
+TEST_CASE("new, create, duplicate and replace drive the editor and wait for the answers",
+          "[console][script][create]") {
+  Discovered c;
+  int frame = 0;
+  std::set<uint64_t> answered;
+  // Answers a request to `path` once: `status` with `body` (the request's own body when null).
+  const auto answer = [&](const char* method, const char* path, int status, json body) {
+    const uint64_t id = c.session.find(method, path);
+    if (id == 0 || !answered.insert(id).second) {
+      return json();
+    }
+    const json sent = json::parse(c.session.request(id).body);
+    c.session.reply(id, status, (body.is_null() ? sent : body).dump());
+    return sent;
+  };
+  json created;
+  json duplicated;
+  json replaced;
+  const ScriptStep step = c.run(
+      "select-kind configmaps\n"
+      "namespace team\n"
+      "new\n"
+      "edit-set data.key from-template\n"
+      "create\n"
+      "expect-apply ok\n"
+      "namespace default\n"
+      "open default/cm1\n"
+      "duplicate\n"
+      "create\n"
+      "expect-apply AlreadyExists\n"
+      "cancel\n"
+      "edit\n"
+      "replace\n"
+      "expect-apply Conflict\n",
+      [&] {
+        ++frame;
+        if (frame == 2) {
+          c.session.listed("core/configmaps", console::testing::configmap_columns(),
+                           {console::testing::configmap_row("default", "cm1", "10")}, "10");
+        }
+        if (json sent = answer("POST", "/api/v1/namespaces/team/configmaps", 201, nullptr);
+            !sent.is_null()) {
+          created = sent;
+        }
+        if (json sent = answer("POST", "/api/v1/namespaces/default/configmaps", 409,
+                               {{"kind", "Status"},
+                                {"reason", "AlreadyExists"},
+                                {"code", 409},
+                                {"message", "configmaps \"cm1-copy\" already exists"}});
+            !sent.is_null()) {
+          duplicated = sent;
+        }
+        if (json sent = answer("PUT", "/api/v1/namespaces/default/configmaps/cm1", 409,
+                               {{"kind", "Status"},
+                                {"reason", "Conflict"},
+                                {"code", 409},
+                                {"message", "the object has been modified"}});
+            !sent.is_null()) {
+          replaced = sent;
+        }
+      });
+  INFO(step.message);
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  CHECK(created["metadata"] == json{{"name", "new-configmap"}, {"namespace", "team"}});
+  CHECK(created["data"]["key"] == "from-template");
+  CHECK(duplicated["metadata"]["name"] == "cm1-copy");
+  CHECK(replaced["metadata"]["resourceVersion"] == "10");
+  CHECK(c.state.editing());  // the refused replace keeps the editor and its text
+  CHECK(c.state.action_result()->action == "replace");
+}
+
+TEST_CASE("new and duplicate refuse to replace an open editor", "[console][script][create]") {
+  Discovered c;
+  c.state.select_kind("", "configmaps");
+  c.session.listed("core/configmaps", console::testing::configmap_columns(),
+                   {console::testing::configmap_row("default", "cm1", "10")}, "10");
+  c.state.update(c.now);
+  REQUIRE(c.state.select_object("default", "cm1"));
+  REQUIRE(c.state.begin_edit());
+  const ScriptStep step = c.run("new\n");
+  CHECK(step.kind == ScriptStep::Kind::Failed);
+  CHECK(step.message == "script line 1 (new): the editor is open (cancel it first)");
+  const ScriptStep create = c.run("create\n");
+  CHECK(create.message ==
+        "script line 1 (create): nothing to create (new or duplicate first; or one is in flight)");
 }

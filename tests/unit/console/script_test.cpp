@@ -196,7 +196,8 @@ TEST_CASE("commands that cannot act fail at once with a reason", "[console][scri
       Case{"edit-set a b\n", "script line 1 (edit-set a b): the editor is not open (edit first)"},
       Case{"screenshot x\n", "script line 1 (screenshot x): screenshot needs --screenshot-dir"},
       Case{"expect-apply ok\n",
-           "script line 1 (expect-apply ok): expected ok; no apply or delete has been answered"});
+           "script line 1 (expect-apply ok): expected ok; no apply, create, replace or delete "
+           "has been answered"});
   CAPTURE(text);
   ScriptRunner runner = runner_for(text);
   const ScriptStep step = run_until_stop(runner, state, now, [] {});

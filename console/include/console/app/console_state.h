@@ -66,6 +66,8 @@ bool set_path(nlohmann::json& object, std::string_view dotted, nlohmann::json va
 std::string collection_path(const model::ApiResource& resource);
 std::string object_path(const model::ApiResource& resource, std::string_view namespace_,
                         std::string_view name);
+// Where a POST creates an object of `resource` in `namespace_` (ignored for cluster-scoped kinds).
+std::string create_path(const model::ApiResource& resource, std::string_view namespace_);
 
 enum class ConnectionState { Connecting, Connected, Degraded, Disconnected };
 const char* to_string(ConnectionState state);
@@ -89,9 +91,9 @@ struct ObjectRef {
   bool operator==(const ObjectRef&) const = default;
 };
 
-// The outcome of the last apply or delete.
+// The outcome of the last apply, create, replace or delete.
 struct ActionResult {
-  std::string action;  // "apply" or "delete"
+  std::string action;  // "apply", "create", "replace" or "delete"
   ObjectRef target;
   bool ok = false;
   std::optional<ApiError> error;
@@ -206,10 +208,19 @@ class ConsoleState {
   void close_event();
   const std::optional<EventHistory>& event_history() const { return event_history_; }
 
-  // The editor: begin_edit() fills it with the selected object's apply form.
+  // The editor. begin_edit() fills it with the selected object's apply form (for Apply and
+  // Replace); begin_create() with a template of the shown kind in the selected namespace
+  // (model/object_template.h); begin_duplicate() with a copy of the selected object, renamed.
+  // The last two are for Create. None of them replaces text being edited: each returns false
+  // while the editor is open (or an action is in flight, or there is nothing to start from).
   bool begin_edit();
+  bool begin_create();
+  bool begin_duplicate();
   void cancel_edit();
   bool editing() const { return editor_target_.has_value(); }
+  // The editor holds a new object (begin_create or begin_duplicate), to be sent by create().
+  bool creating() const { return editing() && creating_; }
+  // Edit: the object edited. Create: the kind, and the namespace and name the editor began with.
   const std::optional<ObjectRef>& editor_target() const { return editor_target_; }
   std::string& editor_text() { return editor_text_; }
   bool& force_apply() { return force_; }
@@ -217,13 +228,22 @@ class ConsoleState {
   // fieldManager=kube-sandbox-console, force when ticked). False when nothing can be sent (not
   // editing, one in flight, the YAML does not parse: see action_result()).
   bool apply();
+  // Sends the editor's object as a POST (create mode only), to the namespace its YAML names, else
+  // the one the editor began with. Once created, the table selects it when its watch brings it.
+  bool create();
+  // Sends the editor's object as a PUT (edit mode only). Without a metadata.resourceVersion in
+  // the text, the version the edit began from is sent, so a change made meanwhile is a Conflict
+  // rather than overwritten.
+  bool replace();
+  // Ctrl+S: create() in create mode, else apply().
+  bool submit_editor();
   // Delete asks first: request_delete() opens the confirmation, confirm_delete() sends.
   bool request_delete();
   bool delete_pending_confirmation() const { return confirm_delete_.has_value(); }
   const std::optional<ObjectRef>& delete_target() const { return confirm_delete_; }
   bool confirm_delete();
   void cancel_delete();
-  // An apply or delete sent and not answered yet.
+  // An apply, create, replace or delete sent and not answered yet.
   bool action_in_flight() const { return action_request_ != 0; }
   const std::optional<ActionResult>& action_result() const { return action_result_; }
   // Incremented by each answered apply or delete, so a script can wait for the next one.
@@ -233,9 +253,11 @@ class ConsoleState {
   nlohmann::json dump() const;
 
  private:
-  enum class Purpose { Version, DiscoveryCore, DiscoveryGroups, Apply, Delete };
+  enum class Purpose { Version, DiscoveryCore, DiscoveryGroups, Apply, Create, Replace, Delete };
 
   void open_kind(const model::ApiResource& resource);
+  void open_creator(const nlohmann::json& object);
+  bool send_editor(Purpose purpose);
   void close_least_recent();
   void on_message(client::StreamMessage& message);
   void on_reply(client::ApiReply& reply);
@@ -270,6 +292,9 @@ class ConsoleState {
   std::optional<ObjectRef> editor_target_;
   std::string editor_text_;
   bool force_ = false;
+  bool creating_ = false;
+  std::string editor_base_rv_;            // the resourceVersion an edit began from
+  std::optional<ObjectRef> select_when_listed_;  // a created object, selected once it shows
   std::optional<ObjectRef> confirm_delete_;
   uint64_t action_request_ = 0;
   std::optional<ActionResult> pending_action_;

@@ -22,8 +22,13 @@
 //   edit-load file.yaml           replaces it with a file's (relative to the script)
 //   force on                      the editor's Force checkbox
 //   apply                         sends the editor and waits for the answer
-//   expect-apply ok               the last apply or delete succeeded (or: expect-apply Conflict,
-//                                 the reason it failed with)
+//   new                           what Ctrl+N does: the editor on a template of the shown kind
+//   duplicate                     the editor on a copy of the open object, renamed
+//   create                        sends the new object (POST) and waits for the answer
+//   replace                       sends the edited object (PUT, with the resourceVersion the edit
+//                                 began from) and waits for the answer
+//   expect-apply ok               the last apply, create, replace or delete succeeded (or:
+//                                 expect-apply Conflict, the reason it failed with)
 //   delete                        asks for confirmation;  confirm  sends it and waits
 //   cancel                        what Esc does: closes the confirmation or the editor
 //   events pause | events resume  the watch stream window
