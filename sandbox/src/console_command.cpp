@@ -46,6 +46,7 @@ Command console_command() {
       {"script", "", true, "FILE", "run the console commands of FILE, then exit"},
       {"screenshot-dir", "", true, "DIR", "where the script's screenshots are written"},
       {"state-dump", "", true, "FILE", "write the console's state as JSON here at the end"},
+      {"frame-stats", "", true, "FILE", "write each frame's wall and CPU time (ms) here"},
       {"window-size", "", true, "WxH", "the window's size (default 1440x900, or as last closed)"},
       {"console-ini", "", true, "FILE",
        "where the layout, theme and favourites are kept (default "
@@ -74,6 +75,7 @@ Command console_command() {
       options.settings_path =
           console::app::default_settings_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
     }
+    options.frame_stats_path = flags.get("frame-stats");
     std::string error;
     const std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
     auto access = console::client::load_kubeconfig(path, flags.get("context"), error);

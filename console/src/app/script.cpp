@@ -35,6 +35,7 @@ constexpr Arity kCommands[] = {
     {"favourite", 2, 2},    {"pane", 2, 2},        {"select-event", 3, 3},
     {"new", 0, 0},          {"duplicate", 0, 0},   {"create", 0, 0},
     {"replace", 0, 0},
+    {"scroll", 2, 2},
 };
 
 std::string_view trim(std::string_view s) {
@@ -622,6 +623,30 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     }
     detail = (fs::path(options_.screenshot_dir) / (args[0] + ".png")).string();
     return Outcome::Screenshot;
+  }
+  if (name == "scroll") {
+    int rows = 0;
+    int frames = 0;
+    const auto [p1, e1] = std::from_chars(args[0].data(), args[0].data() + args[0].size(), rows);
+    const auto [p2, e2] = std::from_chars(args[1].data(), args[1].data() + args[1].size(), frames);
+    if (e1 != std::errc() || p1 != args[0].data() + args[0].size()) {
+      return failed("not a row count: " + args[0]);
+    }
+    if (e2 != std::errc() || p2 != args[1].data() + args[1].size() || frames <= 0) {
+      return failed("not a frame count: " + args[1]);
+    }
+    if (state.current() == nullptr) {
+      return failed("no kind is shown");
+    }
+    if (first) {
+      frames_left_ = frames;
+    }
+    state.move_selection(rows);
+    if (--frames_left_ > 0) {
+      started_ms_ = now_ms;  // frames never time out
+      return Outcome::Pending;
+    }
+    return Outcome::Next;
   }
   if (name == "dump-state") {
     const std::string path = args.empty() ? options_.state_dump_path : args[0];

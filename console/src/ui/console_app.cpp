@@ -19,6 +19,7 @@
 #include "console/app/script.h"
 #include "console/app/settings.h"
 #include "console/client/session.h"
+#include "ui/frame_stats.h"
 #include "ui/help_window.h"
 #include "ui/object_pane.h"
 #include "ui/object_table_window.h"
@@ -371,6 +372,15 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
     runner = std::make_unique<app::ScriptRunner>(std::move(*commands), script_options);
   }
 
+  FrameStats frame_stats;
+  if (!options.frame_stats_path.empty()) {
+    std::string error;
+    if (!frame_stats.open(options.frame_stats_path, error)) {
+      err << "kube-sandbox console: --frame-stats: " << error << "\n";
+      return 1;
+    }
+  }
+
   app::ConsoleSettings settings;
   if (!options.settings_path.empty()) {
     std::string error;
@@ -499,6 +509,7 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
         const bool busy = active_frames > 0 || highlighting || !g_keys.empty();
         glfwWaitEventsTimeout(busy ? 1.0 / 60.0 : 1.0);
       }
+      frame_stats.begin_frame();
       const int64_t now = unix_ms();
       const size_t arrived = state.update(now);
       if (arrived > 0 || g_input) {
@@ -562,6 +573,7 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
         }
       }
       glfwSwapBuffers(window);
+      frame_stats.end_frame(arrived);
       if (scripted) {
         // Xvfb does not pace swaps; a script needs no more than ~60 frames a second.
         std::this_thread::sleep_for(std::chrono::milliseconds(15));
@@ -570,6 +582,10 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
         settings_checked_ms = now;
         save_settings(false);
       }
+    }
+    if (std::string error; !frame_stats.close(error)) {
+      err << "kube-sandbox console: --frame-stats: " << error << "\n";
+      exit_code = 1;
     }
     save_settings(true);
     if (!options.state_dump_path.empty()) {

@@ -223,3 +223,60 @@ TEST_CASE("screenshots come after the frames settle, named in the screenshot dir
   CHECK(shot.path == "/shots/main.png");
   CHECK(runner.step(state, now).kind == ScriptStep::Kind::Done);
 }
+
+TEST_CASE("scroll moves the selection a number of rows in each of a number of frames",
+          "[console][script]") {
+  FakeSession session;
+  ConsoleState state(session);
+  state.start(kNowMs);
+  session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
+  session.reply(session.find("GET", "/apis"), 200, console::testing::apps_discovery().dump());
+  session.listed("core/namespaces", nullptr,
+                 {{console::testing::namespace_object("default", "1"), nullptr}}, "1");
+  int64_t now = kNowMs;
+  ScriptRunner runner = runner_for(
+      "timeout 5\nselect-kind cm\nnamespace default\nwait-rows 6\nscroll 2 2\nframes 1\n"
+      "scroll -10 1\n");
+  std::vector<std::string> seen;  // the selection after each frame of the scrolls
+  bool listed = false;
+  for (int frame = 0; frame < 100; ++frame) {
+    if (!listed && session.stream("core/configmaps") != 0) {
+      listed = true;
+      std::vector<console::client::TableRowData> rows;
+      for (int i = 0; i < 6; ++i) {
+        rows.push_back(console::testing::configmap_row("default", "cm" + std::to_string(i), "10"));
+      }
+      session.listed("core/configmaps", console::testing::configmap_columns(), std::move(rows),
+                     "10");
+    }
+    state.update(now);
+    const size_t line = runner.current_line();
+    const ScriptStep step = runner.step(state, now);
+    now += 10;
+    if ((line == 5 || line == 7) && state.selected_ref()) {
+      seen.push_back(state.selected_ref()->name);
+    }
+    if (step.kind != ScriptStep::Kind::Continue) {
+      INFO(step.message);
+      REQUIRE(step.kind == ScriptStep::Kind::Done);
+      break;
+    }
+  }
+  CHECK(seen == std::vector<std::string>{"cm1", "cm3", "cm0"});
+}
+
+TEST_CASE("scroll wants a row count and a positive frame count", "[console][script]") {
+  FakeSession session;
+  ConsoleState state(session);
+  int64_t now = kNowMs;
+  using Case = std::pair<const char*, const char*>;
+  const auto [text, message] =
+      GENERATE(Case{"scroll x 3\n", "script line 1 (scroll x 3): not a row count: x"},
+               Case{"scroll 3 0\n", "script line 1 (scroll 3 0): not a frame count: 0"},
+               Case{"scroll 3 2\n", "script line 1 (scroll 3 2): no kind is shown"});
+  CAPTURE(text);
+  ScriptRunner runner = runner_for(text);
+  const ScriptStep step = run_until_stop(runner, state, now, [] {});
+  REQUIRE(step.kind == ScriptStep::Kind::Failed);
+  CHECK(step.message == message);
+}

@@ -38,6 +38,8 @@
 //   pane tree 300                 a pane's size in pixels as a splitter sets it (tree and object:
 //                                 width; watch: height; 0 the default)
 //   frames 30                     draws 30 frames (to let a highlight show)
+//   scroll 40 600                 moves the selection 40 rows down (negative: up) in each of
+//                                 600 frames, as the arrow keys do; the table follows it
 //   screenshot NAME               saves the frame as NAME.png in --screenshot-dir
 //   dump-state [FILE]             the state as JSON to FILE (default: --state-dump's file)
 //   quit                          ends the run (as does the end of the script)

@@ -39,6 +39,9 @@ struct RunOptions {
   std::string script_path;
   std::string screenshot_dir;   // where `screenshot NAME` writes NAME.png
   std::string state_dump_path;  // written by `dump-state` and when the run ends
+  // When set, one line per frame (ui/frame_stats.h): its wall and UI-thread CPU time from the
+  // start of the frame (after waiting for events) to after the buffer swap, in ms.
+  std::string frame_stats_path;
   // Closes the window when requested; may be null. Must outlive run_console().
   CloseRequest* close_request = nullptr;
   // console.ini (console/app/settings.h): read at the start, written when it changes (at most
