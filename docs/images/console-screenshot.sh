@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Makes docs/images/console.png: a sandbox seeded with fixtures/basics and a few deployments, the
-# console scripted to show them while kubectl changes some, and the frame saved at 1280x800.
+# console scripted to show them while kubectl changes some (with a few kinds pinned as
+# favourites, and the scale-up of demo/api opened from the watch events as a diff), and the frame
+# saved at 1280x800.
 #   docs/images/console-screenshot.sh KUBE_SANDBOX_BINARY
 # Needs xvfb-run, kubectl and ImageMagick's convert (to shrink the PNG to 256 colours).
 set -euo pipefail
@@ -24,6 +26,9 @@ done
 
 cat >"$tmp/script.txt" <<EOF
 timeout 30
+favourite deployments on
+favourite services on
+favourite configmaps on
 select-kind deployments
 namespace demo
 wait-rows 6
@@ -33,6 +38,7 @@ wait-event MODIFIED deployments demo/api
 wait-event DELETED deployments demo/batch-runner
 open demo/api
 sort Name
+select-event MODIFIED deployments demo/api
 frames 5
 screenshot console
 EOF
