@@ -411,3 +411,29 @@ TEST_CASE("floats print as Go's %v", "[crd_schema]") {
   CAPTURE(value);
   CHECK(go_format_float(value) == expected);
 }
+
+TEST_CASE("list-type errors inside maps name the key in brackets", "[crd_schema]") {
+  const CrdSchema schema = must_parse(R"({
+    "type": "object",
+    "properties": {"spec": {"type": "object", "properties": {
+      "groups": {"type": "object", "additionalProperties": {
+        "type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}}}}}}
+  })");
+  const json object = json::parse(R"({"spec": {"groups": {"a": ["x", "y"], "b": ["z", "z"]}}})");
+  CHECK(render_field_errors(schema.validate(object)) ==
+        R"(spec.groups[b][1]: Duplicate value: "z")");
+}
+
+TEST_CASE("a write prunes, defaults, then validates", "[crd_schema]") {
+  const CrdSchema schema = must_parse(R"({
+    "type": "object",
+    "properties": {"spec": {"type": "object", "required": ["name", "replicas"], "properties": {
+      "name": {"type": "string"},
+      "replicas": {"type": "integer", "default": 1}}}}
+  })");
+  json object = json::parse(R"({"spec": {"name": null, "replicas": null, "extra": 1}})");
+  CHECK(schema.prune(object) == std::vector<std::string>{"spec.extra"});
+  schema.apply_defaults(object);
+  CHECK(object == json::parse(R"({"spec": {"replicas": 1}})"));
+  CHECK(render_field_errors(schema.validate(object)) == "spec.name: Required value");
+}
