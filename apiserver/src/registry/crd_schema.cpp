@@ -875,6 +875,7 @@ struct Validator {
     errs.push_back(invalid_rendered(field_of(name), rendered, detail));
   }
 
+  // field.TooMany; the singular "item" for a maximum of 1 is text unverified.
   void too_many(const std::string& name, int64_t actual, int64_t max) {
     errs.push_back({"FieldValueTooMany", field_of(name),
                     "Too many: " + std::to_string(actual) + ": must have at most " +
@@ -934,7 +935,9 @@ struct Validator {
   }
 
   void check_string(const Node& n, const std::string& name, const std::string& s) {
-    // kube-openapi's string validator stops at its first failure.
+    // kube-openapi's string validator stops at its first failure. maxLength becomes
+    // field.TooLongMaxLength, which v1.32 words as field.TooLong (text unverified for a maximum
+    // of 1 byte).
     if (n.max_length && static_cast<int64_t>(rune_count(s)) > *n.max_length) {
       errs.push_back({"FieldValueTooLong", field_of(name),
                       "Too long: may not be more than " + std::to_string(*n.max_length) +
@@ -1046,6 +1049,7 @@ struct Validator {
 
   void check_object(const Node& n, const std::string& name, const json& data) {
     const auto count = static_cast<int64_t>(data.size());
+    // The bad value shown for minProperties is the actual count (text unverified).
     if (n.min_properties && count < *n.min_properties) {
       invalid(name, std::to_string(count),
               name + " in body should have at least " + std::to_string(*n.min_properties) +
