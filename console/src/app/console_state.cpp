@@ -599,8 +599,8 @@ bool ConsoleState::send_editor(Purpose purpose) {
         set_path(object, "metadata.resourceVersion", editor_base_rv_);
       }
       request.method = "PUT";
-      request.target = object_path(resource, target.namespace_, target.name) +
-                       "?fieldManager=" + kFieldManager;
+      request.target =
+          object_path(resource, target.namespace_, target.name) + "?fieldManager=" + kFieldManager;
     }
     request.content_type = "application/json";
     request.body = object.dump();
@@ -819,8 +819,8 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
         result.resource_version =
             model::string_field(model::field(json::parse(body, nullptr, false), "metadata"), "resourceVersion");
         const bool created = purpose == Purpose::Create && creating();
-        if (created || (purpose != Purpose::Delete && !creating_ &&
-                        editor_target_ == result.target)) {
+        if (created ||
+            (purpose != Purpose::Delete && !creating_ && editor_target_ == result.target)) {
           cancel_edit();
         }
         if (created) {
@@ -957,7 +957,9 @@ json ConsoleState::dump() const {
   out["favourites"] = {{"keys", std::move(favourites)}, {"pinned", std::move(pinned)}};
   out["theme"] = view_options_.light_theme ? "light" : "dark";
   out["editor"] = {{"editing", editing()},
-                   {"mode", !editing() ? "" : creating_ ? "create" : "edit"},
+                   {"mode", !editing()  ? ""
+                            : creating_ ? "create"
+                                        : "edit"},
                    {"force", force_},
                    {"text", editor_text_}};
   if (action_result_) {

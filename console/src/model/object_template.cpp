@@ -68,8 +68,9 @@ json body(const ApiResource& r, const std::string& name, const std::string& name
               {"template", pod_template(name, {{"containers", web}})}}}};
   }
   if (key == "apps/daemonsets") {
-    return {{"spec",
-             {{"selector", selector(name)}, {"template", pod_template(name, {{"containers", web}})}}}};
+    return {
+        {"spec",
+         {{"selector", selector(name)}, {"template", pod_template(name, {{"containers", web}})}}}};
   }
   const json job_spec = {
       {"template",
@@ -97,23 +98,23 @@ json body(const ApiResource& r, const std::string& name, const std::string& name
   }
   const json read_configmaps = json::array(
       {{{"apiGroups", {""}}, {"resources", {"configmaps"}}, {"verbs", {"get", "list", "watch"}}}});
-  if (key == "rbac.authorization.k8s.io/roles" ||
-      key == "rbac.authorization.k8s.io/clusterroles") {
+  if (key == "rbac.authorization.k8s.io/roles" || key == "rbac.authorization.k8s.io/clusterroles") {
     return {{"rules", read_configmaps}};
   }
-  const json default_account = json::array(
-      {{{"kind", "ServiceAccount"},
-        {"name", "default"},
-        {"namespace", namespace_.empty() ? "default" : namespace_}}});
+  const json default_account =
+      json::array({{{"kind", "ServiceAccount"},
+                    {"name", "default"},
+                    {"namespace", namespace_.empty() ? "default" : namespace_}}});
   if (key == "rbac.authorization.k8s.io/rolebindings") {
-    return {{"roleRef",
-             {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", name}}},
-            {"subjects", default_account}};
+    return {
+        {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "Role"}, {"name", name}}},
+        {"subjects", default_account}};
   }
   if (key == "rbac.authorization.k8s.io/clusterrolebindings") {
-    return {{"roleRef",
-             {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "view"}}},
-            {"subjects", default_account}};
+    return {
+        {"roleRef",
+         {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "ClusterRole"}, {"name", "view"}}},
+        {"subjects", default_account}};
   }
   return nullptr;
 }
@@ -124,11 +125,10 @@ json object_template(const ApiResource& resource, std::string_view namespace_) {
   const std::string name =
       "new-" + (resource.singular.empty() ? resource.resource : resource.singular);
   const std::string ns = namespace_.empty() ? "default" : std::string(namespace_);
-  json object = {
-      {"apiVersion",
-       resource.group.empty() ? resource.version : resource.group + "/" + resource.version},
-      {"kind", resource.kind},
-      {"metadata", {{"name", name}}}};
+  json object = {{"apiVersion", resource.group.empty() ? resource.version
+                                                       : resource.group + "/" + resource.version},
+                 {"kind", resource.kind},
+                 {"metadata", {{"name", name}}}};
   if (resource.namespaced) {
     object["metadata"]["namespace"] = ns;
   }

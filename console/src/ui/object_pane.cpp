@@ -128,8 +128,11 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
     ImGui::SetTooltip("A copy to create, named <name>-copy, without what the server set");
   }
   ImGui::SameLine();
-  if (ImGui::Button("New  (Ctrl+N)")) {
+  if (ImGui::Button("New")) {
     state.begin_create();
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("A new object of this kind from a template (Ctrl+N)");
   }
   ImGui::SameLine();
   if (ImGui::Button("Delete  (Del)")) {
@@ -190,8 +193,7 @@ void ObjectPane::draw_history(app::ConsoleState& state, const Fonts& fonts) {
         const bool added = line.tag == model::LineTag::Added;
         const bool removed = line.tag == model::LineTag::Removed;
         const ImVec4 colour = added ? p.added : removed ? p.deleted : p.text_dim;
-        ImGui::TextColored(colour, "%s%s", added ? "+ " : removed ? "- " : "  ",
-                           line.text.c_str());
+        ImGui::TextColored(colour, "%s%s", added ? "+ " : removed ? "- " : "  ", line.text.c_str());
       }
     }
     if (h.diff.approximate) {
@@ -376,7 +378,33 @@ void ObjectPane::draw_delete_confirmation(app::ConsoleState& state, const Fonts&
   ImGui::Text("Delete %s %s?", kind != nullptr ? kind->table.resource().kind.c_str() : "object",
               describe(target).c_str());
   ImGui::PopFont();
-  text_dim("The server deletes it at once (or once its finalizers finish).");
+  // Finalizers hold a deleted object until their controllers remove them: say which.
+  std::vector<std::string> finalizers;
+  if (kind != nullptr) {
+    if (const model::CachedObject* object =
+            kind->table.cache().find(target.namespace_, target.name)) {
+      const auto metadata = object->object().find("metadata");
+      if (metadata != object->object().end() && metadata->is_object()) {
+        const auto list = metadata->find("finalizers");
+        if (list != metadata->end() && list->is_array()) {
+          for (const auto& f : *list) {
+            if (f.is_string()) {
+              finalizers.push_back(f.get<std::string>());
+            }
+          }
+        }
+      }
+    }
+  }
+  if (finalizers.empty()) {
+    text_dim("It has no finalizers: the server deletes it at once.");
+  } else {
+    ImGui::TextColored(palette().warning, "%s",
+                       "Its finalizers hold it, marked for deletion, until they are removed:");
+    for (const std::string& f : finalizers) {
+      ImGui::BulletText("%s", f.c_str());
+    }
+  }
   ImGui::Spacing();
   ImGui::PushStyleColor(ImGuiCol_Button, palette().error);
   const bool confirmed = ImGui::Button("Delete", ImVec2(ImGui::GetFontSize() * 7.0f, 0));

@@ -116,9 +116,9 @@ void WatchWindow::draw(app::ConsoleState& state, const Frame& frame) {
                               open->event.received_unix_ms == e.received_unix_ms;
         ImGui::PushID(static_cast<int>(index));
         ImGui::PushStyleColor(ImGuiCol_Text, palette().text_dim);
-        if (ImGui::Selectable(clock_text(e.received_unix_ms).c_str(), selected,
-                              ImGuiSelectableFlags_SpanAllColumns |
-                                  ImGuiSelectableFlags_AllowItemOverlap)) {
+        if (ImGui::Selectable(
+                clock_text(e.received_unix_ms).c_str(), selected,
+                ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
           state.select_event(index);
         }
         ImGui::PopStyleColor();

@@ -67,7 +67,7 @@ TEST_CASE("a MODIFIED event shows its version and the diff from the one before",
   CHECK(h->previous_resource_version == "10");
   CHECK(h->yaml.find("  key: two\n") != std::string::npos);
   CHECK(h->yaml.find("three") == std::string::npos);  // as of the event, not as of now
-  CHECK(h->diff.added == 2);  // data.key and metadata.resourceVersion
+  CHECK(h->diff.added == 2);                          // data.key and metadata.resourceVersion
   CHECK(h->diff.removed == 2);
   CHECK(h->note.empty());
   const auto lines = f.diff_lines();
@@ -105,10 +105,10 @@ TEST_CASE("a DELETED event keeps the deleted object and the version before it",
   CHECK(h->previous_resource_version == "13");
   CHECK(h->diff.added == 1);
   CHECK(h->diff.removed == 1);
-  CHECK(f.diff_lines() ==
-        std::vector<std::string>{"   # managedFields: 1 entry (folded)", "   name: cm1",
-                                 "   namespace: default", "-  resourceVersion: \"13\"",
-                                 "+  resourceVersion: \"14\"", "   uid: u-cm1"});
+  CHECK(f.diff_lines() == std::vector<std::string>{"   # managedFields: 1 entry (folded)",
+                                                   "   name: cm1", "   namespace: default",
+                                                   "-  resourceVersion: \"13\"",
+                                                   "+  resourceVersion: \"14\"", "   uid: u-cm1"});
 }
 
 TEST_CASE("what cannot be shown is explained", "[console][history]") {
@@ -136,10 +136,9 @@ TEST_CASE("what cannot be shown is explained", "[console][history]") {
           "The object is gone, and the console no longer holds its versions.");
   }
   SECTION("a bookmark") {
-    const size_t bookmark =
-        f.event("BOOKMARK", json{{"kind", "ConfigMap"},
-                                 {"apiVersion", "v1"},
-                                 {"metadata", {{"resourceVersion", "40"}}}});
+    const size_t bookmark = f.event("BOOKMARK", json{{"kind", "ConfigMap"},
+                                                     {"apiVersion", "v1"},
+                                                     {"metadata", {{"resourceVersion", "40"}}}});
     REQUIRE(f.state.select_event(bookmark));
     CHECK_FALSE(f.state.event_history()->found);
     CHECK(f.state.event_history()->note == "A BOOKMARK event carries no version of an object.");

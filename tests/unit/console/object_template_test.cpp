@@ -31,26 +31,25 @@ ApiResource resource(const std::string& group, const std::string& plural, const 
 }  // namespace
 
 TEST_CASE("templates are named after the kind, in the namespace asked for", "[console][template]") {
-  const auto [group, plural, kind, namespaced, body_key] =
-      GENERATE(table<std::string, std::string, std::string, bool, std::string>({
-          {"", "configmaps", "ConfigMap", true, "data"},
-          {"", "secrets", "Secret", true, "stringData"},
-          {"", "pods", "Pod", true, "spec"},
-          {"", "services", "Service", true, "spec"},
-          {"", "serviceaccounts", "ServiceAccount", true, ""},
-          {"", "namespaces", "Namespace", false, ""},
-          {"", "persistentvolumeclaims", "PersistentVolumeClaim", true, "spec"},
-          {"apps", "deployments", "Deployment", true, "spec"},
-          {"apps", "statefulsets", "StatefulSet", true, "spec"},
-          {"apps", "daemonsets", "DaemonSet", true, "spec"},
-          {"batch", "jobs", "Job", true, "spec"},
-          {"batch", "cronjobs", "CronJob", true, "spec"},
-          {"networking.k8s.io", "ingresses", "Ingress", true, "spec"},
-          {"rbac.authorization.k8s.io", "roles", "Role", true, "rules"},
-          {"rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding", false,
-           "roleRef"},
-          {"stable.example.com", "crontabs", "CronTab", true, ""},
-      }));
+  const auto [group, plural, kind, namespaced,
+              body_key] = GENERATE(table<std::string, std::string, std::string, bool, std::string>({
+      {"", "configmaps", "ConfigMap", true, "data"},
+      {"", "secrets", "Secret", true, "stringData"},
+      {"", "pods", "Pod", true, "spec"},
+      {"", "services", "Service", true, "spec"},
+      {"", "serviceaccounts", "ServiceAccount", true, ""},
+      {"", "namespaces", "Namespace", false, ""},
+      {"", "persistentvolumeclaims", "PersistentVolumeClaim", true, "spec"},
+      {"apps", "deployments", "Deployment", true, "spec"},
+      {"apps", "statefulsets", "StatefulSet", true, "spec"},
+      {"apps", "daemonsets", "DaemonSet", true, "spec"},
+      {"batch", "jobs", "Job", true, "spec"},
+      {"batch", "cronjobs", "CronJob", true, "spec"},
+      {"networking.k8s.io", "ingresses", "Ingress", true, "spec"},
+      {"rbac.authorization.k8s.io", "roles", "Role", true, "rules"},
+      {"rbac.authorization.k8s.io", "clusterrolebindings", "ClusterRoleBinding", false, "roleRef"},
+      {"stable.example.com", "crontabs", "CronTab", true, ""},
+  }));
   CAPTURE(group, plural);
   const ApiResource r = resource(group, plural, kind, namespaced);
   const json t = object_template(r, "team");
@@ -69,9 +68,8 @@ TEST_CASE("templates are named after the kind, in the namespace asked for", "[co
   }
   // What the editor shows parses back to the same object.
   std::string error;
-  const auto parsed =
-      console::model::parse_yaml(console::model::to_yaml(t, console::model::ManagedFields::Show),
-                                 error);
+  const auto parsed = console::model::parse_yaml(
+      console::model::to_yaml(t, console::model::ManagedFields::Show), error);
   INFO(error);
   REQUIRE(parsed);
   CHECK(*parsed == t);
@@ -112,7 +110,8 @@ TEST_CASE("a duplicate is renamed and loses what the server set", "[console][tem
   const json copy = duplicate_object(original);
   CHECK(copy == json{{"apiVersion", "v1"},
                      {"kind", "Service"},
-                     {"metadata", {{"name", "web-copy"}, {"namespace", "team"}, {"labels", {{"app", "web"}}}}},
+                     {"metadata",
+                      {{"name", "web-copy"}, {"namespace", "team"}, {"labels", {{"app", "web"}}}}},
                      {"spec",
                       {{"type", "NodePort"},
                        {"selector", {{"app", "web"}}},
@@ -123,7 +122,9 @@ TEST_CASE("a duplicated Job gets a selector of its own", "[console][template]") 
   const json job = {
       {"apiVersion", "batch/v1"},
       {"kind", "Job"},
-      {"metadata", {{"name", "once"}, {"labels", {{"batch.kubernetes.io/controller-uid", "u"}, {"team", "a"}}}}},
+      {"metadata",
+       {{"name", "once"},
+        {"labels", {{"batch.kubernetes.io/controller-uid", "u"}, {"team", "a"}}}}},
       {"spec",
        {{"selector", {{"matchLabels", {{"batch.kubernetes.io/controller-uid", "u"}}}}},
         {"template",

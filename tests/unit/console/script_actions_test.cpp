@@ -79,10 +79,12 @@ TEST_CASE("favourite pins and unpins a kind by any of its names", "[console][scr
 
 TEST_CASE("favourite and pane refuse what they cannot do", "[console][script]") {
   const auto [text, message] = GENERATE(table<std::string, std::string>({
-      {"favourite widgets on", "script line 1 (favourite widgets on): discovery lists no kind "
-                               "named \"widgets\""},
-      {"favourite cm maybe", "script line 1 (favourite cm maybe): favourite takes a kind and on "
-                             "or off"},
+      {"favourite widgets on",
+       "script line 1 (favourite widgets on): discovery lists no kind "
+       "named \"widgets\""},
+      {"favourite cm maybe",
+       "script line 1 (favourite cm maybe): favourite takes a kind and on "
+       "or off"},
       {"pane middle 30", "script line 1 (pane middle 30): pane takes tree, object or watch"},
       {"pane tree -3", "script line 1 (pane tree -3): not a size in pixels: -3"},
   }));

@@ -125,8 +125,8 @@ TEST_CASE("windows too large to be real are refused", "[settings]") {
   const auto size = GENERATE(as<std::string>{}, "0x600", "800x0", "20000x600", "800x-1", "x");
   CAPTURE(size);
   std::vector<std::string> warnings;
-  CHECK_FALSE(parse_settings("[kube-sandbox][console]\nwindow-size=" + size + "\n", &warnings)
-                  .window_size);
+  CHECK_FALSE(
+      parse_settings("[kube-sandbox][console]\nwindow-size=" + size + "\n", &warnings).window_size);
   CHECK(warnings.size() == 1);
 }
 
@@ -159,8 +159,7 @@ TEST_CASE("settings are saved to a new folder and loaded back", "[settings]") {
 
 TEST_CASE("kube-sandbox console keeps its settings in the user's config folder", "[settings]") {
   CHECK(default_settings_path("/xdg", "/home/u") == "/xdg/kube-sandbox/console.ini");
-  CHECK(default_settings_path("relative", "/home/u") ==
-        "/home/u/.config/kube-sandbox/console.ini");
+  CHECK(default_settings_path("relative", "/home/u") == "/home/u/.config/kube-sandbox/console.ini");
   CHECK(default_settings_path(nullptr, "/home/u") == "/home/u/.config/kube-sandbox/console.ini");
   CHECK(default_settings_path(nullptr, nullptr).empty());
   CHECK(default_settings_path("", "").empty());
@@ -181,7 +180,8 @@ TEST_CASE("the console state gives and takes theme, favourites and pane sizes", 
   ConsoleSettings out;
   state.fill_settings(out);
   CHECK(out.light_theme);
-  CHECK(out.favourites == std::set<std::string, std::less<>>{"apps/deployments", "core/configmaps"});
+  CHECK(out.favourites ==
+        std::set<std::string, std::less<>>{"apps/deployments", "core/configmaps"});
   CHECK(out.panes.watch_height == 333);
   CHECK_FALSE(out.window_size);  // the window is the UI's
   CHECK(out.imgui.empty());

@@ -106,11 +106,11 @@ struct ActionResult {
 // its object and the one before it).
 struct EventHistory {
   model::LoggedEvent event;
-  bool found = false;                    // `yaml` holds the object as of the event
-  std::string yaml;                      // managedFields folded
+  bool found = false;                     // `yaml` holds the object as of the event
+  std::string yaml;                       // managedFields folded
   std::string previous_resource_version;  // empty: no previous version to compare with
-  model::TextDiff diff;                  // previous -> this version; empty without a previous
-  std::string note;                      // what is missing and why, for the UI; may be empty
+  model::TextDiff diff;                   // previous -> this version; empty without a previous
+  std::string note;                       // what is missing and why, for the UI; may be empty
 };
 
 // Display choices that scripts set too (so they live here, not in the windows).
@@ -293,7 +293,7 @@ class ConsoleState {
   std::string editor_text_;
   bool force_ = false;
   bool creating_ = false;
-  std::string editor_base_rv_;            // the resourceVersion an edit began from
+  std::string editor_base_rv_;                   // the resourceVersion an edit began from
   std::optional<ObjectRef> select_when_listed_;  // a created object, selected once it shows
   std::optional<ObjectRef> confirm_delete_;
   uint64_t action_request_ = 0;

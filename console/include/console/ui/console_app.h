@@ -27,7 +27,7 @@ class CloseRequest {
 
  private:
   std::atomic<bool> requested_{false};
-  std::mutex mutex_;            // protects loop_running_: GLFW may be woken only while it is up
+  std::mutex mutex_;  // protects loop_running_: GLFW may be woken only while it is up
   bool loop_running_ = false;
 };
 
