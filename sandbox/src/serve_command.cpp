@@ -200,7 +200,11 @@ ConsoleEnd run_serve_console(const DataDir& data, const sigset_t& signals, int& 
     while (!reason.empty() && reason.back() == '\n') {
       reason.pop_back();
     }
-    ctx.out << "kube-sandbox: running headless (" << reason << ")\n" << std::flush;
+    constexpr std::string_view kPrefix = "kube-sandbox console: ";
+    if (reason.starts_with(kPrefix)) {
+      reason.erase(0, kPrefix.size());
+    }
+    ctx.out << "kube-sandbox: running headless: " << reason << "\n" << std::flush;
     return ConsoleEnd::NotOpened;
   }
   ctx.err << console_err.str();

@@ -4,8 +4,8 @@
 # directory's kubeconfig; kubectl works beside it; closing the window (Ctrl+Q, as the close
 # button does) stops serve gracefully with exit code 0 and leaves console.ini in the data
 # directory, which the next start reads back. With the console open, SIGINT still stops serve
-# (exit 0) and takes the window with it. Without DISPLAY and WAYLAND_DISPLAY serve says in one
-# line that it runs headless, and serves.
+# (exit 0) and takes the window with it. Without DISPLAY and WAYLAND_DISPLAY, or with a DISPLAY
+# that is not there, serve says in one line that it runs headless (and why), and serves.
 # Skips (77) when xvfb-run or xdotool is missing.
 set -uo pipefail
 source "$(dirname "$0")/serve_lib.sh"
@@ -32,6 +32,24 @@ status=$?
 unset 'pids[-1]'
 [[ $status -eq 0 ]] || fail "headless serve exited $status after SIGINT"
 grep -q "interrupted, shutting down" "$out" || fail "headless serve did not shut down"
+
+# --- a display named but not there: the same, with GLFW's reason
+out=$tmp/nodisplay.out
+DISPLAY=:987 "$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/nodisplay.json" \
+  >"$out" 2>&1 &
+pids+=($!)
+nodisplay_pid=$!
+wait_for "$tmp/nodisplay.json"
+for _ in $(seq 1 100); do grep -q "running headless" "$out" && break; sleep 0.05; done
+grep -q "^kube-sandbox: running headless: cannot open a window: .*:987" "$out" ||
+  fail "headless line for a display that is not there"
+KUBECONFIG=$(json "$tmp/nodisplay.json" '["kubeconfig"]') kubectl get namespace default \
+  >/dev/null 2>&1 || fail "kubectl against serve with a display that is not there"
+kill -TERM "$nodisplay_pid"
+wait "$nodisplay_pid"
+status=$?
+unset 'pids[-1]'
+[[ $status -eq 0 ]] || fail "serve exited $status after SIGTERM"
 
 # --- a display: the console opens with serve; closing it stops serve (exit 0)
 # run_with_display SCRIPT: runs SCRIPT (bash) under its own virtual display.
