@@ -187,12 +187,20 @@ expected='script line 3 (wait-rows 999): timed out after 1 s: the table shows [0
 grep -q "$expected" "$tmp/never.out" ||
   fail "failed wait message: $(cat "$tmp/never.out")"
 
-# interactive: the window opens with no script, and Ctrl+Q quits it (0) and writes the dump
+# interactive: the window opens with no script; the mouse drags the splitter right of the tree;
+# Ctrl+Q quits (0), writes the dump, and console.ini keeps the new width
 if command -v xdotool >/dev/null; then
   cat >"$tmp/interactive.sh" <<EOF
 "$bin" console --state-dump "$tmp/interactive.json" &
 pid=\$!
 wid=\$(timeout 30 xdotool search --sync --name "kube-sandbox console") || exit 3
+sleep 1
+# the splitter between the tree (about 245 wide in a 1440 window) and the table, 100 to the right
+xdotool mousemove --sync 245 400; sleep 0.3
+xdotool mousedown 1; sleep 0.2
+xdotool mousemove --sync 300 400; sleep 0.2
+xdotool mousemove --sync 345 400; sleep 0.3
+xdotool mouseup 1; sleep 0.3
 xdotool key --window "\$wid" ctrl+q
 wait "\$pid"
 EOF
@@ -202,8 +210,12 @@ EOF
   [[ $status -eq 0 ]] || fail "interactive console exited $status: $(cat "$tmp/interactive.out")"
   [[ $(json "$tmp/interactive.json" '["server"]') == "$(json "$tmp/ready.json" '["url"]')" ]] ||
     fail "interactive state dump"
-  grep -qx 'window-size=1440x900' "$tmp/config/kube-sandbox/console.ini" ||
+  ini=$tmp/config/kube-sandbox/console.ini
+  grep -qx 'window-size=1440x900' "$ini" ||
     fail "the interactive console kept no console.ini in XDG_CONFIG_HOME"
+  tree_width=$(sed -n 's/^tree-width=//p' "$ini")
+  [[ -n $tree_width && $tree_width -ge 330 && $tree_width -le 360 ]] ||
+    fail "the dragged splitter: tree-width '$tree_width' in $(cat "$ini")"
 else
   echo "console: xdotool is not installed; the interactive check is skipped"
 fi
