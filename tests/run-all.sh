@@ -6,8 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
-# Paths relative to the checkout in cache keys, so that fresh clones share compiled objects.
+# Paths relative to the checkout in cache keys, and the build directory left out of them (it is
+# only in the debug info), so that fresh clones share compiled objects.
 export CCACHE_BASEDIR=$PWD
+export CCACHE_NOHASHDIR=1
 export CTEST_OUTPUT_ON_FAILURE=1
 
 cmake --preset asan -DKS_WERROR=ON >/dev/null

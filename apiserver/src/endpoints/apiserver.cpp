@@ -1,5 +1,6 @@
 #include "apiserver/apiserver.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -254,7 +255,8 @@ http::Response ApiServer::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   metrics_->begin_request();
   http::Response response = authenticated(request);
-  filters::RequestLabels labels{request.method, "", "", "", ""};
+  filters::RequestLabels labels;
+  labels.verb = request.method;
   if (auto info = endpoints::parse_resource_path(request)) {
     static const std::map<std::string, std::string> kVerbs = {
         {"get", "GET"},       {"list", "LIST"},
@@ -262,8 +264,27 @@ http::Response ApiServer::handle(http::Request& request) {
         {"update", "PUT"},    {"patch", "PATCH"},
         {"delete", "DELETE"}, {"deletecollection", "DELETE"}};
     auto verb = kVerbs.find(info->verb);
-    labels = {verb == kVerbs.end() ? request.method : verb->second, info->group, info->version,
-              info->resource, info->subresource};
+    labels.verb = verb == kVerbs.end() ? request.method : verb->second;
+    // Server-side apply is counted apart from other patches, as upstream does.
+    if (labels.verb == "PATCH" &&
+        request.header("Content-Type").rfind("application/apply-patch", 0) == 0) {
+      labels.verb = "APPLY";
+    }
+    labels.group = info->group;
+    labels.version = info->version;
+    labels.resource = info->resource;
+    labels.subresource = info->subresource;
+    labels.scope = !info->name.empty() || info->verb == "create" ? "resource"
+                   : !info->namespace_.empty()                   ? "namespace"
+                                                                 : "cluster";
+    if (auto dry = request.query.find("dryRun"); dry != request.query.end()) {
+      std::vector<std::string> values = dry->second;
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      for (const auto& v : values) {
+        labels.dry_run += (labels.dry_run.empty() ? "" : ",") + v;
+      }
+    }
   }
   auto elapsed = std::chrono::steady_clock::now() - started;
   metrics_->end_request(labels, response.status, elapsed);

@@ -6,9 +6,9 @@ namespace apiserver::filters {
 namespace {
 
 std::string labels_text(const RequestLabels& l) {
-  return "component=\"apiserver\",group=\"" + l.group + "\",resource=\"" + l.resource +
-         "\",scope=\"\",subresource=\"" + l.subresource + "\",verb=\"" + l.verb +
-         "\",version=\"" + l.version + "\"";
+  return "component=\"apiserver\",dry_run=\"" + l.dry_run + "\",group=\"" + l.group +
+         "\",resource=\"" + l.resource + "\",scope=\"" + l.scope + "\",subresource=\"" +
+         l.subresource + "\",verb=\"" + l.verb + "\",version=\"" + l.version + "\"";
 }
 
 std::string number(double v) {

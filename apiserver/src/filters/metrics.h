@@ -1,6 +1,6 @@
 // Request metrics in Prometheus' text format, with kube-apiserver's metric names:
 // apiserver_request_total and apiserver_request_duration_seconds by verb, group, version,
-// resource and code; apiserver_current_inflight_requests; plus the sandbox's own gauges
+// resource, subresource, scope, dry_run and code; apiserver_current_inflight_requests; plus the sandbox's own gauges
 // (registered watchers, store revision, database size) supplied by the caller.
 #pragma once
 
@@ -22,6 +22,11 @@ struct RequestLabels {
   std::string version;
   std::string resource;
   std::string subresource;
+  // "resource" (one named object, or a create), "namespace" or "cluster" (collections), or ""
+  // for requests outside the resource API, as kube-apiserver's scope label.
+  std::string scope;
+  // The request's dryRun values joined with ",", or "" (kube-apiserver's dry_run label).
+  std::string dry_run;
   auto operator<=>(const RequestLabels&) const = default;
 };
 

@@ -399,10 +399,21 @@ TEST_CASE("a watch from a compacted resourceVersion ends with 410 Expired", "[ap
                                           std::to_string(api.db().compacted_revision() - 1) + ")");
 }
 
-TEST_CASE("/metrics counts requests by verb, resource and code", "[apiserver][metrics]") {
+TEST_CASE("/metrics counts requests by verb, resource, scope and code", "[apiserver][metrics]") {
   Api api;
   REQUIRE(api.call("GET", "/api/v1/namespaces/default/configmaps").status == 200);
+  REQUIRE(api.call("GET", "/api/v1/configmaps").status == 200);
   REQUIRE(api.call("GET", "/api/v1/namespaces/default/configmaps/none").status == 404);
+  REQUIRE(api.call("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", configmap("d"))
+              .status == 201);
+  apiserver::http::Request apply;
+  apply.method = "PATCH";
+  apply.path = "/api/v1/namespaces/default/configmaps/applied";
+  apply.query = apiserver::http::parse_query("fieldManager=test");
+  apply.headers["Authorization"] = "Bearer t0ken";
+  apply.headers["Content-Type"] = "application/apply-patch+yaml";
+  apply.body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n";
+  REQUIRE(api.raw(apply).status == 201);
   apiserver::http::Request scrape;
   scrape.method = "GET";
   scrape.path = "/metrics";
@@ -410,12 +421,19 @@ TEST_CASE("/metrics counts requests by verb, resource and code", "[apiserver][me
   auto metrics = api.raw(scrape);
   REQUIRE(metrics.status == 200);
   const std::string& text = metrics.body;
-  CHECK(text.find("apiserver_request_total{code=\"200\",component=\"apiserver\",group=\"\","
-                  "resource=\"configmaps\",scope=\"\",subresource=\"\",verb=\"LIST\","
-                  "version=\"v1\"} 1\n") != std::string::npos);
-  CHECK(text.find("apiserver_request_total{code=\"404\",component=\"apiserver\",group=\"\","
-                  "resource=\"configmaps\",scope=\"\",subresource=\"\",verb=\"GET\","
-                  "version=\"v1\"} 1\n") != std::string::npos);
+  auto counted = [&](const std::string& code, const std::string& dry_run, const std::string& scope,
+                     const std::string& verb) {
+    return text.find("apiserver_request_total{code=\"" + code +
+                     "\",component=\"apiserver\",dry_run=\"" + dry_run +
+                     "\",group=\"\",resource=\"configmaps\",scope=\"" + scope +
+                     "\",subresource=\"\",verb=\"" + verb + "\",version=\"v1\"} 1\n") !=
+           std::string::npos;
+  };
+  CHECK(counted("200", "", "namespace", "LIST"));
+  CHECK(counted("200", "", "cluster", "LIST"));
+  CHECK(counted("404", "", "resource", "GET"));
+  CHECK(counted("201", "All", "resource", "POST"));
+  CHECK(counted("201", "", "resource", "APPLY"));
   CHECK(text.find("# TYPE apiserver_request_duration_seconds histogram") != std::string::npos);
   CHECK(text.find("apiserver_registered_watchers 0\n") != std::string::npos);
   CHECK(text.find("kube_sandbox_store_revision ") != std::string::npos);
