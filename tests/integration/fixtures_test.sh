@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Fixture loading at start (`serve --fixtures`): the basics and rbac sets land before the server
 # turns ready and read back through kubectl; a second start on the same data directory reports
-# every object unchanged; the generated `many` set loads (scaled down); `seed` does the same
-# through the REST API of a running sandbox; a bad document (an undeclared field, the second of
-# three) is reported with its file:line and the server's reason, the others load, and the
-# command exits 1.
+# every object unchanged; the videoprocessor set's custom resources load once their CRD is
+# Established (and again, unchanged, after a restart); the generated `many` set loads (scaled
+# down); `seed` does the same through the REST API of a running sandbox; a bad document (an
+# undeclared field, the second of three) is reported with its file:line and the server's reason,
+# the others load, and the command exits 1.
 set -uo pipefail
 source "$(dirname "$0")/serve_lib.sh"
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -54,6 +55,23 @@ export KUBECONFIG
 [[ $(kubectl get configmaps -A -l shard=3 -o name | wc -l) -eq 20 ]] || fail "many: 20 ConfigMaps with shard=3"
 [[ $(kubectl get configmap item-0049 -n many-003 -o jsonpath='{.data.index}') == 199 ]] || fail "many: last item"
 stop_last
+
+# a CRD and its custom resources: the loader waits for the CRD to be Established; on a restart
+# the kind is served again before readiness, and every object is unchanged
+for run in 1 2; do
+  out=$tmp/crd$run.out
+  "$bin" serve --data-dir "$tmp/crd" --secure-port 0 --ready-file "$tmp/ready-crd$run.json" --headless \
+    --fixtures "$root/fixtures/videoprocessor" >"$out" 2>&1 &
+  pids+=($!)
+  wait_for "$tmp/ready-crd$run.json"
+  want=$([[ $run == 1 ]] && echo created || echo unchanged)
+  [[ $(grep -c " $want\$" "$out") -eq 4 ]] || fail "videoprocessor run $run: expected 4 $want: $(cat "$out")"
+  grep -q "videoprocessor/20-processors.yaml:13: videoprocessor.media.example.com/thumbnails $want" "$out" ||
+    fail "videoprocessor run $run: no report for thumbnails: $(cat "$out")"
+  [[ $(KUBECONFIG=$tmp/crd/kubeconfig kubectl get vp thumbnails -n media -o jsonpath='{.spec.replicas}') == 1 ]] ||
+    fail "videoprocessor run $run: the schema's default replicas"
+  stop_last
+done
 
 # seed: the same through the REST API of a running sandbox, with its kubeconfig
 out=$tmp/seeded.out

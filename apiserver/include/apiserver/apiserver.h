@@ -55,6 +55,7 @@ class SnapshotEndpoint;
 namespace controllers {
 class NamespaceController;
 class NamespaceDefaultsController;
+class CrdController;
 }
 namespace filters {
 class Metrics;
@@ -115,7 +116,8 @@ class ApiServer {
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;
   std::vector<HealthCheck> ready_checks_;
-  // Last: it calls into everything above while it runs.
+  // Last: they call into everything above while they run.
+  std::unique_ptr<controllers::CrdController> crds_;
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
 };
 

@@ -33,6 +33,9 @@ struct TableColumn {
   std::string type;    // "string", "integer", "boolean", "number", "date"
   std::string format;  // "name" for the Name column, else usually empty
   int priority = 0;    // 0 = shown by default; 1 = only with -o wide
+  // Custom resources: the column's JSONPath (additionalPrinterColumns[].jsonPath) and text.
+  std::string json_path = {};
+  std::string description = {};
 };
 
 struct FieldSelectors {
@@ -40,6 +43,9 @@ struct FieldSelectors {
   std::map<std::string, std::string> aliases;     // e.g. spec.host -> spec.nodeName
   std::string error_style;                        // which upstream error text to use
 };
+
+// What a CustomResourceDefinition adds to the rows it serves (registry/custom_resources.h).
+struct CustomResource;
 
 struct Resource {
   std::string group;     // "" for the core group
@@ -56,6 +62,8 @@ struct Resource {
   std::vector<TableColumn> table_columns;  // empty: the default Name / Created At table
   FieldSelectors field_selectors;
   std::string stability;  // "ga", "beta", "alpha"
+  // Set on the rows of custom resources (served from a CRD): schema, scale paths, terminating.
+  std::shared_ptr<const CustomResource> custom;
 
   std::string group_version() const;  // "apps/v1", or "v1" for the core group
   bool has_verb(const std::string& verb) const;

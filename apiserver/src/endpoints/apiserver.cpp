@@ -6,6 +6,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
 #include "endpoints/discovery.h"
@@ -105,6 +106,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           [this](const std::string& name, snapshots::Restored& out) {
             return restore_snapshot(name, out);
           })),
+      crds_(std::make_unique<controllers::CrdController>(
+          registry_, *storage_, [this](http::Request& r) { return route(r); })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
           *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
   for (const auto& [token, user] : config_.tokens) {
@@ -177,6 +180,7 @@ void ApiServer::bootstrap(int secure_port) {
           .dump();
   resources_->serve(service, *snapshot);
   namespaces_->resync();  // deletions a previous run left unfinished
+  crds_->start();         // the stored CRDs' resources are served before readiness
   namespace_defaults_->start();
 }
 
@@ -189,6 +193,7 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
   storage_->reset_watches(out.replaced.compact_revision + 1);
   resources_->load_service_allocations();
   namespaces_->resync();
+  crds_->resync();
   log::info(0, "restored snapshot \"" + name + "\" at revision " +
                    std::to_string(out.replaced.header.revision) + " (" +
                    std::to_string(out.replaced.written) + " written, " +
@@ -199,7 +204,7 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
 }
 
 bool ApiServer::controllers_idle() const {
-  return namespaces_->idle() && namespace_defaults_->idle();
+  return namespaces_->idle() && namespace_defaults_->idle() && crds_->idle();
 }
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,

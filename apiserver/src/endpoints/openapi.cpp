@@ -17,6 +17,7 @@
 #include "apiserver/facts.h"
 #include "apiserver/version.h"
 #include "endpoints/openapi_v2_proto.h"
+#include "registry/custom_resources.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -287,7 +288,8 @@ class ModelBuilder {
     const std::string scope = r.namespaced ? "Namespaced" : "";
     const std::string ns_segment = r.namespaced ? "/namespaces/{namespace}" : "";
     const registry::GroupVersionKind gvk{r.group, r.version, r.kind};
-    const std::string def = definition(gvk);
+    const std::string def =
+        definition(gvk, r.custom && r.custom->schema.is_object() ? &r.custom->schema : nullptr);
     const std::string list_def = list_definition(gvk, def);
     const std::string status = std::string(kMetaPrefix) + "Status";
     const std::string collection = prefix + ns_segment + "/" + r.resource;
@@ -506,9 +508,11 @@ class ModelBuilder {
 
   // The definition of a kind; a generated one (the upstream CRD naming, reversed group) when the
   // facts do not know it.
-  std::string definition(const registry::GroupVersionKind& gvk) {
+  // `schema`: a custom resource's openAPIV3Schema, published with apiVersion, kind and metadata
+  // as for any kind.
+  std::string definition(const registry::GroupVersionKind& gvk, const json* schema = nullptr) {
     auto it = kind_definitions_.find(key(gvk));
-    if (it != kind_definitions_.end()) {
+    if (it != kind_definitions_.end() && schema == nullptr) {
       return it->second;
     }
     std::string reversed;
@@ -527,6 +531,16 @@ class ModelBuilder {
       end = dot;
     }
     std::string name = reversed + "." + gvk.version + "." + gvk.kind;
+    if (schema != nullptr && !model_.extra_definitions.count(name)) {
+      json gvk_json = {{"group", gvk.group}, {"version", gvk.version}, {"kind", gvk.kind}};
+      json published = *schema;
+      published["type"] = "object";
+      published["properties"]["apiVersion"] = {{"type", "string"}};
+      published["properties"]["kind"] = {{"type", "string"}};
+      published["properties"]["metadata"] = {{"$ref", std::string(kMetaPrefix) + "ObjectMeta"}};
+      published["x-kubernetes-group-version-kind"] = json::array({gvk_json});
+      model_.extra_definitions[name] = std::move(published);
+    }
     if (!model_.extra_definitions.count(name)) {
       json gvk_json = {{"group", gvk.group}, {"version", gvk.version}, {"kind", gvk.kind}};
       model_.extra_definitions[name] = {

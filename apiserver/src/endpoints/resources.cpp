@@ -16,6 +16,8 @@
 #include "endpoints/protobuf.h"
 #include "endpoints/reviews.h"
 #include "endpoints/yaml_json.h"
+#include "registry/crd_schema.h"
+#include "registry/custom_resources.h"
 #include "registry/defaults.h"
 #include "registry/field_validation.h"
 #include "registry/go_text.h"
@@ -521,6 +523,65 @@ std::optional<std::vector<std::string>> check_fields(const registry::FieldValida
   return registry::warning_headers(problems);
 }
 
+// fieldValidation for custom resources: the fields the schema prunes are the unknown ones
+// (prune() removes them from `object`); the same Strict / Warn / Ignore rules as above.
+std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
+                                                            const http::Request& request,
+                                                            json& object,
+                                                            http::Response& failure) {
+  std::string mode = request.query_value("fieldValidation", "Warn");
+  if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
+    failure = bad_request("fieldValidation parameter unsupported: " + mode);
+    return std::nullopt;
+  }
+  std::vector<std::string> problems;
+  if (r.custom->structural) {
+    for (const auto& path : r.custom->structural->prune(object)) {
+      problems.push_back("unknown field \"" + path + "\"");
+    }
+  }
+  if (mode == "Ignore" || problems.empty()) {
+    return std::vector<std::string>{};
+  }
+  if (mode == "Strict") {
+    failure = bad_request(registry::strict_error_message(r.kind, r.version, problems));
+    return std::nullopt;
+  }
+  return registry::warning_headers(problems);
+}
+
+// What custom resources and CRDs add to an object's defaults and validation.
+void custom_defaults(const Resource& r, json& object) {
+  if (r.custom && r.custom->structural) {
+    r.custom->structural->apply_defaults(object);
+  } else if (registry::is_crd(r)) {
+    registry::default_crd(object);
+  }
+}
+
+void custom_validation(const Resource& r, const json& object,
+                       std::vector<registry::FieldError>& errors) {
+  std::vector<registry::FieldError> more;
+  if (r.custom && r.custom->structural) {
+    more = r.custom->structural->validate(object);
+  } else if (registry::is_crd(r)) {
+    more = registry::validate_crd(object);
+  }
+  errors.insert(errors.end(), more.begin(), more.end());
+}
+
+// The schema that field ownership and server-side apply walk: the built-in kind's, or a custom
+// resource's from its CRD.
+std::optional<patch::ObjectType> object_type_of(const Resource& r) {
+  if (r.custom) {
+    if (r.custom->typed_root.is_null()) {
+      return std::nullopt;
+    }
+    return patch::ObjectType(registry::SchemaIndex::builtin(), &r.custom->typed_root);
+  }
+  return patch::ObjectType::builtin(r.group, r.version, r.kind);
+}
+
 void add_warnings(http::Response& response, const std::vector<std::string>& warnings) {
   for (const auto& w : warnings) {
     response.headers.emplace_back("Warning", w);
@@ -643,7 +704,7 @@ patch::Writer writer_of(const Resource& r, const RequestInfo& info, const http::
 // `object` with its managedFields brought up to date for an Update by this request's manager.
 json with_ownership(const Resource& r, const RequestInfo& info, const http::Request& request,
                     const json* live, const json& object) {
-  auto type = patch::ObjectType::builtin(r.group, r.version, r.kind);
+  auto type = object_type_of(r);
   if (!type) {
     return object;
   }
@@ -1459,12 +1520,19 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
                                        const http::Request& request, const registry::Snapshot&) {
+  if (r.custom && r.custom->terminating) {
+    return status_with_details(
+        405, "MethodNotAllowed",
+        "create not allowed while custom resource definition is terminating",
+        {{"group", r.group}, {"kind", r.resource}});
+  }
   http::Response failure;
   auto body = decode_body(request, r, failure);
   if (!body) {
     return failure;
   }
-  auto warnings = check_fields(*field_validator_, r, request, *body, failure);
+  auto warnings = r.custom ? check_custom_fields(r, request, *body, failure)
+                           : check_fields(*field_validator_, r, request, *body, failure);
   if (!warnings) {
     return failure;
   }
@@ -1533,7 +1601,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
   meta.erase("deletionGracePeriodSeconds");
-  if (registry::tracks_generation(r.group, r.resource)) {
+  if (registry::tracks_generation(r.group, r.resource) || r.custom) {
     meta["generation"] = 1;
   } else {
     meta.erase("generation");
@@ -1546,7 +1614,10 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     meta["name"] = generate + registry::random_name_suffix();
   }
   registry::apply_defaults(r, *body);
-  if (auto errors = registry::validate_create(r, *body); !errors.empty()) {
+  custom_defaults(r, *body);
+  auto errors = registry::validate_create(r, *body);
+  custom_validation(r, *body, errors);
+  if (!errors.empty()) {
     return invalid(r, meta.value("name", std::string()), errors);
   }
   if (!owned) {
@@ -1605,7 +1676,8 @@ http::Response ResourceHandler::update(const Resource& r, const RequestInfo& inf
   if (!body) {
     return failure;
   }
-  auto warnings = check_fields(*field_validator_, r, request, *body, failure);
+  auto warnings = r.custom ? check_custom_fields(r, request, *body, failure)
+                           : check_fields(*field_validator_, r, request, *body, failure);
   if (!warnings) {
     return failure;
   }
@@ -1681,15 +1753,27 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     registry::DefaultingContext context;
     context.phase = registry::DefaultingPhase::Update;
     registry::apply_defaults(r, updated, context);
+    custom_defaults(r, updated);
     if (registry::tracks_generation(r.group, r.resource) &&
         updated.value("spec", json()) != current.value("spec", json())) {
       m["generation"] = old.value("generation", int64_t{0}) + 1;
+    } else if (r.custom) {
+      // Any change outside metadata is a new generation of a custom resource.
+      json a = updated;
+      json b = current;
+      a.erase("metadata");
+      b.erase("metadata");
+      if (a != b) {
+        m["generation"] = old.value("generation", int64_t{0}) + 1;
+      }
     }
     if (r.group.empty() && r.resource == "namespaces") {
       updated["spec"] = current.value("spec", json::object());
     }
   }
-  if (auto errors = registry::validate_update(r, updated, current); !errors.empty()) {
+  auto errors = registry::validate_update(r, updated, current);
+  custom_validation(r, updated, errors);
+  if (!errors.empty()) {
     return invalid(r, info.name, errors);
   }
   if (!owned) {
@@ -1786,6 +1870,40 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
         403, "Forbidden",
         "namespaces \"" + info.name + "\" is forbidden: this namespace may not be deleted",
         name_details(r, info.name));
+  }
+  if (registry::is_crd(r) && !meta.contains("deletionTimestamp")) {
+    // As upstream's CRD storage: the first delete hands the CRD to the cleanup finalizer, which
+    // deletes its custom resources before the CRD goes.
+    json& list = meta["finalizers"];
+    if (!list.is_array()) {
+      list = json::array();
+    }
+    if (std::find(list.begin(), list.end(), json(registry::kCrdCleanupFinalizer)) == list.end()) {
+      list.push_back(registry::kCrdCleanupFinalizer);
+    }
+    json& status = current["status"];
+    if (!status.is_object()) {
+      status = json::object();
+    }
+    json& conditions = status["conditions"];
+    if (!conditions.is_array()) {
+      conditions = json::array();
+    }
+    json terminating = {{"type", "Terminating"},
+                        {"status", "True"},
+                        {"lastTransitionTime", registry::rfc3339(std::chrono::system_clock::now())},
+                        {"reason", "InstanceDeletionPending"},
+                        {"message",
+                         "CustomResourceDefinition marked for deletion; CustomResource deletion "
+                         "will begin soon"}};
+    auto same = std::find_if(conditions.begin(), conditions.end(), [](const json& c) {
+      return c.is_object() && c.value("type", "") == "Terminating";
+    });
+    if (same == conditions.end()) {
+      conditions.push_back(std::move(terminating));
+    } else {
+      *same = std::move(terminating);
+    }
   }
   bool finalizers =
       meta.contains("finalizers") && meta["finalizers"].is_array() && !meta["finalizers"].empty();
@@ -1893,6 +2011,12 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
                            "application/merge-patch+json, application/apply-patch+yaml, "
                            "application/strategic-merge-patch+json");
   }
+  if (kind == Kind::Strategic && r.custom) {
+    return status_response(415, "UnsupportedMediaType",
+                           "the body of the request was in an unknown format - accepted media "
+                           "types include: application/json-patch+json, "
+                           "application/merge-patch+json, application/apply-patch+yaml");
+  }
   bool is_apply = kind == Kind::Apply;
   if (auto invalid =
           patch::validate_field_manager("PatchOptions", request.query_value("fieldManager"),
@@ -1911,7 +2035,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     if (!body.is_object()) {
       return bad_request("error decoding YAML: the apply patch is not an object");
     }
-    if (auto rejected = rejected_apply_config(*field_validator_, scale, r, body)) {
+    if (auto rejected = r.custom && !scale
+                            ? std::nullopt
+                            : rejected_apply_config(*field_validator_, scale, r, body)) {
       return *rejected;
     }
   } else {
@@ -1920,8 +2046,8 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return bad_request("error decoding patch: the body is not valid JSON");
     }
   }
-  auto object_type = scale ? patch::ObjectType::builtin("autoscaling", "v1", "Scale")
-                          : patch::ObjectType::builtin(r.group, r.version, r.kind);
+  auto object_type =
+      scale ? patch::ObjectType::builtin("autoscaling", "v1", "Scale") : object_type_of(r);
   const auto& schemas = registry::SchemaIndex::builtin();
   const json* schema =
       scale ? schemas.kind("autoscaling", "v1", "Scale") : schemas.kind(r.group, r.version, r.kind);
@@ -2032,7 +2158,14 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return bad_request("the patched object is not a JSON object");
     }
     std::vector<std::string> warnings;
-    if (!is_apply && !scale) {
+    if (r.custom && !scale) {
+      http::Response failure;
+      auto found = check_custom_fields(r, request, patched, failure);
+      if (!found) {
+        return failure;
+      }
+      warnings = is_apply ? std::vector<std::string>{} : *found;
+    } else if (!is_apply && !scale) {
       http::Response failure;
       std::string mode = request.query_value("fieldValidation", "Warn");
       if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {

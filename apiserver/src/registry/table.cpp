@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "registry/custom_resources.h"
 #include "registry/go_text.h"
 #include "registry/selectors.h"
 
@@ -1655,8 +1656,41 @@ json generic_cells(const std::vector<TableColumn>& columns, const json& obj, con
   return cells;
 }
 
+// A custom resource's cell: its column's JSONPath, typed as the column says (no match, or a
+// value of another JSON type, is a null cell).
+json custom_cell(const TableColumn& col, const json& obj, const Context& c) {
+  json value = eval_column_path(col.json_path, obj);
+  if (value.is_null()) {
+    return nullptr;
+  }
+  if (col.type == "integer") {
+    return value.is_number() ? json(value.get<int64_t>()) : json(nullptr);
+  }
+  if (col.type == "number") {
+    return value.is_number() ? json(value.get<double>()) : json(nullptr);
+  }
+  if (col.type == "boolean") {
+    return value.is_boolean() ? value : json(nullptr);
+  }
+  if (col.type == "date") {
+    if (!value.is_string()) {
+      return nullptr;
+    }
+    auto t = parse_time(value.get<std::string>());
+    return t ? since(*t, c) : std::string("<invalid>");
+  }
+  return value.is_string() ? value.get<std::string>() : go_print(value, false);
+}
+
 json cells_for(const Resource& resource, const std::vector<TableColumn>& columns, const json& obj,
                const Context& c) {
+  if (resource.custom) {
+    json cells = json::array();
+    for (const auto& col : columns) {
+      cells.push_back(col.json_path.empty() ? json(name_of(obj)) : custom_cell(col, obj, c));
+    }
+    return cells;
+  }
   if (const Printer* p = printer_for(resource)) {
     return (*p)(obj, c);
   }
@@ -1665,6 +1699,12 @@ json cells_for(const Resource& resource, const std::vector<TableColumn>& columns
 
 // Our own short words; upstream's descriptions are its field documentation.
 std::string describe(const TableColumn& col) {
+  if (!col.description.empty()) {
+    return col.description;
+  }
+  if (!col.json_path.empty()) {
+    return "The value at " + col.json_path + " (JSONPath).";
+  }
   if (col.format == "name" && col.name == "Name") {
     return "Name of the object.";
   }

@@ -139,7 +139,9 @@ void validate_annotations(const json& annotations, const std::string& path, Erro
   }
 }
 
-void validate_finalizers(const json& finalizers, const std::string& path, Errors& out) {
+// `core`: the core API's rule on top of apimachinery's (a finalizer is standard or has a '/'); the
+// apiextensions server (CRDs and custom resources) validates with apimachinery's alone.
+void validate_finalizers(const json& finalizers, const std::string& path, bool core, Errors& out) {
   if (!finalizers.is_array()) {
     return;
   }
@@ -151,7 +153,8 @@ void validate_finalizers(const json& finalizers, const std::string& path, Errors
       out.push_back(invalid_value(path, name, msg));
     }
     // Core's finalizer rule (text unverified against 1.32).
-    if (problems.empty() && name.find('/') == std::string::npos && !kStandard.count(name)) {
+    if (core && problems.empty() && name.find('/') == std::string::npos &&
+        !kStandard.count(name)) {
       out.push_back(invalid_value(
           path, name, "name is neither a standard finalizer name nor is it fully qualified"));
     }
@@ -193,7 +196,8 @@ void validate_object_meta(const Resource& r, const json& meta, Errors& out) {
   }
   validate_labels(get(meta, "labels"), "metadata.labels", out);
   validate_annotations(get(meta, "annotations"), "metadata.annotations", out);
-  validate_finalizers(get(meta, "finalizers"), "metadata.finalizers", out);
+  validate_finalizers(get(meta, "finalizers"), "metadata.finalizers",
+                     !r.custom && !(r.group == "apiextensions.k8s.io"), out);
 }
 
 void validate_object_meta_update(const json& meta, const json& old_meta, Errors& out) {

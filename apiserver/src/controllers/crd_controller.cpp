@@ -1,0 +1,435 @@
+#include "controllers/crd_controller.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "apiserver/log.h"
+#include "apiserver/version.h"
+#include "registry/custom_resources.h"
+#include "registry/objects.h"
+
+namespace apiserver::controllers {
+namespace {
+
+using nlohmann::json;
+
+constexpr size_t kMaxQueued = 10000;
+constexpr auto kIdleWake = std::chrono::seconds(1);
+const std::string kCrdRoot = registry::kCrdPrefix;
+const std::string kCrdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/";
+
+std::string name_of(const std::string& key) {
+  return key.substr(key.rfind('/') + 1);
+}
+
+json find_condition(const json& crd, const std::string& type) {
+  for (const auto& c : crd.value("/status/conditions"_json_pointer, json::array())) {
+    if (c.is_object() && c.value("type", "") == type) {
+      return c;
+    }
+  }
+  return nullptr;
+}
+
+bool condition_true(const json& crd, const std::string& type) {
+  json c = find_condition(crd, type);
+  return c.is_object() && c.value("status", "") == "True";
+}
+
+// Sets a condition in `status`, keeping its lastTransitionTime unless its status changes (as
+// upstream's SetCRDCondition does).
+void set_condition(json& status, const std::string& type, const std::string& value,
+                   const std::string& reason, const std::string& message) {
+  if (!status.contains("conditions") || !status["conditions"].is_array()) {
+    status["conditions"] = json::array();
+  }
+  json& conditions = status["conditions"];
+  json wanted = {{"type", type},
+                 {"status", value},
+                 {"lastTransitionTime", registry::rfc3339(std::chrono::system_clock::now())},
+                 {"reason", reason},
+                 {"message", message}};
+  for (auto& c : conditions) {
+    if (c.is_object() && c.value("type", "") == type) {
+      if (c.value("status", "") == value && c.contains("lastTransitionTime")) {
+        wanted["lastTransitionTime"] = c["lastTransitionTime"];
+      }
+      c = std::move(wanted);
+      return;
+    }
+  }
+  conditions.push_back(std::move(wanted));
+}
+
+std::string storage_version(const json& crd) {
+  for (const auto& v : crd.value("/spec/versions"_json_pointer, json::array())) {
+    if (v.is_object() && v.value("storage", false)) {
+      return v.value("name", std::string());
+    }
+  }
+  return "";
+}
+
+bool has_finalizer(const json& crd) {
+  for (const auto& f : crd.value("/metadata/finalizers"_json_pointer, json::array())) {
+    if (f == registry::kCrdCleanupFinalizer) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+CrdController::CrdController(std::shared_ptr<registry::Registry> registry,
+                             storage::Storage& storage, Client client)
+    : registry_(std::move(registry)), storage_(storage), client_(std::move(client)) {}
+
+CrdController::~CrdController() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) {
+    thread_.join();
+  }
+  if (watcher_) {
+    watcher_->set_notify(nullptr);
+    watcher_->cancel();
+  }
+}
+
+void CrdController::start() {
+  watch_and_list(true);
+  thread_ = std::thread([this] { run(); });
+}
+
+void CrdController::resync() {
+  {
+    std::lock_guard lock(mu_);
+    relist_ = true;
+    woken_ = true;
+  }
+  cv_.notify_all();
+}
+
+bool CrdController::idle() const {
+  std::lock_guard lock(mu_);
+  return queue_.empty() && !busy_ && !woken_ && !relist_ && terminating_.empty();
+}
+
+void CrdController::enqueue(const std::string& name) {
+  std::lock_guard lock(mu_);
+  if (queue_.size() < kMaxQueued) {
+    queue_.insert(name);
+  }
+}
+
+// Watch first, then list: nothing that happens in between is missed.
+void CrdController::watch_and_list(bool now) {
+  if (watcher_) {
+    watcher_->set_notify(nullptr);
+    watcher_->cancel();
+  }
+  watcher_ = storage_.watch(kCrdRoot, kCrdRoot, false, storage_.current_revision() + 1);
+  if (watcher_) {
+    watcher_->set_notify([this] {
+      {
+        std::lock_guard lock(mu_);
+        woken_ = true;
+      }
+      cv_.notify_all();
+    });
+  }
+  storage::ListResult crds;
+  if (storage_.list(kCrdRoot, "", 0, 0, crds)) {
+    return;
+  }
+  std::set<std::string> names;
+  for (const auto& item : crds.items) {
+    names.insert(name_of(item.key));
+  }
+  for (const auto& [name, rows] : published_) {
+    names.insert(name);  // reconciling a CRD that is gone unpublishes its rows
+  }
+  for (const auto& name : names) {
+    if (now) {
+      reconcile(name);
+    } else {
+      enqueue(name);
+    }
+  }
+}
+
+void CrdController::drain_watch() {
+  if (!watcher_) {
+    return;
+  }
+  store::WatchResponse response;
+  bool lost = false;
+  bool deleted = false;
+  while (watcher_->try_next(response)) {
+    lost = lost || response.canceled;
+    for (const auto& e : response.events) {
+      enqueue(name_of(e.kv.key));
+      deleted = deleted || e.type == store::Event::Type::Delete;
+    }
+  }
+  if (lost || deleted) {
+    // A watch cut off (or a CRD gone, which may free names another CRD waits for): look at all.
+    watch_and_list(false);
+  }
+}
+
+void CrdController::run() {
+  std::unique_lock lock(mu_);
+  while (!stop_) {
+    cv_.wait_for(lock, kIdleWake, [&] { return stop_ || woken_ || !queue_.empty(); });
+    if (stop_) {
+      return;
+    }
+    woken_ = false;
+    busy_ = true;
+    // CRDs whose custom resources are still going are looked at again on every wake.
+    queue_.insert(terminating_.begin(), terminating_.end());
+    bool relist = relist_;
+    relist_ = false;
+    lock.unlock();
+    if (relist) {
+      watch_and_list(false);
+    }
+    drain_watch();
+    lock.lock();
+    while (!queue_.empty() && !stop_) {
+      std::string name = *queue_.begin();
+      queue_.erase(queue_.begin());
+      lock.unlock();
+      reconcile(name);
+      lock.lock();
+    }
+    busy_ = false;
+  }
+}
+
+http::Response CrdController::call(const std::string& method, const std::string& path,
+                                   const json& body) {
+  http::Request request;
+  request.method = method;
+  request.path = path;
+  request.target = path;
+  if (!body.is_null()) {
+    request.body = body.dump();
+    request.headers["Content-Type"] = "application/json";
+  }
+  request.headers["User-Agent"] = "kube-apiserver/" + version_info().git_version + " (sandbox)";
+  request.user = "system:apiserver";
+  request.groups = {"system:masters", "system:authenticated"};
+  http::Response response = client_(request);
+  if (response.status >= 400 && !(method == "DELETE" && response.status == 404)) {
+    log::info(1, "crd controller: " + method + " " + path + ": " + std::to_string(response.status) +
+                     " " + response.body.substr(0, 512));
+  }
+  return response;
+}
+
+void CrdController::publish(const std::string& name, std::vector<registry::Resource> rows) {
+  std::set<Row> now;
+  for (auto& r : rows) {
+    now.insert({r.group, r.version, r.resource});
+    registry_->upsert(std::move(r));
+  }
+  auto it = published_.find(name);
+  if (it != published_.end()) {
+    for (const auto& old : it->second) {
+      if (now.count(old) == 0) {
+        registry_->remove(old.group, old.version, old.resource);
+      }
+    }
+  }
+  if (now.empty()) {
+    published_.erase(name);
+  } else {
+    published_[name] = std::move(now);
+  }
+}
+
+void CrdController::reconcile(const std::string& name) {
+  storage::Object stored;
+  if (auto e = storage_.get(kCrdRoot + name, stored)) {
+    if (e.kind == storage::ErrorKind::NotFound) {
+      publish(name, {});
+      std::lock_guard lock(mu_);
+      terminating_.erase(name);
+    }
+    return;
+  }
+  json crd = json::parse(stored.value, nullptr, false);
+  if (!crd.is_object()) {
+    return;
+  }
+  crd["metadata"]["resourceVersion"] = std::to_string(stored.mod_revision);
+  if (crd["metadata"].contains("deletionTimestamp")) {
+    bool done = !has_finalizer(crd) || finalize(crd);
+    std::lock_guard lock(mu_);
+    if (done) {
+      terminating_.erase(name);
+    } else {
+      terminating_.insert(name);
+    }
+    return;
+  }
+
+  // Naming: the names of the other CRDs of the group, as they were accepted.
+  const registry::CrdNames wanted = registry::names_of(crd);
+  const std::string group = crd.value("/spec/group"_json_pointer, std::string());
+  std::vector<registry::CrdNames> others;
+  storage::ListResult all;
+  if (!storage_.list(kCrdRoot, "", 0, 0, all)) {
+    for (const auto& item : all.items) {
+      if (name_of(item.key) == name) {
+        continue;
+      }
+      json other = json::parse(item.value, nullptr, false);
+      if (!other.is_object() || other.value("/spec/group"_json_pointer, std::string()) != group) {
+        continue;
+      }
+      json accepted = other.value("/status/acceptedNames"_json_pointer, json());
+      if (accepted.is_object() && !accepted.value("plural", std::string()).empty()) {
+        others.push_back(registry::names_of({{"spec", {{"names", accepted}}}}));
+      }
+    }
+  }
+  const std::string conflict = registry::names_conflict(wanted, others);
+  json status = crd.value("status", json::object());
+  if (!status.is_object()) {
+    status = json::object();
+  }
+  bool accepted = conflict.empty();
+  if (accepted) {
+    status["acceptedNames"] = registry::names_json(wanted);
+    set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
+    set_condition(status, "Established", "True", "InitialNamesAccepted",
+                  "the initial names have been accepted");
+  } else {
+    set_condition(status, "NamesAccepted", "False", "NameConflict", conflict);
+    if (!condition_true(crd, "Established")) {
+      set_condition(status, "Established", "False", "NotAccepted", "not all names are accepted");
+    }
+    if (!status.contains("acceptedNames")) {
+      status["acceptedNames"] = {{"plural", ""}, {"kind", ""}};
+    }
+  }
+  std::string stored_version = storage_version(crd);
+  json versions = status.value("storedVersions", json::array());
+  if (!stored_version.empty() &&
+      std::find(versions.begin(), versions.end(), json(stored_version)) == versions.end()) {
+    versions.push_back(stored_version);
+  }
+  status["storedVersions"] = versions;
+  // Served with the names accepted (which stay as they were while a rename conflicts). The rows
+  // go in before the status says Established, so a client that waited for it is served.
+  if (accepted || condition_true(crd, "Established")) {
+    registry::CrdNames served =
+        registry::names_of({{"spec", {{"names", status.value("acceptedNames", json::object())}}}});
+    std::string error;
+    auto rows = registry::rows_for_crd(crd, served, false, error);
+    if (!error.empty()) {
+      log::info(0, "customresourcedefinition " + name + " not served: " + error);
+    }
+    publish(name, std::move(rows));
+  } else {
+    publish(name, {});
+  }
+  if (status != crd.value("status", json())) {
+    json updated = crd;
+    updated["status"] = status;
+    // A conflict means a newer version exists: its watch event brings the CRD back here.
+    call("PUT", kCrdPath + name + "/status", updated);
+  }
+}
+
+bool CrdController::finalize(const json& stored) {
+  json crd = stored;
+  const std::string name = crd["metadata"].value("name", std::string());
+  json status = crd.value("status", json::object());
+  const bool established = condition_true(crd, "Established");
+  json terminating = find_condition(crd, "Terminating");
+  if (!terminating.is_object() || terminating.value("reason", "") != "InstanceDeletionInProgress") {
+    set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
+                  "CustomResource deletion is in progress");
+    json updated = crd;
+    updated["status"] = status;
+    auto response = call("PUT", kCrdPath + name + "/status", updated);
+    if (response.status != 200) {
+      return false;
+    }
+    crd = json::parse(response.body, nullptr, false);
+    if (!crd.is_object()) {
+      return false;
+    }
+    status = crd.value("status", json::object());
+  }
+  json names = crd.value("/status/acceptedNames"_json_pointer, json::object());
+  registry::CrdNames served = registry::names_of({{"spec", {{"names", names}}}});
+  if (established) {
+    // Still served while its objects go, but nothing new may be created.
+    std::string error;
+    auto rows = registry::rows_for_crd(crd, served, true, error);
+    if (rows.empty()) {
+      return false;
+    }
+    const registry::Resource row = rows.front();
+    publish(name, std::move(rows));
+    storage::ListResult items;
+    if (auto e = storage_.list(row.etcd_prefix + "/", "", 0, 0, items)) {
+      return false;
+    }
+    for (const auto& item : items.items) {
+      std::string rest = item.key.substr(row.etcd_prefix.size() + 1);
+      std::string path = "/apis/" + row.group + "/" + row.version + "/";
+      if (row.namespaced) {
+        size_t slash = rest.find('/');
+        path += "namespaces/" + rest.substr(0, slash) + "/" + row.resource + "/" +
+                rest.substr(slash + 1);
+      } else {
+        path += row.resource + "/" + rest;
+      }
+      json current = json::parse(item.value, nullptr, false);
+      if (current.is_object() && current["metadata"].contains("deletionTimestamp")) {
+        continue;  // already going; its finalizers hold it
+      }
+      call("DELETE", path, nullptr);
+    }
+    storage::ListResult left;
+    if (storage_.list(row.etcd_prefix + "/", "", 1, 0, left) || !left.items.empty()) {
+      return false;  // some are held by finalizers: looked at again on the next wake
+    }
+    set_condition(status, "Terminating", "False", "InstanceDeletionCompleted",
+                  "removed all instances");
+  } else {
+    set_condition(status, "Terminating", "False", "NeverEstablished",
+                  "resource was never established");
+  }
+  json updated = crd;
+  updated["status"] = status;
+  auto response = call("PUT", kCrdPath + name + "/status", updated);
+  if (response.status != 200) {
+    return false;
+  }
+  crd = json::parse(response.body, nullptr, false);
+  if (!crd.is_object()) {
+    return false;
+  }
+  json finalizers = json::array();
+  for (const auto& f : crd.value("/metadata/finalizers"_json_pointer, json::array())) {
+    if (f != registry::kCrdCleanupFinalizer) {
+      finalizers.push_back(f);
+    }
+  }
+  crd["metadata"]["finalizers"] = finalizers;
+  response = call("PUT", kCrdPath + name, crd);
+  return response.status == 200;
+}
+
+}  // namespace apiserver::controllers

@@ -1,0 +1,290 @@
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "apiserver/apiserver.h"
+#include "store/store.h"
+
+using nlohmann::json;
+
+namespace {
+
+// An API server over a store, driven through ApiServer::handle with an admin bearer token.
+class Api {
+ public:
+  explicit Api(store::Store& db) {
+    apiserver::ApiServerConfig config;
+    config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    api_ = std::make_unique<apiserver::ApiServer>(db, config);
+    api_->bootstrap();
+    api_->set_ready(true);
+  }
+
+  struct Reply {
+    int status;
+    json body;
+  };
+
+  Reply call(const std::string& method, const std::string& target, const json& body = nullptr,
+             const std::string& type = "application/json") {
+    apiserver::http::Request request;
+    request.method = method;
+    request.target = target;
+    auto q = target.find('?');
+    request.path = target.substr(0, q);
+    if (q != std::string::npos) {
+      request.query = apiserver::http::parse_query(target.substr(q + 1));
+    }
+    request.headers["Authorization"] = "Bearer t0ken";
+    if (!body.is_null()) {
+      request.headers["Content-Type"] = type;
+      request.body = body.dump();
+    }
+    auto response = api_->handle(request);
+    return {response.status, json::parse(response.body, nullptr, false)};
+  }
+
+  // Waits (bounded) until GET `target` answers `status` (the controller works on its own thread).
+  void await_status(const std::string& target, int status) {
+    for (int i = 0; i < 500 && call("GET", target).status != status; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(call("GET", target).status == status);
+  }
+
+  // Waits (bounded) until the CRD's Established condition has status `value`.
+  void await_established(const std::string& crd, const std::string& value = "True") {
+    auto established = [&] {
+      auto got = call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd);
+      for (const auto& c : got.body.value("/status/conditions"_json_pointer, json::array())) {
+        if (c.value("type", "") == "Established") {
+          return c.value("status", "") == value;
+        }
+      }
+      return false;
+    };
+    for (int i = 0; i < 500 && !established(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(established());
+  }
+
+  // Waits (bounded) until the controllers have nothing left to do.
+  void settle() {
+    for (int i = 0; i < 500 && !api_->controllers_idle(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    REQUIRE(api_->controllers_idle());
+  }
+
+ private:
+  std::unique_ptr<apiserver::ApiServer> api_;
+};
+
+std::unique_ptr<store::Store> open_store(const std::string& dir = "") {
+  store::Options options;
+  if (dir.empty()) {
+    options.durability = store::Durability::Ephemeral;
+  } else {
+    options.dir = dir;
+  }
+  auto opened = store::Store::open(options);
+  REQUIRE(opened.is_ok());
+  return std::move(opened).value();
+}
+
+json crd(const std::string& plural = "widgets", const std::string& kind = "Widget") {
+  return {{"apiVersion", "apiextensions.k8s.io/v1"},
+          {"kind", "CustomResourceDefinition"},
+          {"metadata", {{"name", plural + ".example.com"}}},
+          {"spec",
+           {{"group", "example.com"},
+            {"scope", "Namespaced"},
+            {"names", {{"plural", plural}, {"kind", kind}, {"shortNames", {"wd"}}}},
+            {"versions",
+             {{{"name", "v1"},
+               {"served", true},
+               {"storage", true},
+               {"subresources", {{"status", json::object()}}},
+               {"schema",
+                {{"openAPIV3Schema",
+                  {{"type", "object"},
+                   {"properties",
+                    {{"spec",
+                      {{"type", "object"},
+                       {"properties",
+                        {{"size", {{"type", "integer"}, {"maximum", 5}, {"default", 1}}},
+                         {"color", {{"type", "string"}}}}}}},
+                     {"status",
+                      {{"type", "object"},
+                       {"properties", {{"ready", {{"type", "boolean"}}}}}}}}}}}}}}}}}}};
+}
+
+json widget(const std::string& name, const json& spec) {
+  return {{"apiVersion", "example.com/v1"},
+          {"kind", "Widget"},
+          {"metadata", {{"name", name}}},
+          {"spec", spec}};
+}
+
+json condition(const json& object, const std::string& type) {
+  for (const auto& c : object["status"]["conditions"]) {
+    if (c["type"] == type) {
+      return c;
+    }
+  }
+  return nullptr;
+}
+
+const char* const kCrds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const char* const kWidgets = "/apis/example.com/v1/namespaces/default/widgets";
+
+}  // namespace
+
+TEST_CASE("a CRD is accepted, established and served", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  auto created = api.call("POST", kCrds, crd());
+  REQUIRE(created.status == 201);
+  CHECK(created.body["spec"]["names"]["singular"] == "widget");
+  CHECK(created.body["spec"]["names"]["listKind"] == "WidgetList");
+  api.await_established("widgets.example.com");
+  auto got = api.call("GET", std::string(kCrds) + "/widgets.example.com");
+  REQUIRE(got.status == 200);
+  json accepted = condition(got.body, "NamesAccepted");
+  CHECK(accepted["status"] == "True");
+  CHECK(accepted["reason"] == "NoConflicts");
+  CHECK(accepted["message"] == "no conflicts found");
+  json established = condition(got.body, "Established");
+  CHECK(established["status"] == "True");
+  CHECK(established["reason"] == "InitialNamesAccepted");
+  CHECK(established["message"] == "the initial names have been accepted");
+  CHECK(got.body["status"]["acceptedNames"]["shortNames"] == json{"wd"});
+  CHECK(got.body["status"]["storedVersions"] == json{"v1"});
+
+  auto discovery = api.call("GET", "/apis/example.com/v1");
+  REQUIRE(discovery.status == 200);
+  CHECK(discovery.body["resources"][0]["name"] == "widgets");
+
+  SECTION("objects are pruned, defaulted and validated by the schema") {
+    auto made = api.call("POST", std::string(kWidgets) + "?fieldValidation=Strict",
+                         widget("a", {{"color", "red"}}));
+    REQUIRE(made.status == 201);
+    CHECK(made.body["spec"] == json{{"color", "red"}, {"size", 1}});
+    CHECK(made.body["metadata"]["generation"] == 1);
+    auto strict = api.call("POST", std::string(kWidgets) + "?fieldValidation=Strict",
+                           widget("b", {{"shape", "round"}}));
+    CHECK(strict.status == 400);
+    CHECK(strict.body["message"] ==
+          "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: "
+          "unknown field \"spec.shape\"");
+    auto pruned = api.call("POST", kWidgets, widget("b", {{"shape", "round"}}));
+    CHECK(pruned.status == 201);
+    CHECK(pruned.body["spec"] == json{{"size", 1}});
+    auto invalid = api.call("POST", kWidgets, widget("c", {{"size", 9}}));
+    CHECK(invalid.status == 422);
+    CHECK(invalid.body["message"] ==
+          "Widget.example.com \"c\" is invalid: spec.size: Invalid value: 9: spec.size in body "
+          "should be less than or equal to 5");
+    auto smp = api.call("PATCH", std::string(kWidgets) + "/a", json{{"spec", {{"size", 2}}}},
+                        "application/strategic-merge-patch+json");
+    CHECK(smp.status == 415);
+  }
+
+  SECTION("generation counts changes outside metadata; status goes through /status only") {
+    auto made = api.call("POST", kWidgets, widget("a", {{"color", "red"}}));
+    REQUIRE(made.status == 201);
+    auto labelled =
+        api.call("PATCH", std::string(kWidgets) + "/a",
+                 json{{"metadata", {{"labels", {{"x", "y"}}}}}}, "application/merge-patch+json");
+    CHECK(labelled.body["metadata"]["generation"] == 1);
+    auto status_ignored =
+        api.call("PATCH", std::string(kWidgets) + "/a", json{{"status", {{"ready", true}}}},
+                 "application/merge-patch+json");
+    CHECK_FALSE(status_ignored.body.contains("status"));
+    CHECK(status_ignored.body["metadata"]["generation"] == 1);
+    auto status = api.call("PATCH", std::string(kWidgets) + "/a/status",
+                           json{{"status", {{"ready", true}}}}, "application/merge-patch+json");
+    CHECK(status.body["status"]["ready"] == true);
+    CHECK(status.body["metadata"]["generation"] == 1);
+    auto recolored = api.call("PATCH", std::string(kWidgets) + "/a",
+                              json{{"spec", {{"color", "blue"}}}}, "application/merge-patch+json");
+    CHECK(recolored.body["metadata"]["generation"] == 2);
+    CHECK(recolored.body["status"]["ready"] == true);
+  }
+
+  SECTION("deleting the CRD deletes its objects, then the CRD, and the kind goes") {
+    REQUIRE(api.call("POST", kWidgets, widget("a", json::object())).status == 201);
+    REQUIRE(api.call("POST", kWidgets, widget("b", json::object())).status == 201);
+    auto deleted = api.call("DELETE", std::string(kCrds) + "/widgets.example.com");
+    REQUIRE(deleted.status == 200);
+    CHECK(deleted.body["metadata"]["finalizers"] ==
+          json{"customresourcecleanup.apiextensions.k8s.io"});
+    CHECK(condition(deleted.body, "Terminating")["reason"] == "InstanceDeletionPending");
+    api.await_status(std::string(kCrds) + "/widgets.example.com", 404);
+    api.settle();
+    CHECK(api.call("GET", kWidgets).status == 404);
+    CHECK(api.call("GET", "/apis/example.com/v1").status == 404);
+    // Created again, it starts empty.
+    REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+    api.await_established("widgets.example.com");
+    auto list = api.call("GET", kWidgets);
+    REQUIRE(list.status == 200);
+    CHECK(list.body["items"].empty());
+  }
+}
+
+TEST_CASE("a CRD whose names another CRD of its group holds is not served", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+  REQUIRE(api.call("POST", kCrds, crd("gadgets", "Widget")).status == 201);
+  api.await_established("gadgets.example.com", "False");
+  auto got = api.call("GET", std::string(kCrds) + "/gadgets.example.com");
+  json accepted = condition(got.body, "NamesAccepted");
+  CHECK(accepted["status"] == "False");
+  CHECK(accepted["reason"] == "NameConflict");
+  CHECK(accepted["message"] == "\"widget\" is already in use");
+  json established = condition(got.body, "Established");
+  CHECK(established["status"] == "False");
+  CHECK(established["reason"] == "NotAccepted");
+  CHECK(api.call("GET", "/apis/example.com/v1/namespaces/default/gadgets").status == 404);
+}
+
+TEST_CASE("CRD create validation answers 422 with upstream's text", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  json bad = crd();
+  bad["metadata"]["name"] = "things.example.com";
+  auto reply = api.call("POST", kCrds, bad);
+  CHECK(reply.status == 422);
+  CHECK(reply.body["message"] ==
+        "CustomResourceDefinition.apiextensions.k8s.io \"things.example.com\" is invalid: "
+        "metadata.name: Invalid value: \"things.example.com\": must be "
+        "spec.names.plural+\".\"+spec.group");
+}
+
+TEST_CASE("stored CRDs are served again after a restart, before readiness", "[crd][controller]") {
+  char dir_template[] = "/tmp/ks-crd-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  std::string dir = dir_template;
+  {
+    auto db = open_store(dir);
+    Api api(*db);
+    REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+    api.await_established("widgets.example.com");
+    REQUIRE(api.call("POST", kWidgets, widget("kept", json::object())).status == 201);
+  }
+  {
+    auto db = open_store(dir);
+    Api api(*db);  // bootstrap() returns once the rows are back
+    auto got = api.call("GET", std::string(kWidgets) + "/kept");
+    CHECK(got.status == 200);
+    CHECK(got.body["spec"]["size"] == 1);
+  }
+  std::filesystem::remove_all(dir);
+}
