@@ -1,5 +1,6 @@
 #include "console/model/kind_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -88,7 +89,9 @@ std::optional<std::string> KindTable::on_list(json columns, std::vector<ObjectRo
   if (first_listed_ms_ == 0) {
     first_listed_ms_ = now_ms;
   }
-  stale_ = true;
+  relisted_ = true;
+  changed_.clear();
+  changed_keys_.clear();
   return std::nullopt;
 }
 
@@ -105,11 +108,11 @@ ApplyOutcome KindTable::on_event(const std::string& type, const json& object, js
       } else {
         cells_[key] = cells_text(cells);
       }
-      stale_ = true;
+      note_change(std::move(key));
       break;
     case ApplyOutcome::Deleted:
       cells_.erase(key);
-      stale_ = true;
+      note_change(std::move(key));
       break;
     default:
       break;
@@ -126,6 +129,52 @@ KindTable::Cells KindTable::stand_in_cells(const CachedObject& object, int64_t n
     cells.push_back(column.format == "name" ? object.name : std::string());
   }
   return cells;
+}
+
+void KindTable::note_change(ObjectKey key) {
+  if (relisted_ || (!view_namespace_.empty() && key.first != view_namespace_)) {
+    return;
+  }
+  if (changed_keys_.insert(key).second) {
+    changed_.push_back(std::move(key));
+  }
+}
+
+TableRow KindTable::table_row(const CachedObject& object, const Cells* cells,
+                              int64_t now_ms) const {
+  TableRow row;
+  row.namespace_ = object.namespace_;
+  row.name = object.name;
+  row.cells = server_columns_ && cells != nullptr ? *cells : stand_in_cells(object, now_ms);
+  if (const json& labels = field(field(object.object(), "metadata"), "labels");
+      labels.is_object()) {
+    row.labels = labels;
+  }
+  return row;
+}
+
+bool KindTable::apply_changes(int64_t now_ms, size_t max_rows) {
+  if (relisted_ || changed_.size() > std::max(max_rows, view_.row_count() / 4)) {
+    return false;
+  }
+  for (size_t done = 0; done < max_rows && !changed_.empty(); ++done) {
+    const ObjectKey key = std::move(changed_.front());
+    changed_.pop_front();
+    changed_keys_.erase(key);
+    const CachedObject* object = cache_.find(key.first, key.second);
+    if (object == nullptr) {
+      view_.erase_row(key.first, key.second);  // false when it was never shown: nothing to do
+      continue;
+    }
+    const auto cells = cells_.find(key);
+    if (!view_.upsert_row(table_row(*object, cells != cells_.end() ? &cells->second : nullptr,
+                                    now_ms),
+                          created_seconds(*object), now_ms)) {
+      relisted_ = true;  // the view's rows are not in key order: only a rebuild can help
+      return false;
+    }
+  }
+  return true;
 }
 
 void KindTable::rebuild(const std::string& namespace_, int64_t now_ms) {
@@ -149,22 +198,16 @@ void KindTable::rebuild(const std::string& namespace_, int64_t now_ms) {
     while (cells != cells_.end() && less(cells->first, it->first)) {
       ++cells;
     }
-    TableRow row;
-    row.namespace_ = object.namespace_;
-    row.name = object.name;
-    const bool has_cells = server_columns_ && cells != cells_.end() && cells->first == it->first;
-    row.cells = has_cells ? cells->second : stand_in_cells(object, now_ms);
-    if (const json& labels = field(field(object.object(), "metadata"), "labels");
-        labels.is_object()) {
-      row.labels = labels;
-    }
+    const bool has_cells = cells != cells_.end() && cells->first == it->first;
+    rows.push_back(table_row(object, has_cells ? &cells->second : nullptr, now_ms));
     created.push_back(created_seconds(object));
-    rows.push_back(std::move(row));
   }
   const bool namespace_column = namespace_.empty() && resource_.namespaced;
   view_.set_rows(columns_, std::move(rows), created, now_ms, namespace_column);
   view_namespace_ = namespace_;
-  stale_ = false;
+  relisted_ = false;
+  changed_.clear();
+  changed_keys_.clear();
 }
 
 size_t KindTable::count_in(std::string_view namespace_) const {

@@ -104,7 +104,8 @@ uint32_t rank_numbers(const std::vector<double>& keys, std::vector<uint32_t>& ra
 
 // Text: entries carry 16 bytes of their key (after the bytes all keys share) so that most
 // comparisons never read the key buffer, and none do when a key ends within those bytes.
-uint32_t rank_texts(const std::string& text, const std::vector<uint32_t>& ends,
+uint32_t rank_texts(const std::string& text, const std::vector<uint32_t>& starts,
+                    const std::vector<uint32_t>& lengths, const std::vector<uint32_t>& rows,
                     std::vector<uint32_t>& rank) {
   constexpr size_t kHeadBytes = 16;
   struct Keyed {
@@ -113,10 +114,10 @@ uint32_t rank_texts(const std::string& text, const std::vector<uint32_t>& ends,
     uint32_t length;  // after the common bytes
     uint32_t row;
   };
-  std::vector<Keyed> sorted(ends.size());
-  for (uint32_t r = 0; r < ends.size(); ++r) {
-    const uint32_t start = r == 0 ? 0 : ends[r - 1];
-    sorted[r] = {{0, 0}, start, ends[r] - start, r};
+  std::vector<Keyed> sorted(rows.size());
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const uint32_t r = rows[k];
+    sorted[k] = {{0, 0}, starts[r], lengths[r], r};
   }
   auto key = [&](const Keyed& k) { return std::string_view(text).substr(k.offset, k.length); };
   size_t common = sorted.empty() ? 0 : sorted[0].length;
@@ -472,7 +473,7 @@ std::optional<std::string> TableView::set_table(const nlohmann::json& table, int
     }
     rows.push_back(std::move(row));
   }
-  load(std::move(columns), std::move(rows), std::move(keys));
+  load(std::move(columns), std::move(rows), std::move(keys), namespace_column);
   return std::nullopt;
 }
 
@@ -509,7 +510,7 @@ void TableView::set_from_cache(const ResourceCache& cache, int64_t now_ms, bool 
     ages.push_back(created ? *created : kNoKey);
     rows.push_back(std::move(row));
   }
-  load(std::move(columns), std::move(rows), std::move(keys));
+  load(std::move(columns), std::move(rows), std::move(keys), namespace_column);
 }
 
 std::string table_cell_text(const nlohmann::json& cell) {
@@ -553,16 +554,37 @@ void TableView::set_rows(std::vector<TableColumn> columns, std::vector<TableRow>
       }
     }
   }
-  load(std::move(columns), std::move(rows), std::move(keys));
+  load(std::move(columns), std::move(rows), std::move(keys), namespace_column);
 }
 
 void TableView::SortKeys::add_text(std::string_view cell) {
+  const size_t start = text.size();
   append_natural_key(cell, text);
-  text_ends.push_back(static_cast<uint32_t>(text.size()));
+  text_starts.push_back(static_cast<uint32_t>(start));
+  text_lengths.push_back(static_cast<uint32_t>(text.size() - start));
+}
+
+void TableView::SortKeys::set_text(size_t index, std::string_view cell) {
+  unused_text += text_lengths[index];
+  const size_t start = text.size();
+  append_natural_key(cell, text);
+  text_starts[index] = static_cast<uint32_t>(start);
+  text_lengths[index] = static_cast<uint32_t>(text.size() - start);
+  if (unused_text > text.size() / 2) {
+    std::string packed;
+    packed.reserve(text.size() - unused_text);
+    for (size_t r = 0; r < text_starts.size(); ++r) {
+      const std::string_view key = text_key(r);
+      text_starts[r] = static_cast<uint32_t>(packed.size());
+      packed.append(key);
+    }
+    text = std::move(packed);
+    unused_text = 0;
+  }
 }
 
 void TableView::load(std::vector<TableColumn> columns, std::vector<TableRow> rows,
-                     std::vector<SortKeys> keys) {
+                     std::vector<SortKeys> keys, bool namespace_column) {
   std::optional<std::string> sorted_by;
   if (sort_column_) {
     sorted_by = columns_[*sort_column_].name;
@@ -573,7 +595,15 @@ void TableView::load(std::vector<TableColumn> columns, std::vector<TableRow> row
   }
 
   columns_ = std::move(columns);
+  namespace_column_ = namespace_column;
   rows_ = std::move(rows);
+  free_.clear();
+  load_order_.resize(rows_.size());
+  std::iota(load_order_.begin(), load_order_.end(), 0u);
+  key_ordered_ = true;
+  for (uint32_t r = 1; r < rows_.size() && key_ordered_; ++r) {
+    key_ordered_ = key_less(r - 1, r);
+  }
   keys_ = std::move(keys);
   rankings_.assign(columns_.size(), Ranking{});
   lower_names_.clear();
@@ -592,7 +622,9 @@ void TableView::load(std::vector<TableColumn> columns, std::vector<TableRow> row
   }
   selected_row_.reset();
   if (selection) {
-    select(selection->first, selection->second);
+    if (const std::optional<uint32_t> found = find_row(selection->first, selection->second)) {
+      selected_row_ = *found;  // its position is found as the visible rows are rebuilt
+    }
   }
   rebuild_filter();
   rebuild_order();
@@ -600,14 +632,16 @@ void TableView::load(std::vector<TableColumn> columns, std::vector<TableRow> row
 
 const TableView::Ranking& TableView::ranking(size_t column) {
   Ranking& ranking = rankings_[column];
-  if (ranking.rank.size() == rows_.size()) {
+  if (ranking.valid) {
     return ranking;
   }
   ranking.rank.assign(rows_.size(), kMissing);
   const SortKeys& keys = keys_[column];
-  ranking.distinct = columns_[column].kind == ColumnKind::Text
-                         ? rank_texts(keys.text, keys.text_ends, ranking.rank)
-                         : rank_numbers(keys.numbers, ranking.rank);
+  ranking.distinct =
+      columns_[column].kind == ColumnKind::Text
+          ? rank_texts(keys.text, keys.text_starts, keys.text_lengths, load_order_, ranking.rank)
+          : rank_numbers(keys.numbers, ranking.rank);
+  ranking.valid = true;
   return ranking;
 }
 
@@ -626,25 +660,26 @@ void TableView::clear_sort() {
 }
 
 void TableView::rebuild_order() {
-  order_.resize(rows_.size());
   if (!sort_column_) {
-    std::iota(order_.begin(), order_.end(), 0u);
+    order_ = load_order_;
     rebuild_visible();
     return;
   }
   const Ranking& ranking = this->ranking(*sort_column_);
   const bool descending = direction_ == SortDirection::Descending;
-  std::vector<uint64_t> packed(rows_.size());
-  for (uint32_t r = 0; r < rows_.size(); ++r) {
-    uint64_t rank = ranking.rank[r];
+  // (rank, position in load order): equal keys keep load order.
+  std::vector<uint64_t> packed(load_order_.size());
+  for (uint32_t k = 0; k < load_order_.size(); ++k) {
+    uint64_t rank = ranking.rank[load_order_[k]];
     if (descending && rank != kMissing) {
       rank = ranking.distinct - 1 - rank;
     }
-    packed[r] = rank << 32 | r;
+    packed[k] = rank << 32 | k;
   }
   std::sort(packed.begin(), packed.end());
+  order_.resize(packed.size());
   for (size_t k = 0; k < packed.size(); ++k) {
-    order_[k] = static_cast<uint32_t>(packed[k]);
+    order_[k] = load_order_[static_cast<uint32_t>(packed[k])];
   }
   rebuild_visible();
 }
@@ -670,14 +705,20 @@ void TableView::set_filter(std::string_view text) {
   rebuild_visible();
 }
 
+bool TableView::passes_filter(size_t index) const {
+  if (mode_ == FilterMode::Name) {
+    return lower_names_[index].find(lower_filter_) != std::string::npos;
+  }
+  if (mode_ == FilterMode::Labels) {
+    return selector_->matches(rows_[index].labels);
+  }
+  return true;
+}
+
 void TableView::rebuild_filter() {
   passes_.assign(rows_.size(), 1);
-  for (size_t r = 0; r < rows_.size(); ++r) {
-    if (mode_ == FilterMode::Name) {
-      passes_[r] = lower_names_[r].find(lower_filter_) != std::string::npos;
-    } else if (mode_ == FilterMode::Labels) {
-      passes_[r] = selector_->matches(rows_[r].labels);
-    }
+  for (const uint32_t r : load_order_) {
+    passes_[r] = passes_filter(r);
   }
 }
 
@@ -696,18 +737,230 @@ void TableView::rebuild_visible() {
 }
 
 bool TableView::select(std::string_view namespace_, std::string_view name) {
-  const auto it = std::find_if(rows_.begin(), rows_.end(), [&](const TableRow& row) {
-    return row.namespace_ == namespace_ && row.name == name;
-  });
-  if (it == rows_.end()) {
+  const std::optional<uint32_t> found = find_row(namespace_, name);
+  if (!found) {
     return false;
   }
-  selected_row_ = static_cast<size_t>(it - rows_.begin());
-  const auto position = std::find(visible_.begin(), visible_.end(), *selected_row_);
+  selected_row_ = *found;
+  locate_selection();
+  return true;
+}
+
+void TableView::locate_selection() {
   selected_position_.reset();
-  if (position != visible_.end()) {
-    selected_position_ = static_cast<size_t>(position - visible_.begin());
+  if (!selected_row_ || !passes_[*selected_row_]) {
+    return;
   }
+  const auto index = static_cast<uint32_t>(*selected_row_);
+  const size_t at = key_ordered_
+                        ? locate(visible_, index)
+                        : static_cast<size_t>(std::find(visible_.begin(), visible_.end(), index) -
+                                              visible_.begin());
+  if (at < visible_.size()) {
+    selected_position_ = at;
+  }
+}
+
+std::optional<uint32_t> TableView::find_row(std::string_view namespace_,
+                                            std::string_view name) const {
+  const ObjectKeyLess::View wanted{namespace_, name};
+  auto key = [&](uint32_t r) { return ObjectKeyLess::View{rows_[r].namespace_, rows_[r].name}; };
+  if (key_ordered_) {
+    const auto it =
+        std::lower_bound(load_order_.begin(), load_order_.end(), wanted,
+                         [&](uint32_t r, const ObjectKeyLess::View& k) { return key(r) < k; });
+    if (it != load_order_.end() && key(*it) == wanted) {
+      return *it;
+    }
+    return std::nullopt;
+  }
+  const auto it = std::find_if(load_order_.begin(), load_order_.end(),
+                               [&](uint32_t r) { return key(r) == wanted; });
+  return it != load_order_.end() ? std::optional<uint32_t>(*it) : std::nullopt;
+}
+
+bool TableView::key_less(uint32_t a, uint32_t b) const {
+  return ObjectKeyLess::View{rows_[a].namespace_, rows_[a].name} <
+         ObjectKeyLess::View{rows_[b].namespace_, rows_[b].name};
+}
+
+bool TableView::before(uint32_t a, uint32_t b) const {
+  if (sort_column_) {
+    const SortKeys& keys = keys_[*sort_column_];
+    int order = 0;
+    if (columns_[*sort_column_].kind == ColumnKind::Text) {
+      const int c = keys.text_key(a).compare(keys.text_key(b));
+      order = c < 0 ? -1 : (c > 0 ? 1 : 0);
+    } else {
+      const double x = keys.numbers[a];
+      const double y = keys.numbers[b];
+      if (std::isnan(x) != std::isnan(y)) {
+        return std::isnan(y);  // no number or time: last in both directions
+      }
+      if (!std::isnan(x) && x != y) {
+        order = x < y ? -1 : 1;
+      }
+    }
+    if (order != 0) {
+      return direction_ == SortDirection::Descending ? order > 0 : order < 0;
+    }
+  }
+  return key_less(a, b);
+}
+
+size_t TableView::locate(const std::vector<uint32_t>& in, uint32_t index) const {
+  const auto it = std::lower_bound(in.begin(), in.end(), index,
+                                   [&](uint32_t a, uint32_t b) { return before(a, b); });
+  if (it != in.end() && *it == index) {
+    return static_cast<size_t>(it - in.begin());
+  }
+  return static_cast<size_t>(std::find(in.begin(), in.end(), index) - in.begin());
+}
+
+bool TableView::in_place(const std::vector<uint32_t>& in, size_t at) const {
+  return (at == 0 || before(in[at - 1], in[at])) &&
+         (at + 1 == in.size() || before(in[at], in[at + 1]));
+}
+
+void TableView::insert_ordered(std::vector<uint32_t>& in, uint32_t index) const {
+  const auto it = std::lower_bound(in.begin(), in.end(), index,
+                                   [&](uint32_t a, uint32_t b) { return before(a, b); });
+  in.insert(it, index);
+}
+
+void TableView::index_row(size_t index, double created, double now_s) {
+  const TableRow& row = rows_[index];
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    SortKeys& keys = keys_[c];
+    const std::string& cell = row.cells[c];
+    if (columns_[c].kind == ColumnKind::Text) {
+      std::string key;
+      append_natural_key(cell, key);
+      if (keys.text_key(index) != key) {
+        keys.set_text(index, cell);
+        rankings_[c].valid = false;
+      }
+      continue;
+    }
+    double key = kNoKey;
+    if (columns_[c].kind == ColumnKind::Number) {
+      key = number_key_text(cell);
+    } else {
+      const bool exact = is_age_column(columns_[c].name) && !std::isnan(created);
+      key = exact ? created : time_key_text(cell, now_s);
+    }
+    const double old = keys.numbers[index];
+    if (!(old == key || (std::isnan(old) && std::isnan(key)))) {
+      keys.numbers[index] = key;
+      rankings_[c].valid = false;
+    }
+  }
+  lower_names_[index] = lowercase(row.name);
+  passes_[index] = passes_filter(index);
+}
+
+bool TableView::upsert_row(TableRow row, double created, int64_t now_ms) {
+  if (!key_ordered_) {
+    return false;
+  }
+  const size_t first = namespace_column_ ? 1 : 0;
+  row.cells.resize(columns_.size() - first);
+  if (namespace_column_) {
+    row.cells.insert(row.cells.begin(), row.namespace_);
+  }
+  const double now_s = static_cast<double>(now_ms) / 1000.0;
+  if (const std::optional<uint32_t> found = find_row(row.namespace_, row.name)) {
+    // Where it is, found with its old keys; it moves only when its new keys put it elsewhere.
+    const uint32_t index = *found;
+    const size_t at = locate(order_, index);
+    const bool passed = passes_[index] != 0;
+    const size_t shown_at = passed ? locate(visible_, index) : 0;
+    rows_[index] = std::move(row);
+    index_row(index, created, now_s);
+    if (!in_place(order_, at)) {
+      order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(at));
+      insert_ordered(order_, index);
+    }
+    const bool passes = passes_[index] != 0;
+    if (!(passed && passes && in_place(visible_, shown_at))) {
+      if (passed) {
+        visible_.erase(visible_.begin() + static_cast<std::ptrdiff_t>(shown_at));
+      }
+      if (passes) {
+        insert_ordered(visible_, index);
+      }
+    }
+    locate_selection();
+    return true;
+  }
+  uint32_t index = 0;
+  if (!free_.empty()) {
+    index = free_.back();
+    free_.pop_back();
+  } else {
+    index = static_cast<uint32_t>(rows_.size());
+    rows_.emplace_back();
+    lower_names_.emplace_back();
+    passes_.push_back(0);
+    for (size_t c = 0; c < columns_.size(); ++c) {
+      SortKeys& keys = keys_[c];
+      if (columns_[c].kind == ColumnKind::Text) {
+        keys.text_starts.push_back(static_cast<uint32_t>(keys.text.size()));
+        keys.text_lengths.push_back(0);
+      } else {
+        keys.numbers.push_back(kNoKey);
+      }
+    }
+  }
+  rows_[index] = std::move(row);
+  index_row(index, created, now_s);
+  for (Ranking& ranking : rankings_) {
+    ranking.valid = false;  // a new key may fall between two ranks
+  }
+  load_order_.insert(std::lower_bound(load_order_.begin(), load_order_.end(), index,
+                                      [&](uint32_t a, uint32_t b) { return key_less(a, b); }),
+                     index);
+  insert_ordered(order_, index);
+  if (passes_[index] != 0) {
+    insert_ordered(visible_, index);
+  }
+  locate_selection();
+  return true;
+}
+
+bool TableView::erase_row(std::string_view namespace_, std::string_view name) {
+  if (!key_ordered_) {
+    return false;
+  }
+  const std::optional<uint32_t> found = find_row(namespace_, name);
+  if (!found) {
+    return false;
+  }
+  const uint32_t index = *found;
+  order_.erase(order_.begin() + static_cast<std::ptrdiff_t>(locate(order_, index)));
+  if (passes_[index] != 0) {
+    visible_.erase(visible_.begin() + static_cast<std::ptrdiff_t>(locate(visible_, index)));
+  }
+  load_order_.erase(std::lower_bound(load_order_.begin(), load_order_.end(), index,
+                                     [&](uint32_t a, uint32_t b) { return key_less(a, b); }));
+  if (selected_row_ == index) {
+    selected_row_.reset();
+  }
+  // The index is free; its old keys stay out of every ranking's use (it is in no order).
+  rows_[index] = TableRow{};
+  lower_names_[index].clear();
+  passes_[index] = 0;
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    SortKeys& keys = keys_[c];
+    if (columns_[c].kind == ColumnKind::Text) {
+      keys.unused_text += keys.text_lengths[index];
+      keys.text_lengths[index] = 0;
+    } else {
+      keys.numbers[index] = kNoKey;
+    }
+  }
+  free_.push_back(index);
+  locate_selection();
   return true;
 }
 

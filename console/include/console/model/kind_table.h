@@ -4,12 +4,16 @@
 //
 // The objects of every namespace are kept, so switching the namespace selector needs no request:
 // rebuild() loads the view with the rows of one namespace (or all, with a Namespace column first).
-// Rows change often under a busy watch, so the view is not rebuilt per event: on_list() and
-// on_event() only mark the rows stale and the caller rebuilds at most once per frame.
+// A rebuild touches every row (about 0.1 s for 50,000), too slow for a frame, so a watch event
+// does not rebuild: on_event() notes which row changed, and apply_changes() updates those rows
+// of the view one by one in place (TableView::upsert_row, O(log n) each), a bounded number per
+// call, so the caller can spread a burst over frames. Only a LIST, a switch of namespace or a
+// burst that changes a large part of the rows needs rebuild().
 //
 // Example: on_list(columns [Name, Data, Age], rows [default/a, kube-system/b], rv "7") then
 // rebuild("default") -> the view holds one row, a; on_event(ADDED default/c) -> stale() is true;
-// rebuild("default") -> rows a and c; rebuild("") -> Namespace, Name, Data, Age for a, b and c.
+// apply_changes() -> rows a and c, stale() false; rebuild("") -> Namespace, Name, Data, Age for
+// a, b and c.
 //
 // When the server sends plain lists instead of Tables (a server without Table support), the
 // columns are Name and Age.
@@ -17,10 +21,13 @@
 // Pure state, not thread-safe: the UI thread owns it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,11 +65,17 @@ class KindTable {
   int64_t first_listed_ms() const { return first_listed_ms_; }
   const ResourceCache& cache() const { return cache_; }
 
-  // True when the objects changed since the last rebuild() (or none happened yet).
-  bool stale() const { return stale_; }
+  // True when the view does not show the objects as they are: before the first rebuild(), after
+  // a LIST, or while changed rows wait for apply_changes().
+  bool stale() const { return relisted_ || !changed_.empty(); }
   // Loads the view with the rows of `namespace_` ("" for all namespaces). Keeps the view's sort,
   // filter and selection as TableView::set_table() does.
   void rebuild(const std::string& namespace_, int64_t now_ms);
+  // Updates at most `max_rows` of the rows the watch changed since the view was built, oldest
+  // change first, in place (sort, filter and selection kept); the rest wait for the next call.
+  // Returns false and changes nothing when the view needs a rebuild() instead: before the first
+  // one, after a LIST, or when more rows wait than max_rows and a quarter of the view.
+  bool apply_changes(int64_t now_ms, size_t max_rows);
   // The namespace the view was last built for.
   const std::string& view_namespace() const { return view_namespace_; }
   TableView& view() { return view_; }
@@ -82,6 +95,10 @@ class KindTable {
   using Cells = std::vector<std::string>;
   // The cells of an object without a server row: the name (and the age, without a Table).
   Cells stand_in_cells(const CachedObject& object, int64_t now_ms) const;
+  // An object's row for the view; `cells` its server row, or null.
+  TableRow table_row(const CachedObject& object, const Cells* cells, int64_t now_ms) const;
+  // Notes a changed row for apply_changes(), when the view shows its namespace.
+  void note_change(ObjectKey key);
 
   ApiResource resource_;
   ResourceCache cache_;
@@ -91,7 +108,10 @@ class KindTable {
   // rebuild walks both together.
   std::map<ObjectKey, Cells, ObjectKeyLess> cells_;
   int64_t first_listed_ms_ = 0;
-  bool stale_ = true;
+  bool relisted_ = true;  // the view needs a rebuild()
+  // Rows changed since the view was built, oldest first, each once.
+  std::deque<ObjectKey> changed_;
+  std::set<ObjectKey, ObjectKeyLess> changed_keys_;
   std::string view_namespace_;
   TableView view_;
 };

@@ -10,6 +10,13 @@
 // packed 64-bit (rank, load index) keys, with no strings compared and nothing allocated per row.
 // A filter change tests each row once and keeps the verdicts, so a re-sort does not test them.
 //
+// A watch changes a few rows at a time: upsert_row() and erase_row() change one row in place
+// (its keys recomputed, its verdict retested) and move it within the sorted and the visible
+// order by binary search, so a change costs O(log n) comparisons plus moving the 4-byte indices
+// after it when its place changes (none when it stays where it was). They need rows loaded in
+// (namespace, name) order, as KindTable loads them: that order is then the load order, and ties
+// and the unsorted view keep it.
+//
 // Sort order per column kind: numbers numerically; times chronologically (ascending = oldest
 // first, as `kubectl --sort-by=.metadata.creationTimestamp`); text naturally ("pod-2" before
 // "pod-10", letters ignoring case). Cells with no number or time sort last in both directions;
@@ -85,9 +92,19 @@ class TableView {
   // same keeping rules as set_table().
   void set_from_cache(const ResourceCache& cache, int64_t now_ms, bool namespace_column);
 
+  // Adds a row, or replaces the row with the same namespace and name, as set_rows() would load
+  // it (`row.cells` as served, one per served column; `created` as there), keeping the sort,
+  // filter and selection. Returns false and changes nothing when the view's rows were not loaded
+  // in (namespace, name) order.
+  bool upsert_row(TableRow row, double created, int64_t now_ms);
+  // Removes a row; a selected row is unselected. Returns false when there is no such row or the
+  // rows were not loaded in (namespace, name) order.
+  bool erase_row(std::string_view namespace_, std::string_view name);
+
   const std::vector<TableColumn>& columns() const { return columns_; }
-  size_t row_count() const { return rows_.size(); }
-  // `index` < row_count(); rows are in load order.
+  size_t row_count() const { return load_order_.size(); }
+  // A row by its index, as visible_rows() holds them. After a load the indices 0 to
+  // row_count() - 1 are in load order; erase_row() frees an index and upsert_row() reuses it.
   const TableRow& row(size_t index) const { return rows_.at(index); }
 
   // `column` < columns().size(); otherwise ignored.
@@ -104,7 +121,7 @@ class TableView {
   FilterMode filter_mode() const { return mode_; }
 
   // Indices into row() that pass the filter, in sort order: what a virtualized list draws.
-  // Valid until the next load, sort or filter change.
+  // Valid until the next load, sort, filter or row change.
   const std::vector<uint32_t>& visible_rows() const { return visible_; }
 
   // Selection by identity, so it follows the row through sorts, filters and reloads; a reload
@@ -120,27 +137,55 @@ class TableView {
  private:
   // Per column, what its order is computed from, filled while the rows load.
   struct SortKeys {
-    std::vector<double> numbers;      // Number and Time columns: per row; NaN when none
-    std::string text;                 // Text columns: the rows' natural keys, back to back
-    std::vector<uint32_t> text_ends;  // per row: where its key ends in `text`
+    std::vector<double> numbers;  // Number and Time columns: per row; NaN when none
+    std::string text;             // Text columns: the rows' natural keys, back to back
+    std::vector<uint32_t> text_starts;   // per row: where its key starts in `text`
+    std::vector<uint32_t> text_lengths;  // per row: its key's length
+    size_t unused_text = 0;              // bytes of `text` no row's key uses any more
     void add_text(std::string_view cell);
+    // Replaces row `index`'s key (appended; `text` is compacted when half of it is unused).
+    void set_text(size_t index, std::string_view cell);
+    std::string_view text_key(size_t index) const {
+      return std::string_view(text).substr(text_starts[index], text_lengths[index]);
+    }
   };
   // Per column: each row's rank under the column's order (equal keys, equal rank); the largest
-  // uint32_t for cells with no number or time. Empty until first sorted by.
+  // uint32_t for cells with no number or time. Computed when first sorted by, and again after
+  // a row changed.
   struct Ranking {
     std::vector<uint32_t> rank;
     uint32_t distinct = 0;
+    bool valid = false;
   };
 
   void load(std::vector<TableColumn> columns, std::vector<TableRow> rows,
-            std::vector<SortKeys> keys);
+            std::vector<SortKeys> keys, bool namespace_column);
   const Ranking& ranking(size_t column);
   void rebuild_order();
   void rebuild_filter();
   void rebuild_visible();
+  // One row's keys, lowercased name and filter verdict from its cells.
+  void index_row(size_t index, double created, double now_s);
+  bool passes_filter(size_t index) const;
+  // Whether row `a` comes before row `b` in the current order (the sort, then load order).
+  // Only consistent with rebuild_order() when the rows were loaded in (namespace, name) order.
+  bool before(uint32_t a, uint32_t b) const;
+  bool key_less(uint32_t a, uint32_t b) const;
+  // The row with this namespace and name, if any.
+  std::optional<uint32_t> find_row(std::string_view namespace_, std::string_view name) const;
+  // Where row `index` is in `in` (ordered by before()), which holds it.
+  size_t locate(const std::vector<uint32_t>& in, uint32_t index) const;
+  // Whether row `in[at]` is still ordered against its neighbours.
+  bool in_place(const std::vector<uint32_t>& in, size_t at) const;
+  void insert_ordered(std::vector<uint32_t>& in, uint32_t index) const;
+  void locate_selection();
 
   std::vector<TableColumn> columns_;
-  std::vector<TableRow> rows_;
+  bool namespace_column_ = false;
+  std::vector<TableRow> rows_;  // by index; erased rows leave an unused index (in free_)
+  std::vector<uint32_t> free_;
+  std::vector<uint32_t> load_order_;  // every row, in load order
+  bool key_ordered_ = false;          // load order is (namespace, name) order
   std::vector<std::string> lower_names_;
   std::vector<SortKeys> keys_;     // per column
   std::vector<Ranking> rankings_;  // per column
