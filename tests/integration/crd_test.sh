@@ -97,6 +97,14 @@ expect "status through /status" "True h265 2" \
   "$(k get vp transcode-hd -n media -o jsonpath='{.status.conditions[0].status} {.spec.codec} {.metadata.generation}')"
 grep -Eq '^transcode-hd   h265    3          True    [0-9]+s$' <<<"$(k get vp -n media)" || fail "Ready column"
 
+# the scale subresource at the CRD's paths
+expect "scale" "videoprocessor.media.example.com/transcode-hd scaled" \
+  "$(out k scale vp transcode-hd -n media --replicas=4)"
+expect "scaled" "4 3" "$(k get vp transcode-hd -n media -o jsonpath='{.spec.replicas} {.metadata.generation}')"
+expect "Scale" '{"replicas":4} {"replicas":0}' \
+  "$(k get --raw /apis/media.example.com/v1/namespaces/media/videoprocessors/transcode-hd/scale |
+     python3 -c 'import json,sys; s=json.load(sys.stdin); print(json.dumps(s["spec"], separators=(",", ":")), json.dumps(s["status"], separators=(",", ":")))')"
+
 # validation: 422 with the schema's texts; unknown fields refused under kubectl's strict default
 cat >"$tmp/bad.yaml" <<'YAML'
 apiVersion: media.example.com/v1

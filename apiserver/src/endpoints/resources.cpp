@@ -715,6 +715,37 @@ http::Response status_from(const json& status) {
   return json_response(status.value("code", 500), status);
 }
 
+// A CRD's scale paths (".spec.replicas") as JSON pointers ("/spec/replicas").
+json::json_pointer scale_pointer(const std::string& path) {
+  std::string pointer = path;
+  std::replace(pointer.begin(), pointer.end(), '.', '/');
+  return json::json_pointer(pointer.empty() || pointer.front() != '/' ? "/" + pointer : pointer);
+}
+
+// The Scale of a custom resource, read at the paths its CRD's subresources.scale names.
+json custom_scale_of(const registry::CustomResource& custom, const json& meta, const json& object) {
+  auto integer_at = [&](const std::string& path) {
+    json value = registry::eval_column_path(path, object);
+    return value.is_number() ? value.get<int64_t>() : int64_t{0};
+  };
+  json spec = json::object();
+  if (int64_t replicas = integer_at(custom.spec_replicas_path); replicas != 0) {
+    spec["replicas"] = replicas;
+  }
+  json status = {{"replicas", integer_at(custom.status_replicas_path)}};
+  if (!custom.label_selector_path.empty()) {
+    json selector = registry::eval_column_path(custom.label_selector_path, object);
+    if (selector.is_string() && !selector.get<std::string>().empty()) {
+      status["selector"] = selector;
+    }
+  }
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", meta},
+          {"spec", spec},
+          {"status", status}};
+}
+
 // The Scale (autoscaling/v1) of a workload, as its scale subresource shows it.
 json scale_of(const Resource& r, const json& object) {
   const json& m = object.value("metadata", json::object());
@@ -723,6 +754,9 @@ json scale_of(const Resource& r, const json& object) {
     if (m.contains(key)) {
       meta[key] = m[key];
     }
+  }
+  if (r.custom) {
+    return custom_scale_of(*r.custom, meta, object);
   }
   json spec = json::object();
   int64_t replicas = object.value("/spec/replicas"_json_pointer, int64_t{0});
@@ -755,7 +789,7 @@ json scale_of(const Resource& r, const json& object) {
 
 // The workload with the replicas of `scale`; the Scale's resourceVersion becomes the object's
 // precondition.
-json with_scale(const json& current, const json& scale) {
+json with_scale(const Resource& r, const json& current, const json& scale) {
   json updated = current;
   int64_t replicas = 0;
   if (const json* r =
@@ -765,7 +799,11 @@ json with_scale(const json& current, const json& scale) {
       r != nullptr && r->is_number_integer()) {
     replicas = r->get<int64_t>();
   }
-  updated["spec"]["replicas"] = replicas;
+  if (r.custom) {
+    updated[scale_pointer(r.custom->spec_replicas_path)] = replicas;
+  } else {
+    updated["spec"]["replicas"] = replicas;
+  }
   std::string rv = scale.value("/metadata/resourceVersion"_json_pointer, std::string());
   if (!rv.empty()) {
     updated["metadata"]["resourceVersion"] = rv;
@@ -2198,7 +2236,7 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
         return bad_request("the name of the object (" + scale_name +
                            ") does not match the name on the URL (" + info.name + ")");
       }
-      json scaled = with_scale(current, patched);
+      json scaled = with_scale(r, current, patched);
       if (is_apply) {
         scaled["metadata"]["managedFields"] =
             parent_managed_fields(current, patched, r.group_version());
@@ -2248,7 +2286,7 @@ http::Response ResourceHandler::scale(const Resource& r, const RequestInfo& info
                        ") does not match the name on the URL (" + info.name + ")");
   }
   http::Response response =
-      update_object(r, info, request, with_scale(current, body), stored, {}, false);
+      update_object(r, info, request, with_scale(r, current, body), stored, {}, false);
   if (response.status == 200) {
     json updated = json::parse(response.body, nullptr, false);
     if (updated.is_object()) {

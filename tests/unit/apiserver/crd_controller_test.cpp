@@ -288,3 +288,74 @@ TEST_CASE("stored CRDs are served again after a restart, before readiness", "[cr
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("a CRD waits for custom resources held by finalizers, refusing new ones meanwhile",
+          "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+  json held = widget("held", json::object());
+  held["metadata"]["finalizers"] = {"example.com/hold"};
+  REQUIRE(api.call("POST", kWidgets, held).status == 201);
+  REQUIRE(api.call("DELETE", std::string(kCrds) + "/widgets.example.com").status == 200);
+  // The controller marks the held object and waits; the CRD stays, Terminating.
+  for (int i = 0; i < 500; ++i) {
+    auto got = api.call("GET", std::string(kWidgets) + "/held");
+    if (got.body["metadata"].contains("deletionTimestamp")) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  auto crd_now = api.call("GET", std::string(kCrds) + "/widgets.example.com");
+  REQUIRE(crd_now.status == 200);
+  json terminating = condition(crd_now.body, "Terminating");
+  CHECK(terminating["status"] == "True");
+  CHECK(terminating["reason"] == "InstanceDeletionInProgress");
+  CHECK(terminating["message"] == "CustomResource deletion is in progress");
+  auto refused = api.call("POST", kWidgets, widget("late", json::object()));
+  CHECK(refused.status == 405);
+  CHECK(refused.body["reason"] == "MethodNotAllowed");
+  CHECK(refused.body["message"] ==
+        "create not allowed while custom resource definition is terminating");
+  // Releasing the object lets the CRD go.
+  REQUIRE(api.call("PATCH", std::string(kWidgets) + "/held",
+                   json{{"metadata", {{"finalizers", nullptr}}}}, "application/merge-patch+json")
+              .status == 200);
+  api.await_status(std::string(kCrds) + "/widgets.example.com", 404);
+  api.await_status("/apis/example.com/v1", 404);
+}
+
+TEST_CASE("a custom resource's scale subresource reads and writes the CRD's paths",
+          "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  json definition = crd();
+  json& version = definition["spec"]["versions"][0];
+  version["subresources"]["scale"] = {{"specReplicasPath", ".spec.size"},
+                                      {"statusReplicasPath", ".status.count"},
+                                      {"labelSelectorPath", ".status.selector"}};
+  version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["count"] = {
+      {"type", "integer"}};
+  version["schema"]["openAPIV3Schema"]["properties"]["status"]["properties"]["selector"] = {
+      {"type", "string"}};
+  REQUIRE(api.call("POST", kCrds, definition).status == 201);
+  api.await_established("widgets.example.com");
+  REQUIRE(api.call("POST", kWidgets, widget("w", {{"size", 2}})).status == 201);
+  REQUIRE(api.call("PATCH", std::string(kWidgets) + "/w/status",
+                   json{{"status", {{"count", 2}, {"selector", "app=w"}}}},
+                   "application/merge-patch+json")
+              .status == 200);
+  auto scale = api.call("GET", std::string(kWidgets) + "/w/scale");
+  REQUIRE(scale.status == 200);
+  CHECK(scale.body["kind"] == "Scale");
+  CHECK(scale.body["spec"] == json{{"replicas", 2}});
+  CHECK(scale.body["status"] == json{{"replicas", 2}, {"selector", "app=w"}});
+  auto scaled = api.call("PATCH", std::string(kWidgets) + "/w/scale",
+                         json{{"spec", {{"replicas", 4}}}}, "application/merge-patch+json");
+  REQUIRE(scaled.status == 200);
+  CHECK(scaled.body["spec"]["replicas"] == 4);
+  auto got = api.call("GET", std::string(kWidgets) + "/w");
+  CHECK(got.body["spec"]["size"] == 4);
+  CHECK(got.body["metadata"]["generation"] == 2);
+}
