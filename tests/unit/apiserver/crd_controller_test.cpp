@@ -26,10 +26,11 @@ class Api {
   struct Reply {
     int status;
     json body;
+    std::string etag;
   };
 
   Reply call(const std::string& method, const std::string& target, const json& body = nullptr,
-             const std::string& type = "application/json") {
+             const std::string& type = "application/json", const std::string& accept = "") {
     apiserver::http::Request request;
     request.method = method;
     request.target = target;
@@ -39,12 +40,21 @@ class Api {
       request.query = apiserver::http::parse_query(target.substr(q + 1));
     }
     request.headers["Authorization"] = "Bearer t0ken";
+    if (!accept.empty()) {
+      request.headers["Accept"] = accept;
+    }
     if (!body.is_null()) {
       request.headers["Content-Type"] = type;
       request.body = body.dump();
     }
     auto response = api_->handle(request);
-    return {response.status, json::parse(response.body, nullptr, false)};
+    std::string etag;
+    for (const auto& [name, value] : response.headers) {
+      if (name == "ETag") {
+        etag = value;
+      }
+    }
+    return {response.status, json::parse(response.body, nullptr, false), etag};
   }
 
   // Waits (bounded) until GET `target` answers `status` (the controller works on its own thread).
@@ -358,4 +368,37 @@ TEST_CASE("a custom resource's scale subresource reads and writes the CRD's path
   auto got = api.call("GET", std::string(kWidgets) + "/w");
   CHECK(got.body["spec"]["size"] == 4);
   CHECK(got.body["metadata"]["generation"] == 2);
+}
+
+TEST_CASE("discovery and OpenAPI follow CRDs", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  const std::string aggregated =
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+  auto before = api.call("GET", "/apis", nullptr, "application/json", aggregated);
+  REQUIRE(before.status == 200);
+  REQUIRE_FALSE(before.etag.empty());
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+  auto after = api.call("GET", "/apis", nullptr, "application/json", aggregated);
+  REQUIRE(after.status == 200);
+  CHECK(after.etag != before.etag);
+  json group;
+  for (const auto& g : after.body["items"]) {
+    if (g["metadata"]["name"] == "example.com") {
+      group = g;
+    }
+  }
+  REQUIRE(group.is_object());
+  const json& resource = group["versions"][0]["resources"][0];
+  CHECK(resource["resource"] == "widgets");
+  CHECK(resource["shortNames"] == json{"wd"});
+  CHECK(resource["responseKind"]["kind"] == "Widget");
+
+  auto openapi = api.call("GET", "/openapi/v3/apis/example.com/v1");
+  REQUIRE(openapi.status == 200);
+  const json& schema = openapi.body["components"]["schemas"]["com.example.v1.Widget"];
+  CHECK(schema["properties"]["spec"]["properties"]["size"]["maximum"] == 5);
+  CHECK(schema["properties"]["metadata"].dump().find("ObjectMeta") != std::string::npos);
+  CHECK(schema["x-kubernetes-group-version-kind"][0]["kind"] == "Widget");
 }
