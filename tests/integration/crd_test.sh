@@ -141,6 +141,9 @@ YAML
 expect "server-side apply" "videoprocessor.media.example.com/applied serverside-applied" \
   "$(out k apply --server-side -f "$tmp/ssa.yaml")"
 expect "server-side applied" "av1 5" "$(k get vp applied -n media -o jsonpath='{.spec.codec} {.spec.replicas}')"
+sed 's/replicas: 5}/replicas: 5, foo: 1}/' "$tmp/ssa.yaml" >"$tmp/ssa-unknown.yaml"
+expect "server-side apply is strict" 'Error from server: failed to create typed patch object (media/applied; media.example.com/v1, Kind=VideoProcessor): .spec.foo: field not declared in schema' \
+  "$(out k apply --server-side -f "$tmp/ssa-unknown.yaml")"
 
 # the watch saw the changes
 sleep 1

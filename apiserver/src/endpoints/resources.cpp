@@ -305,6 +305,33 @@ std::optional<http::Response> rejected_apply_config(const registry::FieldValidat
                              {"code", 500}});
 }
 
+// The same for custom resources: what the CRD's schema does not declare fails the apply.
+std::optional<http::Response> rejected_custom_apply_config(const Resource& r, const json& config) {
+  if (!r.custom->structural) {
+    return std::nullopt;
+  }
+  json pruned = config;
+  std::vector<std::string> errors;
+  for (const auto& path : r.custom->structural->prune(pruned)) {
+    errors.push_back("." + path + ": field not declared in schema");
+  }
+  if (errors.empty()) {
+    return std::nullopt;
+  }
+  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
+  std::string name = config.value("/metadata/name"_json_pointer, std::string());
+  std::string message =
+      "failed to create typed patch object (" + ns + "/" + name + "; " + r.group_version() +
+      ", Kind=" + r.kind + "): " +
+      (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
+  return json_response(500, {{"kind", "Status"},
+                             {"apiVersion", "v1"},
+                             {"metadata", json::object()},
+                             {"status", "Failure"},
+                             {"message", message},
+                             {"code", 500}});
+}
+
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(json object) {
   if (object.contains("metadata") && object["metadata"].is_object()) {
@@ -2074,7 +2101,7 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return bad_request("error decoding YAML: the apply patch is not an object");
     }
     if (auto rejected = r.custom && !scale
-                            ? std::nullopt
+                            ? rejected_custom_apply_config(r, body)
                             : rejected_apply_config(*field_validator_, scale, r, body)) {
       return *rejected;
     }
