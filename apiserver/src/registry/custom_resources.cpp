@@ -185,6 +185,11 @@ void eval_steps(const std::vector<Step>& steps, size_t at, const json& value,
   }
 }
 
+const char* const kDns1035Message =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
 bool is_dns1123_label(const std::string& s) {
   if (s.empty() || s.size() > 63 || !std::isalnum(static_cast<unsigned char>(s.front())) ||
       !std::isalnum(static_cast<unsigned char>(s.back()))) {
@@ -251,11 +256,7 @@ std::vector<FieldError> validate_crd(const json& crd) {
       out.push_back(required_value(path + ".name", ""));
     } else if (!is_dns1123_label(version) ||
                std::isalpha(static_cast<unsigned char>(version.front())) == 0) {
-      out.push_back(invalid_value(path + ".name", version,
-                                  "a DNS-1035 label must consist of lower case alphanumeric "
-                                  "characters or '-', start with an alphabetic character, and end "
-                                  "with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
-                                  "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')"));
+      out.push_back(invalid_value(path + ".name", version, kDns1035Message));
     }
     if (v.is_object() && v.value("storage", false)) {
       ++storage;
@@ -282,15 +283,13 @@ std::vector<FieldError> validate_crd(const json& crd) {
   const std::string kind = text_at(crd, "/spec/names/kind");
   if (plural.empty()) {
     out.push_back(required_value("spec.names.plural", ""));
-  } else if (!is_dns1123_label(plural)) {
-    out.push_back(invalid_value(
-        "spec.names.plural", plural,
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', "
-        "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', "
-        "regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
   }
   if (kind.empty()) {
     out.push_back(required_value("spec.names.kind", ""));
+  }
+  if (!plural.empty() && (!is_dns1123_label(plural) ||
+                          std::isalpha(static_cast<unsigned char>(plural.front())) == 0)) {
+    out.push_back(invalid_value("spec.names.plural", plural, kDns1035Message));
   }
   return out;
 }

@@ -59,6 +59,8 @@ void default_crd(nlohmann::json& crd);
 // The 422 causes of creating or updating a CRD, for what users commonly get wrong: metadata.name
 // must be <plural>.<group>, group a domain with a dot, plural/kind required, scope Cluster or
 // Namespaced, versions present with exactly one storage version, a schema for each version.
+// Upstream prints spec.versions' value as Go structs with pointer addresses; here it is shortened
+// to `[]apiextensions.CustomResourceDefinitionVersion{...}`.
 std::vector<FieldError> validate_crd(const nlohmann::json& crd);
 
 // The names a CRD asks for (spec.names), all lower-case but kind and listKind.

@@ -64,6 +64,7 @@ TEST_CASE("CRD validation names what users get wrong, with upstream's texts", "[
       {"/spec/scope", "Global",
        "spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""},
       {"/spec/names/kind", "", "spec.names.kind: Required value"},
+      {"/spec/names/plural", "", "spec.names.plural: Required value"},
       {"/spec/versions/0/storage", false,
        "spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{...}: must "
        "have exactly one version marked as storage version"},
