@@ -562,10 +562,31 @@ std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
     return std::nullopt;
   }
   std::vector<std::string> problems;
-  if (r.custom->structural) {
-    for (const auto& path : r.custom->structural->prune(object)) {
-      problems.push_back("unknown field \"" + path + "\"");
+  // metadata is an ObjectMeta, typed as for any kind: what it does not have is dropped.
+  static const std::set<std::string> kObjectMeta = {
+      "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+      "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+      "annotations", "ownerReferences", "finalizers", "managedFields"};
+  std::vector<std::string> unknown;
+  if (object.contains("metadata") && object["metadata"].is_object()) {
+    json& meta = object["metadata"];
+    for (auto it = meta.begin(); it != meta.end();) {
+      if (kObjectMeta.count(it.key()) == 0) {
+        unknown.push_back("metadata." + it.key());
+        it = meta.erase(it);
+      } else {
+        ++it;
+      }
     }
+  }
+  if (r.custom->structural) {
+    for (auto& path : r.custom->structural->prune(object)) {
+      unknown.push_back(std::move(path));
+    }
+  }
+  std::sort(unknown.begin(), unknown.end());
+  for (const auto& path : unknown) {
+    problems.push_back("unknown field \"" + path + "\"");
   }
   if (mode == "Ignore" || problems.empty()) {
     return std::vector<std::string>{};

@@ -402,3 +402,21 @@ TEST_CASE("discovery and OpenAPI follow CRDs", "[crd][controller]") {
   CHECK(schema["properties"]["metadata"].dump().find("ObjectMeta") != std::string::npos);
   CHECK(schema["x-kubernetes-group-version-kind"][0]["kind"] == "Widget");
 }
+
+TEST_CASE("unknown metadata fields of a custom resource are unknown fields too",
+          "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+  json body = widget("m", {{"colour", "red"}});
+  body["metadata"]["nmae"] = "typo";
+  auto strict = api.call("POST", std::string(kWidgets) + "?fieldValidation=Strict", body);
+  CHECK(strict.status == 400);
+  CHECK(strict.body["message"] ==
+        "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: unknown "
+        "field \"metadata.nmae\", unknown field \"spec.colour\"");
+  auto ignored = api.call("POST", std::string(kWidgets) + "?fieldValidation=Ignore", body);
+  REQUIRE(ignored.status == 201);
+  CHECK_FALSE(ignored.body["metadata"].contains("nmae"));
+}
