@@ -420,3 +420,46 @@ TEST_CASE("unknown metadata fields of a custom resource are unknown fields too",
   REQUIRE(ignored.status == 201);
   CHECK_FALSE(ignored.body["metadata"].contains("nmae"));
 }
+
+TEST_CASE("a cluster-scoped CRD serves its kind without namespaces and cleans up on delete",
+          "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  json definition = crd();
+  definition["spec"]["scope"] = "Cluster";
+  REQUIRE(api.call("POST", kCrds, definition).status == 201);
+  api.await_established("widgets.example.com");
+  const std::string widgets = "/apis/example.com/v1/widgets";
+  auto made = api.call("POST", widgets, widget("global", json::object()));
+  REQUIRE(made.status == 201);
+  CHECK_FALSE(made.body["metadata"].contains("namespace"));
+  CHECK(api.call("GET", kWidgets).status == 404);
+  REQUIRE(api.call("DELETE", std::string(kCrds) + "/widgets.example.com").status == 200);
+  api.await_status(std::string(kCrds) + "/widgets.example.com", 404);
+  store::RangeRequest probe;
+  probe.key = "/registry/example.com/widgets/";
+  probe.range_end = "/registry/example.com/widgets0";
+  probe.count_only = true;
+  auto left = db->range(probe);
+  REQUIRE(left.is_ok());
+  CHECK(left->count == 0);
+}
+
+TEST_CASE("a version no longer served loses its row", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  json definition = crd();
+  json beta = definition["spec"]["versions"][0];
+  beta["name"] = "v1beta1";
+  beta["storage"] = false;
+  definition["spec"]["versions"].push_back(beta);
+  auto created = api.call("POST", kCrds, definition);
+  REQUIRE(created.status == 201);
+  api.await_established("widgets.example.com");
+  api.await_status("/apis/example.com/v1beta1/widgets", 200);
+  json updated = api.call("GET", std::string(kCrds) + "/widgets.example.com").body;
+  updated["spec"]["versions"][1]["served"] = false;
+  REQUIRE(api.call("PUT", std::string(kCrds) + "/widgets.example.com", updated).status == 200);
+  api.await_status("/apis/example.com/v1beta1/widgets", 404);
+  CHECK(api.call("GET", "/apis/example.com/v1/widgets").status == 200);
+}
