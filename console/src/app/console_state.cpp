@@ -17,6 +17,7 @@ using json = nlohmann::json;
 constexpr const char* kDiscoveryAccept =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 constexpr const char* kNamespacesKey = "core/namespaces";
+constexpr const char* kCrdsKey = "apiextensions.k8s.io/customresourcedefinitions";
 constexpr size_t kDumpedNames = 2000;
 constexpr size_t kDumpedEvents = 1000;
 // Rows a frame updates in place for watch events (tens of microseconds each at 50,000 rows); a
@@ -41,6 +42,26 @@ model::ApiResource namespaces_resource() {
   r.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
   r.short_names = {"ns"};
   return r;
+}
+
+// The CustomResourceDefinitions, watched so that kinds appear in the tree once their CRD is
+// established and leave it when the CRD goes.
+model::ApiResource crds_resource() {
+  model::ApiResource r;
+  r.group = "apiextensions.k8s.io";
+  r.version = "v1";
+  r.resource = "customresourcedefinitions";
+  r.kind = "CustomResourceDefinition";
+  r.singular = "customresourcedefinition";
+  r.namespaced = false;
+  r.verbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
+  r.short_names = {"crd", "crds"};
+  return r;
+}
+
+// Kinds the console itself follows from start to end: never closed to make room for others.
+bool always_open(const std::string& key) {
+  return key == kNamespacesKey || key == kCrdsKey;
 }
 
 std::string describe(const ObjectRef& ref) {
@@ -175,6 +196,18 @@ void ConsoleState::start(int64_t now_ms) {
   send(Purpose::Version, version);
   refresh_discovery();
   open_kind(namespaces_resource());
+  open_kind(crds_resource());
+}
+
+void ConsoleState::rediscover() {
+  for (const auto& [id, purpose] : pending_) {
+    if (purpose == Purpose::DiscoveryCore || purpose == Purpose::DiscoveryGroups) {
+      rediscover_ = true;  // once the discovery in flight is in: it may predate the change
+      return;
+    }
+  }
+  rediscover_ = false;
+  refresh_discovery();
 }
 
 void ConsoleState::refresh_discovery() {
@@ -239,9 +272,9 @@ void ConsoleState::open_kind(const model::ApiResource& resource) {
   }
   size_t watched = 0;
   for (const auto& [k, kind] : kinds_) {
-    watched += k != kNamespacesKey ? 1 : 0;
+    watched += always_open(k) ? 0 : 1;
   }
-  if (key != kNamespacesKey && watched >= kMaxOpenKinds) {
+  if (!always_open(key) && watched >= kMaxOpenKinds) {
     close_least_recent();
   }
   OpenKind& kind = kinds_.emplace(key, OpenKind(resource)).first->second;
@@ -256,7 +289,7 @@ void ConsoleState::open_kind(const model::ApiResource& resource) {
 void ConsoleState::close_least_recent() {
   auto victim = kinds_.end();
   for (auto it = kinds_.begin(); it != kinds_.end(); ++it) {
-    if (it->first == kNamespacesKey || it->first == current_key_ ||
+    if (always_open(it->first) || it->first == current_key_ ||
         (editor_target_ && editor_target_->kind_key == it->first)) {
       continue;
     }
@@ -684,6 +717,7 @@ void ConsoleState::on_message(client::StreamMessage& message) {
     return;  // from a stream closed since
   }
   const bool is_namespaces = message.key == kNamespacesKey;
+  const bool is_crds = message.key == kCrdsKey;
   switch (message.type) {
     case client::StreamMessage::Type::Listed: {
       std::vector<model::ObjectRow> rows;
@@ -701,6 +735,9 @@ void ConsoleState::on_message(client::StreamMessage& message) {
       last_change_ms_ = now_ms_;
       if (is_namespaces) {
         refresh_namespaces();
+      }
+      if (is_crds) {
+        rediscover();
       }
       return;
     }
@@ -735,6 +772,11 @@ void ConsoleState::on_message(client::StreamMessage& message) {
           (outcome == model::ApplyOutcome::Added || outcome == model::ApplyOutcome::Modified ||
            outcome == model::ApplyOutcome::Deleted)) {
         refresh_namespaces();
+      }
+      if (is_crds &&
+          (outcome == model::ApplyOutcome::Added || outcome == model::ApplyOutcome::Modified ||
+           outcome == model::ApplyOutcome::Deleted)) {
+        rediscover();  // a CRD established, changed or gone: its kinds come and go
       }
       return;
     }
@@ -804,6 +846,10 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
           std::move(document);
       if (discovery_core_ && discovery_groups_) {
         on_discovery();
+        if (rediscover_) {
+          rediscover_ = false;  // a CRD changed while this pair was in flight
+          refresh_discovery();
+        }
       }
       return;
     }

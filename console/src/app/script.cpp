@@ -34,7 +34,7 @@ constexpr Arity kCommands[] = {
     {"screenshot", 1, 1},   {"dump-state", 0, 1},  {"quit", 0, 0},
     {"favourite", 2, 2},    {"pane", 2, 2},        {"select-event", 3, 3},
     {"new", 0, 0},          {"duplicate", 0, 0},   {"create", 0, 0},
-    {"replace", 0, 0},
+    {"replace", 0, 0},      {"wait-kind", 1, 1},   {"wait-no-kind", 1, 1},
     {"scroll", 2, 2},
 };
 
@@ -363,6 +363,18 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
         static_cast<size_t>(it - columns.begin()),
         descending ? model::SortDirection::Descending : model::SortDirection::Ascending);
     return Outcome::Next;
+  }
+  if (name == "wait-kind" || name == "wait-no-kind") {
+    const bool wanted = name == "wait-kind";
+    if (!state.discovered()) {
+      return pending("discovery has not arrived");
+    }
+    const bool listed = state.find_kind(args[0]) != nullptr;
+    if (listed == wanted) {
+      return Outcome::Next;
+    }
+    return pending(std::string("discovery ") + (listed ? "still lists" : "lists no") +
+                   " kind named \"" + args[0] + "\"");
   }
   if (name == "wait-rows") {
     std::string_view text = args[0];

@@ -57,7 +57,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("start asks for the version and discovery and watches namespaces",
+TEST_CASE("start asks for the version and discovery and watches namespaces and CRDs",
           "[console][app][state]") {
   FakeSession session;
   ConsoleState state(session);
@@ -67,10 +67,12 @@ TEST_CASE("start asks for the version and discovery and watches namespaces",
   CHECK(session.requests[1].second.target == "/api");
   CHECK(session.requests[1].second.accept == kDiscoveryAccept);
   CHECK(session.requests[2].second.target == "/apis");
-  REQUIRE(session.watched.size() == 1);
+  REQUIRE(session.watched.size() == 2);
   CHECK(session.watched[0].key == "core/namespaces");
   CHECK(session.watched[0].path == "/api/v1/namespaces");
   CHECK(session.watched[0].table);
+  CHECK(session.watched[1].key == "apiextensions.k8s.io/customresourcedefinitions");
+  CHECK(session.watched[1].path == "/apis/apiextensions.k8s.io/v1/customresourcedefinitions");
   CHECK(state.connection() == ConnectionState::Connecting);
   CHECK_FALSE(state.discovered());
 }
@@ -100,9 +102,9 @@ TEST_CASE("discovery fills the tree and kinds are found by any of their names",
 TEST_CASE("selecting a kind opens its stream and shows its rows in the chosen namespace",
           "[console][app][state]") {
   Fixture f;
-  REQUIRE(f.session.watched.size() == 2);
-  CHECK(f.session.watched[1].key == "core/configmaps");
-  CHECK(f.session.watched[1].path == "/api/v1/configmaps");
+  REQUIRE(f.session.watched.size() == 3);
+  CHECK(f.session.watched[2].key == "core/configmaps");
+  CHECK(f.session.watched[2].path == "/api/v1/configmaps");
   CHECK(f.visible() == std::vector<std::string>{"default/cm1", "default/cm2", "team/conf"});
   CHECK(f.state.current()->table.view().columns()[0].name == "Namespace");
   CHECK(f.state.namespaces().names() == std::vector<std::string>{"default", "team"});
@@ -307,7 +309,60 @@ TEST_CASE("at most kMaxOpenKinds kinds are watched: the least recently shown clo
     REQUIRE(state.select_kind("", "kind" + std::to_string(i) + "s"));
   }
   CHECK(session.unwatched == std::vector<std::string>{"core/kind0s"});
-  CHECK(state.open_kinds().size() == ConsoleState::kMaxOpenKinds + 1);  // + namespaces
+  CHECK(state.open_kinds().size() == ConsoleState::kMaxOpenKinds + 2);  // + namespaces, CRDs
+}
+
+TEST_CASE("a CRD that comes or goes makes the tree discover again, one request pair at a time",
+          "[console][app][state]") {
+  Fixture f;
+  const std::string crds = "apiextensions.k8s.io/customresourcedefinitions";
+  auto crd = [](const std::string& rv) {
+    return json{{"apiVersion", "apiextensions.k8s.io/v1"},
+                {"kind", "CustomResourceDefinition"},
+                {"metadata", {{"name", "widgets.example.com"}, {"resourceVersion", rv}}}};
+  };
+  auto discoveries = [&] {
+    size_t n = 0;
+    for (const auto& [id, request] : f.session.requests) {
+      n += request.target == "/apis" ? 1 : 0;
+    }
+    return n;
+  };
+  auto answer_discovery = [&](bool with_widgets) {
+    json groups = console::testing::apps_discovery();
+    if (with_widgets) {
+      groups["items"].push_back(console::testing::discovery_document(
+          "example.com", {console::testing::discovery_resource("widgets", "Widget", true)})["items"][0]);
+    }
+    f.session.reply(f.session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
+    f.session.reply(f.session.find("GET", "/apis"), 200, groups.dump());
+    f.state.update(kNowMs);
+  };
+  REQUIRE(f.state.find_kind("widgets") == nullptr);
+  f.session.listed(crds, nullptr, {}, "20");
+  f.state.update(kNowMs);
+  REQUIRE(discoveries() == 2);  // the list may hold CRDs established after the first discovery
+  answer_discovery(false);
+
+  // Two changes while a discovery is in flight: one more pair once it is in, not two.
+  f.session.event(crds, "ADDED", crd("21"));
+  f.state.update(kNowMs);
+  REQUIRE(discoveries() == 3);
+  f.session.event(crds, "MODIFIED", crd("22"));
+  f.state.update(kNowMs);
+  CHECK(discoveries() == 3);
+  answer_discovery(false);
+  CHECK(discoveries() == 4);
+  answer_discovery(true);
+  CHECK(discoveries() == 4);
+  REQUIRE(f.state.find_kind("widgets") != nullptr);
+  CHECK(f.state.find_kind("widgets")->key() == "example.com/widgets");
+
+  f.session.event(crds, "DELETED", crd("23"));
+  f.state.update(kNowMs);
+  REQUIRE(discoveries() == 5);
+  answer_discovery(false);
+  CHECK(f.state.find_kind("widgets") == nullptr);
 }
 
 TEST_CASE("the state dump says what a test needs to know", "[console][app][state]") {

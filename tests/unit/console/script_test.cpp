@@ -280,3 +280,53 @@ TEST_CASE("scroll wants a row count and a positive frame count", "[console][scri
   REQUIRE(step.kind == ScriptStep::Kind::Failed);
   CHECK(step.message == message);
 }
+
+TEST_CASE("wait-kind and wait-no-kind follow discovery as CRDs come and go", "[console][script]") {
+  FakeSession session;
+  ConsoleState state(session);
+  state.start(kNowMs);
+  int64_t now = kNowMs;
+  ScriptRunner runner = runner_for(
+      "timeout 5\n"
+      "wait-kind widgets\n"
+      "wait-no-kind widgets\n"
+      "quit\n");
+  const std::string crds = "apiextensions.k8s.io/customresourcedefinitions";
+  json crd = {{"metadata", {{"name", "widgets.example.com"}, {"resourceVersion", "5"}}}};
+  int frame = 0;
+  auto answer_discovery = [&](bool with_widgets) {
+    json groups = console::testing::apps_discovery();
+    if (with_widgets) {
+      groups["items"].push_back(console::testing::discovery_document(
+          "example.com",
+          {console::testing::discovery_resource("widgets", "Widget", true)})["items"][0]);
+    }
+    session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
+    session.reply(session.find("GET", "/apis"), 200, groups.dump());
+  };
+  auto serve = [&] {
+    ++frame;
+    if (frame == 2) {
+      answer_discovery(false);
+      session.listed(crds, nullptr, {}, "4");
+    }
+    if (frame == 10) {
+      answer_discovery(false);
+      session.event(crds, "ADDED", crd);
+    }
+    if (frame == 20) {
+      answer_discovery(true);
+    }
+    if (frame == 30) {
+      crd["metadata"]["resourceVersion"] = "6";
+      session.event(crds, "DELETED", crd);
+    }
+    if (frame == 40) {
+      answer_discovery(false);
+    }
+  };
+  ScriptStep step = run_until_stop(runner, state, now, serve);
+  INFO(step.message);
+  CHECK(step.kind == ScriptStep::Kind::Done);
+  CHECK(frame > 40);
+}

@@ -8,7 +8,8 @@
 // - discovery (/api and /apis, aggregated) as a ResourceTree, and /version;
 // - one KindTable per opened kind, each fed by its own watch stream (at most kMaxOpenKinds at
 //   once; the least recently shown is closed first), plus the namespaces stream behind the
-//   namespace selector;
+//   namespace selector and the CustomResourceDefinitions stream, whose changes trigger a new
+//   discovery so that custom kinds appear and leave the tree live;
 // - the watch event log; the object pane (the selected object, the editor, the last apply or
 //   delete and its error); the connection state and the last error.
 //
@@ -144,6 +145,8 @@ class ConsoleState {
   size_t update(int64_t now_ms);
   // Sends discovery again (CRDs may have come or gone).
   void refresh_discovery();
+  // refresh_discovery(), or once the discovery in flight is in (a CRD changed meanwhile).
+  void rediscover();
 
   // --- what the windows read
   const client::ClusterAccess& access() const { return session_.access(); }
@@ -278,6 +281,7 @@ class ConsoleState {
   std::string discovery_error_;
   std::optional<nlohmann::json> discovery_core_;
   std::optional<nlohmann::json> discovery_groups_;
+  bool rediscover_ = false;  // discover again when the pair in flight is in
   model::ResourceTree tree_;
   model::NamespaceSelector namespaces_;
   std::map<std::string, OpenKind> kinds_;  // by ApiResource::key()
