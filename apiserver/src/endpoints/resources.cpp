@@ -618,6 +618,23 @@ void custom_validation(const Resource& r, const json& object,
   errors.insert(errors.end(), more.begin(), more.end());
 }
 
+// Custom resources are defaulted when read back, as upstream does when it decodes them from
+// storage: a default added to the CRD later shows on reads. `stored` keeps its revision.
+void default_on_read(const Resource& r, storage::Object& stored) {
+  if (!r.custom || !r.custom->structural) {
+    return;
+  }
+  json object = json::parse(stored.value, nullptr, false);
+  if (!object.is_object()) {
+    return;
+  }
+  const json before = object;
+  r.custom->structural->apply_defaults(object);
+  if (object != before) {
+    stored.value = object.dump();
+  }
+}
+
 // The schema that field ownership and server-side apply walk: the built-in kind's, or a custom
 // resource's from its CRD.
 std::optional<patch::ObjectType> object_type_of(const Resource& r) {
@@ -1399,6 +1416,7 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
   if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
     return storage_failure(r, info.name, error);
   }
+  default_on_read(r, stored);
   if (wants_table(request)) {
     http::Response failure;
     auto options = table_options(request, failure);
@@ -1476,6 +1494,9 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     }
     cursor = last_key + std::string(1, '\0');
   }
+  for (auto& item : kept) {
+    default_on_read(r, item);
+  }
   json metadata = {{"resourceVersion", std::to_string(read_at)}};
   if (more && !kept.empty()) {
     // Resume just after the last key returned: append a zero byte, as upstream does.
@@ -1546,7 +1567,18 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     present = [resource = r, options = *options](const json& object) {
       registry::TableOptions now = options;
       now.now = std::chrono::system_clock::now();
+      if (resource.custom && resource.custom->structural) {
+        json defaulted = object;
+        resource.custom->structural->apply_defaults(defaulted);
+        return registry::to_table_for_object(resource, defaulted, now);
+      }
       return registry::to_table_for_object(resource, object, now);
+    };
+  } else if (r.custom && r.custom->structural) {
+    present = [schema = r.custom->structural](const json& object) {
+      json defaulted = object;
+      schema->apply_defaults(defaulted);
+      return defaulted;
     };
   }
   std::string rv = request.query_value("resourceVersion");
@@ -1799,6 +1831,9 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   }
   std::string key = r.storage_key(info.namespace_, info.name);
   json current = json::parse(stored.value);
+  if (r.custom) {
+    custom_defaults(r, current);  // as read back: defaults alone are no change
+  }
   std::string rv = meta.value("resourceVersion", std::string());
   if (!rv.empty() && rv != std::to_string(stored.mod_revision)) {
     return conflict(r, info.name);
@@ -2175,6 +2210,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return create_object(r, info, request, std::move(created), {}, true);
     }
     json current = served_object(stored);
+    if (r.custom) {
+      custom_defaults(r, current);
+    }
     json base = scale ? scale_of(r, current) : current;
     if (scale && is_apply) {
       base["metadata"]["managedFields"] = scale_managed_fields(current);

@@ -463,3 +463,30 @@ TEST_CASE("a version no longer served loses its row", "[crd][controller]") {
   api.await_status("/apis/example.com/v1beta1/widgets", 404);
   CHECK(api.call("GET", "/apis/example.com/v1/widgets").status == 200);
 }
+
+TEST_CASE("a default added to a CRD later shows when objects are read back", "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+  REQUIRE(api.call("POST", kWidgets, widget("old", {{"size", 2}})).status == 201);
+  json updated = api.call("GET", std::string(kCrds) + "/widgets.example.com").body;
+  updated["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+         ["color"]["default"] = "grey";
+  REQUIRE(api.call("PUT", std::string(kCrds) + "/widgets.example.com", updated).status == 200);
+  std::string color;
+  for (int i = 0; i < 500 && color != "grey"; ++i) {
+    color = api.call("GET", std::string(kWidgets) + "/old")
+                .body.value("/spec/color"_json_pointer, std::string());
+    if (color != "grey") {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  CHECK(color == "grey");
+  CHECK(api.call("GET", kWidgets).body["items"][0]["spec"]["color"] == "grey");
+  auto labelled =
+      api.call("PATCH", std::string(kWidgets) + "/old",
+               json{{"metadata", {{"labels", {{"a", "b"}}}}}}, "application/merge-patch+json");
+  CHECK(labelled.body["spec"]["color"] == "grey");
+  CHECK(labelled.body["metadata"]["generation"] == 1);
+}
