@@ -87,6 +87,14 @@ expect "replaced" "3840x2160 2" \
   "$(k get vp transcode-hd -n media -o jsonpath='{.spec.resolution} {.metadata.generation}')"
 grep -q 'the object has been modified' <<<"$(out k replace -f "$tmp/edited.json")" || fail "stale replace"
 
+# kubectl edit itself (a merge patch for custom resources); an invalid edit is refused
+expect "edit" "videoprocessor.media.example.com/thumbnails edited" \
+  "$(EDITOR='sed -i s/codec:\ av1/codec:\ h264/' out k edit vp thumbnails -n media)"
+expect "edited" "h264 4" "$(k get vp thumbnails -n media -o jsonpath='{.spec.codec} {.metadata.generation}')"
+grep -q 'error: videoprocessors.media.example.com "thumbnails" is invalid' \
+  <<<"$(EDITOR='sed -i s/codec:\ h264/codec:\ vp9/' out k edit vp thumbnails -n media)" || fail "invalid edit"
+EDITOR='sed -i s/codec:\ h264/codec:\ av1/' k edit vp thumbnails -n media >/dev/null
+
 # status subresource: the main resource ignores status; /status changes only status
 k patch vp transcode-hd -n media --type=merge -p '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}' >/dev/null
 expect "status ignored through the main resource" "" \
@@ -150,7 +158,7 @@ sleep 1
 kill "$watch_pid" 2>/dev/null || true
 wait "$watch_pid" 2>/dev/null || true
 watch_pid=
-grep -q '^thumbnails *av1 *3$' "$tmp/watch.out" || fail "watch: $(cat "$tmp/watch.out")"
+grep -q '^thumbnails *av1 *5$' "$tmp/watch.out" || fail "watch: $(cat "$tmp/watch.out")"
 grep -q '^applied *av1 *1$' "$tmp/watch.out" || fail "watch applied: $(cat "$tmp/watch.out")"
 
 # deleting the CRD deletes its objects, then the CRD; the kind is no longer served
