@@ -15,9 +15,10 @@ namespace {
 // An API server over a store, driven through ApiServer::handle with an admin bearer token.
 class Api {
  public:
-  explicit Api(store::Store& db) {
+  explicit Api(store::Store& db, const std::filesystem::path& snapshots = {}) {
     apiserver::ApiServerConfig config;
     config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    config.snapshots_dir = snapshots;
     api_ = std::make_unique<apiserver::ApiServer>(db, config);
     api_->bootstrap();
     api_->set_ready(true);
@@ -489,4 +490,30 @@ TEST_CASE("a default added to a CRD later shows when objects are read back", "[c
                json{{"metadata", {{"labels", {{"a", "b"}}}}}}, "application/merge-patch+json");
   CHECK(labelled.body["spec"]["color"] == "grey");
   CHECK(labelled.body["metadata"]["generation"] == 1);
+}
+
+TEST_CASE("a snapshot restore brings back the kinds of the CRDs it holds, and only those",
+          "[crd][controller]") {
+  char dir_template[] = "/tmp/ks-crd-snap-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir = dir_template;
+  {
+    auto db = open_store();
+    Api api(*db, dir);
+    REQUIRE(api.call("POST", "/admin/snapshots/empty").status / 100 == 2);
+    REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+    api.await_established("widgets.example.com");
+    REQUIRE(api.call("POST", kWidgets, widget("kept", json::object())).status == 201);
+    REQUIRE(api.call("POST", "/admin/snapshots/with-crd").status / 100 == 2);
+    REQUIRE(api.call("DELETE", std::string(kCrds) + "/widgets.example.com").status == 200);
+    api.await_status(std::string(kCrds) + "/widgets.example.com", 404);
+    api.await_status(kWidgets, 404);
+
+    REQUIRE(api.call("POST", "/admin/snapshots/with-crd/restore").status == 200);
+    api.await_status(std::string(kWidgets) + "/kept", 200);
+
+    REQUIRE(api.call("POST", "/admin/snapshots/empty/restore").status == 200);
+    api.await_status(kWidgets, 404);
+  }
+  std::filesystem::remove_all(dir);
 }
