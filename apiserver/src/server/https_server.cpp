@@ -150,7 +150,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void do_close();
   void write_error(int status, const std::string& reason, const std::string& message,
                    bool keep_alive = false);
-  std::chrono::milliseconds request_timeout(const http::Request& request) const;
+  void write_timeout();  // 504 Timeout Status, as upstream's timeout filter words it
+  std::chrono::nanoseconds request_timeout(const http::Request& request) const;
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
@@ -408,6 +409,13 @@ void Session::write_error(int status, const std::string& reason, const std::stri
   respond(std::move(r));
 }
 
+void Session::write_timeout() {
+  write_error(504, "Timeout",
+              "Timeout: request did not complete within requested timeout - context deadline "
+              "exceeded",
+              true);
+}
+
 void Session::on_read(beast::error_code ec, size_t) {
   if (ec == bhttp::error::end_of_stream || ec == net::error::operation_aborted ||
       ec == beast::error::timeout) {
@@ -468,18 +476,23 @@ void Session::on_read(beast::error_code ec, size_t) {
       return;
     }
     *answered = true;
-    self->write_error(504, "Timeout",
-                      "Timeout: request did not complete within requested timeout - context "
-                      "deadline exceeded",
-                      true);
+    self->write_timeout();
   });
   bool queued = server_.workers().submit([self, request, answered, deadline] {
     http::Response response = self->server_.handler()(*request);
     net::post(self->stream_.get_executor(),
               [self, answered, deadline, response = std::move(response)]() mutable {
-                if (*answered) {
+                // An answer that comes after the deadline is a timeout, even when the timer's
+                // own completion has not run yet: which of the two the strand runs first must
+                // not decide the outcome.
+                bool late = deadline->expiry() <= net::steady_timer::clock_type::now();
+                if (*answered || late) {
                   if (response.stream) {
                     response.stream->close();
+                  }
+                  if (!*answered) {
+                    *answered = true;
+                    self->write_timeout();
                   }
                   return;
                 }
@@ -496,18 +509,18 @@ void Session::on_read(beast::error_code ec, size_t) {
 }
 
 // The server's --request-timeout, or the request's own ?timeout= when it is shorter (and not 0,
-// which means "no preference"); negative when ?timeout= does not parse.
-std::chrono::milliseconds Session::request_timeout(const http::Request& request) const {
-  auto limit = server_.options().request_timeout;
+// which means "no preference"), to the nanosecond as Go keeps it; negative when ?timeout= does
+// not parse.
+std::chrono::nanoseconds Session::request_timeout(const http::Request& request) const {
+  std::chrono::nanoseconds limit = server_.options().request_timeout;
   if (!request.has_query("timeout")) {
     return limit;
   }
   auto asked = http::parse_duration(request.query_value("timeout"));
   if (!asked) {
-    return std::chrono::milliseconds(-1);
+    return std::chrono::nanoseconds(-1);
   }
-  auto ms = std::chrono::ceil<std::chrono::milliseconds>(*asked);
-  return ms.count() > 0 && ms < limit ? ms : limit;
+  return asked->count() > 0 && *asked < limit ? *asked : limit;
 }
 
 void Session::respond(http::Response response) {
