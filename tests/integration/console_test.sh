@@ -3,7 +3,9 @@
 # kubectl creates ConfigMaps before and while the console runs; the console's state dump must
 # show them (rows and their ADDED events), an edit applied in the console (first refused with a
 # field-manager conflict, then forced) must be what kubectl reads back, and a delete confirmed in
-# the console must remove the object. The screenshots must be real PNGs of the window's size.
+# the console must remove the object. The screenshots must be real PNGs of the window's size. A
+# CRD applied while the console runs must bring its kind into the tree, its objects into the
+# table, and take the kind away when it is deleted.
 # A wait that is never met must fail the run with exit code 1 and say which line.
 # Skips (77) only when xvfb-run is missing.
 set -uo pipefail
@@ -227,4 +229,51 @@ printf 'select-kind configmaps\nfrobnicate\n' >"$tmp/bad.txt"
 expected="kube-sandbox console: script $tmp/bad.txt: line 2: unknown command \"frobnicate\""
 grep -qxF "$expected" "$tmp/bad.out" ||
   fail "bad script message: $(cat "$tmp/bad.out")"
+# a CRD created and deleted while the console runs: its kind enters the tree, its objects are
+# listed, and the kind leaves the tree with the CRD
+fixtures=$(cd "$(dirname "$0")/../../fixtures/videoprocessor" && pwd)
+cat >"$tmp/crd.txt" <<EOF
+timeout 30
+wait-no-kind videoprocessors
+dump-state $tmp/crd-before.json
+wait-kind videoprocessors
+select-kind vp
+wait-rows 2
+dump-state $tmp/crd-listed.json
+wait-no-kind videoprocessors
+dump-state
+quit
+EOF
+console --script "$tmp/crd.txt" --state-dump "$tmp/crd-state.json" >"$tmp/crd.out" 2>&1 &
+console_pid=$!
+pids+=($console_pid)
+wait_for_dump() {
+  for _ in $(seq 1 600); do
+    [[ -s $1 ]] && return 0
+    kill -0 "$console_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  cat "$tmp/crd.out" >&2
+  fail "the console did not write $1"
+}
+wait_for_dump "$tmp/crd-before.json"
+kubectl apply -f "$fixtures/00-crd.yaml" -f "$fixtures/10-media-namespace.yaml" >/dev/null ||
+  fail "apply the CRD"
+kubectl wait --for condition=established --timeout=20s crd/videoprocessors.media.example.com \
+  >/dev/null || fail "the CRD was not established"
+kubectl apply -f "$fixtures/20-processors.yaml" >/dev/null || fail "apply the VideoProcessors"
+wait_for_dump "$tmp/crd-listed.json"
+kubectl delete crd videoprocessors.media.example.com --timeout=20s >/dev/null ||
+  fail "delete the CRD"
+wait "$console_pid"
+status=$?
+unset 'pids[-1]'
+[[ $status -eq 0 ]] || { cat "$tmp/crd.out" >&2; fail "the CRD console run exited $status"; }
+python3 - "$tmp/crd-listed.json" <<'PY' || fail "crd-listed.json"
+import json, sys
+s = json.load(open(sys.argv[1]))
+vp = s["kinds"]["media.example.com/videoprocessors"]
+assert sorted(vp["visible"]) == ["media/thumbnails", "media/transcode-hd"], vp["visible"]
+assert vp["columns"] == ["Namespace", "Name", "Codec", "Replicas", "Ready", "Age"], vp["columns"]
+PY
 echo "console: ok"
