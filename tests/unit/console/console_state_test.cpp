@@ -28,21 +28,14 @@ struct Fixture {
   Fixture() {
     state.start(kNowMs);
     session.reply(session.find("GET", "/version"), 200, R"({"gitVersion":"v1.32.0"})");
-    session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
-    session.reply(session.find("GET", "/apis"), 200, console::testing::apps_discovery().dump());
-    session.listed("core/namespaces", nullptr,
-                   {{console::testing::namespace_object("default", "1"), nullptr},
-                    {console::testing::namespace_object("team", "2"), nullptr}},
-                   "2");
-    state.update(kNowMs);
+    console::testing::answer_start(session, state, kNowMs);
     REQUIRE(state.discovered());
-    REQUIRE(state.select_kind("", "configmaps"));
-    session.listed("core/configmaps", console::testing::configmap_columns(),
-                   {console::testing::configmap_row("default", "cm1", "10"),
-                    console::testing::configmap_row("default", "cm2", "11"),
-                    console::testing::configmap_row("team", "conf", "12")},
-                   "12");
-    state.update(kNowMs);
+    REQUIRE(console::testing::show_configmaps(
+        session, state, kNowMs,
+        {console::testing::configmap_row("default", "cm1", "10"),
+         console::testing::configmap_row("default", "cm2", "11"),
+         console::testing::configmap_row("team", "conf", "12")},
+        "12"));
   }
 
   std::vector<std::string> visible() const {
@@ -329,11 +322,8 @@ TEST_CASE("a CRD that comes or goes makes the tree discover again, one request p
     return n;
   };
   auto answer_discovery = [&](bool with_widgets) {
-    json groups = console::testing::apps_discovery();
-    if (with_widgets) {
-      groups["items"].push_back(console::testing::discovery_document(
-          "example.com", {console::testing::discovery_resource("widgets", "Widget", true)})["items"][0]);
-    }
+    json groups = with_widgets ? console::testing::apps_and_widgets_discovery()
+                               : console::testing::apps_discovery();
     f.session.reply(f.session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
     f.session.reply(f.session.find("GET", "/apis"), 200, groups.dump());
     f.state.update(kNowMs);

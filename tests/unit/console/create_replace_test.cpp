@@ -23,17 +23,9 @@ struct Fixture {
 
   Fixture() {
     state.start(kNowMs);
-    session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
-    session.reply(session.find("GET", "/apis"), 200, console::testing::apps_discovery().dump());
-    session.listed("core/namespaces", nullptr,
-                   {{console::testing::namespace_object("default", "1"), nullptr},
-                    {console::testing::namespace_object("team", "2"), nullptr}},
-                   "2");
-    state.update(kNowMs);
-    REQUIRE(state.select_kind("", "configmaps"));
-    session.listed("core/configmaps", console::testing::configmap_columns(),
-                   {console::testing::configmap_row("default", "cm1", "10")}, "10");
-    state.update(kNowMs);
+    console::testing::answer_start(session, state, kNowMs);
+    REQUIRE(console::testing::show_configmaps(
+        session, state, kNowMs, {console::testing::configmap_row("default", "cm1", "10")}, "10"));
   }
 
   json editor_object() const {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "console/app/console_state.h"
 #include "console/client/session.h"
 
 namespace console::testing {
@@ -176,6 +177,14 @@ inline json apps_discovery() {
                             {discovery_resource("deployments", "Deployment", true, {"deploy"})});
 }
 
+// apps_discovery() and the custom group example.com with widgets, as once a CRD is established.
+inline json apps_and_widgets_discovery() {
+  json groups = apps_discovery();
+  groups["items"].push_back(discovery_document(
+      "example.com", {discovery_resource("widgets", "Widget", true)})["items"][0]);
+  return groups;
+}
+
 inline json configmap_columns() {
   return json::array({{{"name", "Name"}, {"type", "string"}, {"format", "name"}},
                       {{"name", "Data"}, {"type", "integer"}, {"format", ""}},
@@ -206,6 +215,31 @@ inline json namespace_object(const std::string& name, const std::string& rv) {
   return {{"apiVersion", "v1"},
           {"kind", "Namespace"},
           {"metadata", {{"name", name}, {"resourceVersion", rv}}}};
+}
+
+// Plays what a console hears first from the small cluster after start(): discovery, and the
+// namespaces listed (resourceVersions 1, 2, ... in order); then one update.
+inline void answer_start(FakeSession& session, app::ConsoleState& state, int64_t now,
+                         const std::vector<std::string>& namespaces = {"default", "team"}) {
+  session.reply(session.find("GET", "/api"), 200, core_discovery().dump());
+  session.reply(session.find("GET", "/apis"), 200, apps_discovery().dump());
+  std::vector<client::TableRowData> rows;
+  for (size_t i = 0; i < namespaces.size(); ++i) {
+    rows.push_back({namespace_object(namespaces[i], std::to_string(i + 1)), nullptr});
+  }
+  session.listed("core/namespaces", nullptr, std::move(rows), std::to_string(namespaces.size()));
+  state.update(now);
+}
+
+// Shows configmaps, listed with `rows` at resourceVersion `rv`; false when the kind is unknown.
+inline bool show_configmaps(FakeSession& session, app::ConsoleState& state, int64_t now,
+                            std::vector<client::TableRowData> rows, const std::string& rv) {
+  if (!state.select_kind("", "configmaps")) {
+    return false;
+  }
+  session.listed("core/configmaps", configmap_columns(), std::move(rows), rv);
+  state.update(now);
+  return true;
 }
 
 }  // namespace console::testing

@@ -26,13 +26,7 @@ struct Discovered {
 
   Discovered() {
     state.start(now);
-    session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
-    session.reply(session.find("GET", "/apis"), 200, console::testing::apps_discovery().dump());
-    session.listed("core/namespaces", nullptr,
-                   {{console::testing::namespace_object("default", "1"), nullptr},
-                    {console::testing::namespace_object("team", "2"), nullptr}},
-                   "2");
-    state.update(now);
+    console::testing::answer_start(session, state, now);
   }
 
   // Runs `text` a frame at a time until it stops; `serve` plays the server before each frame.

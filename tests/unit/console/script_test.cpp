@@ -295,12 +295,8 @@ TEST_CASE("wait-kind and wait-no-kind follow discovery as CRDs come and go", "[c
   json crd = {{"metadata", {{"name", "widgets.example.com"}, {"resourceVersion", "5"}}}};
   int frame = 0;
   auto answer_discovery = [&](bool with_widgets) {
-    json groups = console::testing::apps_discovery();
-    if (with_widgets) {
-      groups["items"].push_back(console::testing::discovery_document(
-          "example.com",
-          {console::testing::discovery_resource("widgets", "Widget", true)})["items"][0]);
-    }
+    json groups = with_widgets ? console::testing::apps_and_widgets_discovery()
+                               : console::testing::apps_discovery();
     session.reply(session.find("GET", "/api"), 200, console::testing::core_discovery().dump());
     session.reply(session.find("GET", "/apis"), 200, groups.dump());
   };
