@@ -342,11 +342,24 @@ void CrdController::reconcile(const std::string& name) {
     publish(name, {});
   }
   if (status != crd.value("status", json())) {
-    json updated = crd;
-    updated["status"] = status;
     // A conflict means a newer version exists: its watch event brings the CRD back here.
-    call("PUT", kCrdPath + name + "/status", updated);
+    write_status(crd, status);
   }
+}
+
+std::optional<json> CrdController::write_status(const json& crd, const json& status) {
+  json updated = crd;
+  updated["status"] = status;
+  const std::string name = crd["metadata"].value("name", std::string());
+  auto response = call("PUT", kCrdPath + name + "/status", updated);
+  if (response.status != 200) {
+    return std::nullopt;
+  }
+  json stored = json::parse(response.body, nullptr, false);
+  if (!stored.is_object()) {
+    return std::nullopt;
+  }
+  return stored;
 }
 
 bool CrdController::finalize(const json& stored) {
@@ -358,16 +371,11 @@ bool CrdController::finalize(const json& stored) {
   if (!terminating.is_object() || terminating.value("reason", "") != "InstanceDeletionInProgress") {
     set_condition(status, "Terminating", "True", "InstanceDeletionInProgress",
                   "CustomResource deletion is in progress");
-    json updated = crd;
-    updated["status"] = status;
-    auto response = call("PUT", kCrdPath + name + "/status", updated);
-    if (response.status != 200) {
+    auto written = write_status(crd, status);
+    if (!written) {
       return false;
     }
-    crd = json::parse(response.body, nullptr, false);
-    if (!crd.is_object()) {
-      return false;
-    }
+    crd = std::move(*written);
     status = crd.value("status", json::object());
   }
   json names = crd.value("/status/acceptedNames"_json_pointer, json::object());
@@ -411,16 +419,11 @@ bool CrdController::finalize(const json& stored) {
     set_condition(status, "Terminating", "False", "NeverEstablished",
                   "resource was never established");
   }
-  json updated = crd;
-  updated["status"] = status;
-  auto response = call("PUT", kCrdPath + name + "/status", updated);
-  if (response.status != 200) {
+  auto written = write_status(crd, status);
+  if (!written) {
     return false;
   }
-  crd = json::parse(response.body, nullptr, false);
-  if (!crd.is_object()) {
-    return false;
-  }
+  crd = std::move(*written);
   json finalizers = json::array();
   for (const auto& f : crd.value("/metadata/finalizers"_json_pointer, json::array())) {
     if (f != registry::kCrdCleanupFinalizer) {
@@ -428,8 +431,7 @@ bool CrdController::finalize(const json& stored) {
     }
   }
   crd["metadata"]["finalizers"] = finalizers;
-  response = call("PUT", kCrdPath + name, crd);
-  return response.status == 200;
+  return call("PUT", kCrdPath + name, crd).status == 200;
 }
 
 }  // namespace apiserver::controllers

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -63,6 +64,9 @@ class CrdController {
   // The finalizer's work; false while custom resources remain (it is tried again later).
   bool finalize(const nlohmann::json& crd);
   void publish(const std::string& name, std::vector<registry::Resource> rows);
+  // PUTs `status` into `crd` through /status: the CRD as stored, or nullopt when refused.
+  std::optional<nlohmann::json> write_status(const nlohmann::json& crd,
+                                             const nlohmann::json& status);
   http::Response call(const std::string& method, const std::string& path,
                       const nlohmann::json& body);
 

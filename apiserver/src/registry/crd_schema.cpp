@@ -492,6 +492,25 @@ bool parse_number(const json& j, const char* key, std::optional<double>& out,
   return true;
 }
 
+// Appends j[key], when present and not null, to `out` as strings; false with `error` set when it
+// is not an array of strings.
+bool read_strings(const json& j, const char* key, const std::string& where,
+                  std::vector<std::string>& out, std::string& error) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    return true;
+  }
+  if (!it->is_array() ||
+      !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); })) {
+    error = where + "." + key + ": must be an array of strings";
+    return false;
+  }
+  for (const auto& v : *it) {
+    out.push_back(v.get<std::string>());
+  }
+  return true;
+}
+
 std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error) {
   if (!j.is_object()) {
     error = where + ": must be an object";
@@ -576,18 +595,8 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
     node->enum_values = std::vector<json>(it->begin(), it->end());
   }
 
-  if (auto it = j.find("required"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) {
-      error = where + ".required: must be an array of strings";
-      return nullptr;
-    }
-    for (const auto& name : *it) {
-      if (!name.is_string()) {
-        error = where + ".required: must be an array of strings";
-        return nullptr;
-      }
-      node->required.push_back(name.get<std::string>());
-    }
+  if (!read_strings(j, "required", where, node->required, error)) {
+    return nullptr;
   }
 
   if (auto it = j.find("default"); it != j.end()) {
@@ -652,18 +661,8 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
     }
     node->list_type = list_type;
   }
-  if (auto it = j.find("x-kubernetes-list-map-keys"); it != j.end() && !it->is_null()) {
-    if (!it->is_array()) {
-      error = where + ".x-kubernetes-list-map-keys: must be an array of strings";
-      return nullptr;
-    }
-    for (const auto& key : *it) {
-      if (!key.is_string()) {
-        error = where + ".x-kubernetes-list-map-keys: must be an array of strings";
-        return nullptr;
-      }
-      node->list_map_keys.push_back(key.get<std::string>());
-    }
+  if (!read_strings(j, "x-kubernetes-list-map-keys", where, node->list_map_keys, error)) {
+    return nullptr;
   }
   if (node->list_type == "map" && node->list_map_keys.empty()) {
     error = where + ".x-kubernetes-list-map-keys: must not be empty if list type is map";
