@@ -42,7 +42,7 @@ void set_dark(ImGuiStyle& style) {
   c[ImGuiCol_Text] = rgb(0xdfe3ea);
   c[ImGuiCol_TextDisabled] = rgb(0x7d8594);
   c[ImGuiCol_WindowBg] = rgb(0x1b1e24);
-  c[ImGuiCol_ChildBg] = rgb(0x1b1e24);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);  // see begin_pane
   c[ImGuiCol_PopupBg] = rgb(0x23272f);
   c[ImGuiCol_Border] = rgb(0x2e333d);
   c[ImGuiCol_FrameBg] = rgb(0x262a33);
@@ -78,7 +78,7 @@ void set_light(ImGuiStyle& style) {
   ImVec4* c = style.Colors;
   c[ImGuiCol_Text] = rgb(0x1f2328);
   c[ImGuiCol_WindowBg] = rgb(0xf6f7f9);
-  c[ImGuiCol_ChildBg] = rgb(0xf6f7f9);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);  // see begin_pane
   c[ImGuiCol_TitleBg] = rgb(0xe4e7ec);
   c[ImGuiCol_TitleBgActive] = rgb(0xd9dee6);
   c[ImGuiCol_MenuBarBg] = rgb(0xe4e7ec);
@@ -192,13 +192,23 @@ void text_dim(const std::string& text) {
   ImGui::PopStyleColor();
 }
 
+// The panes tile the window, and each frame starts by clearing it to WindowBg: a pane (and a
+// child region in it, ChildBg being transparent) draws no background of its own. Painting the
+// same colour again would look the same and cost a full-window fill, which software GL pays
+// per pixel on every frame.
 bool begin_pane(const char* title_and_id, const Frame& frame, ImGuiWindowFlags extra) {
   ImGui::SetNextWindowPos(frame.pos, ImGuiCond_Always);
   ImGui::SetNextWindowSize(frame.size, ImGuiCond_Always);
-  return ImGui::Begin(title_and_id, nullptr,
-                      ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
-                          ImGuiWindowFlags_NoCollapse | ImGuiWindowFlags_NoSavedSettings |
-                          ImGuiWindowFlags_NoBringToFrontOnFocus | extra);
+  // A transparent background is not drawn at all; ImGuiWindowFlags_NoBackground would also drop
+  // the pane's border.
+  ImGui::PushStyleColor(ImGuiCol_WindowBg, ImVec4(0, 0, 0, 0));
+  const bool open = ImGui::Begin(title_and_id, nullptr,
+                                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                     ImGuiWindowFlags_NoCollapse |
+                                     ImGuiWindowFlags_NoSavedSettings |
+                                     ImGuiWindowFlags_NoBringToFrontOnFocus | extra);
+  ImGui::PopStyleColor();
+  return open;
 }
 
 bool key_pressed(int glfw_key) {
