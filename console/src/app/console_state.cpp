@@ -958,6 +958,11 @@ json ConsoleState::dump() const {
     kinds[key] = std::move(entry);
   }
   json events = json::array();
+  const model::EventFilter& filter = view_options_.events;
+  size_t shown = 0;
+  for (size_t i = 0; i < events_.visible_size(); ++i) {
+    shown += filter.matches(events_.at(i)) ? 1 : 0;
+  }
   const size_t first = events_.size() > kDumpedEvents ? events_.size() - kDumpedEvents : 0;
   for (size_t i = first; i < events_.size(); ++i) {
     const model::LoggedEvent& e = events_.at(i);
@@ -981,6 +986,8 @@ json ConsoleState::dump() const {
                {{"total", events_.size()},
                 {"dropped", events_.dropped()},
                 {"paused", events_.paused()},
+                {"filter", {{"kind", filter.kind}, {"namespace", filter.namespace_}}},
+                {"shown", shown},
                 {"list", std::move(events)}}},
               {"requestsInFlight", session_.requests_in_flight()},
               {"droppedMessages", session_.dropped_messages()},

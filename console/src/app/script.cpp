@@ -35,7 +35,7 @@ constexpr Arity kCommands[] = {
     {"favourite", 2, 2},    {"pane", 2, 2},        {"select-event", 3, 3},
     {"new", 0, 0},          {"duplicate", 0, 0},   {"create", 0, 0},
     {"replace", 0, 0},      {"wait-kind", 1, 1},   {"wait-no-kind", 1, 1},
-    {"scroll", 2, 2},
+    {"scroll", 2, 2},       {"event-kind", 1, 1},  {"event-namespace", 1, 1},
 };
 
 std::string_view trim(std::string_view s) {
@@ -556,7 +556,7 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     return Outcome::Next;
   }
   if (name == "event-types") {
-    auto& hidden = state.view_options().hidden_event_types;
+    auto& hidden = state.view_options().events.hidden_types;
     hidden = {"ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"};
     for (const auto& type : args) {
       if (upper(type) == "ALL") {
@@ -564,6 +564,12 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
       }
       hidden.erase(upper(type));
     }
+    return Outcome::Next;
+  }
+  if (name == "event-kind" || name == "event-namespace") {
+    const std::string value = args[0] == "all" ? "" : args[0];
+    auto& filter = state.view_options().events;
+    (name == "event-kind" ? filter.kind : filter.namespace_) = value;
     return Outcome::Next;
   }
   if (name == "help") {

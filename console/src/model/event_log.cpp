@@ -4,6 +4,29 @@
 
 namespace console::model {
 
+bool EventFilter::matches(const LoggedEvent& event) const {
+  return hidden_types.count(event.type) == 0 && (kind.empty() || event.kind == kind) &&
+         (namespace_.empty() || event.namespace_ == namespace_);
+}
+
+std::vector<std::string> EventLog::kinds() const {
+  std::set<std::string> seen;
+  for (const auto& e : events_) {
+    seen.insert(e.kind);
+  }
+  return {seen.begin(), seen.end()};
+}
+
+std::vector<std::string> EventLog::namespaces() const {
+  std::set<std::string> seen;
+  for (const auto& e : events_) {
+    if (!e.namespace_.empty()) {
+      seen.insert(e.namespace_);
+    }
+  }
+  return {seen.begin(), seen.end()};
+}
+
 EventLog::EventLog(size_t capacity) : capacity_(std::max<size_t>(capacity, 1)) {}
 
 void EventLog::append(LoggedEvent event) {

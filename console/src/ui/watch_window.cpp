@@ -21,6 +21,25 @@ std::string clock_text(int64_t unix_ms) {
   return out;
 }
 
+// A combo choosing `value` among what `choices()` lists, "" showing as `all`; the choices are
+// gathered only while the combo is open.
+template <class Choices>
+void choice_combo(const char* id, const char* all, std::string& value, Choices choices) {
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9.0f);
+  if (!ImGui::BeginCombo(id, value.empty() ? all : value.c_str())) {
+    return;
+  }
+  if (ImGui::Selectable(all, value.empty())) {
+    value.clear();
+  }
+  for (const std::string& choice : choices()) {
+    if (ImGui::Selectable(choice.c_str(), choice == value)) {
+      value = choice;
+    }
+  }
+  ImGui::EndCombo();
+}
+
 }  // namespace
 
 void WatchWindow::draw(app::ConsoleState& state, const Frame& frame) {
@@ -32,7 +51,8 @@ void WatchWindow::draw(app::ConsoleState& state, const Frame& frame) {
     ImGui::End();
     return;
   }
-  auto& hidden = state.view_options().hidden_event_types;
+  model::EventFilter& filter = state.view_options().events;
+  auto& hidden = filter.hidden_types;
   if (ImGui::Button(log.paused() ? "Resume" : "Pause", ImVec2(ImGui::GetFontSize() * 5.0f, 0))) {
     log.set_paused(!log.paused());
   }
@@ -62,26 +82,30 @@ void WatchWindow::draw(app::ConsoleState& state, const Frame& frame) {
     ImGui::PopStyleColor();
     ImGui::SameLine();
   }
+  ImGui::NewLine();
+  choice_combo("##kind", "all kinds", filter.kind, [&] { return log.kinds(); });
+  ImGui::SameLine();
+  choice_combo("##namespace", "all namespaces", filter.namespace_,
+               [&] { return log.namespaces(); });
   ImGui::PopStyleVar();
   if (log.paused()) {
+    ImGui::SameLine();
     ImGui::AlignTextToFramePadding();
     ImGui::TextColored(palette().warning, "paused: %zu held", log.size() - log.visible_size());
-  } else {
-    ImGui::NewLine();
   }
 
   shown_.clear();
   const size_t visible = log.visible_size();
   for (size_t i = 0; i < visible; ++i) {
-    if (hidden.count(log.at(i).type) == 0) {
+    if (filter.matches(log.at(i))) {
       shown_.push_back(static_cast<uint32_t>(i));
     }
   }
   if (shown_.empty()) {
-    empty_state(log.size() == 0 ? "No watch events yet" : "No events of the types ticked",
+    empty_state(log.size() == 0 ? "No watch events yet" : "No events pass the filter",
                 log.size() == 0 ? "Changes to the kinds you open are listed here as the "
                                   "server reports them: created, modified, deleted."
-                                : "Tick a type above to see its events.");
+                                : "Tick a type above, or choose all kinds and namespaces.");
     ImGui::End();
     return;
   }

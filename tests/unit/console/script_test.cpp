@@ -326,3 +326,38 @@ TEST_CASE("wait-kind and wait-no-kind follow discovery as CRDs come and go", "[c
   CHECK(step.kind == ScriptStep::Kind::Done);
   CHECK(frame > 40);
 }
+
+TEST_CASE("event-kind and event-namespace choose what the watch window lists", "[console][script]") {
+  Scratch scratch;
+  FakeSession session;
+  ConsoleState state(session);
+  state.start(kNowMs);
+  console::testing::answer_start(session, state, kNowMs);
+  REQUIRE(console::testing::show_configmaps(
+      session, state, kNowMs, {console::testing::configmap_row("default", "cm1", "10")}, "10"));
+  session.event("core/configmaps", "ADDED", console::testing::configmap("default", "a", "11"));
+  session.event("core/configmaps", "ADDED", console::testing::configmap("team", "b", "12"));
+  session.event("core/namespaces", "ADDED", console::testing::namespace_object("ops", "13"));
+  state.update(kNowMs);
+  const fs::path dump = scratch.dir / "events.json";
+  int64_t now = kNowMs;
+  ScriptOptions options;
+  options.state_dump_path = dump.string();
+  ScriptRunner runner = runner_for(
+      "event-kind ConfigMap\ndump-state " + (scratch.dir / "kind.json").string() +
+          "\nevent-namespace team\ndump-state " + (scratch.dir / "both.json").string() +
+          "\nevent-kind all\nevent-namespace all\ndump-state\nquit\n",
+      options);
+  const ScriptStep step = run_until_stop(runner, state, now, [] {});
+  INFO(step.message);
+  REQUIRE(step.kind == ScriptStep::Kind::Done);
+  auto events_of = [](const fs::path& file) {
+    std::ifstream in(file);
+    return json::parse(in)["events"];
+  };
+  CHECK(events_of(scratch.dir / "kind.json")["shown"] == 2);
+  CHECK(events_of(scratch.dir / "kind.json")["filter"] ==
+        json{{"kind", "ConfigMap"}, {"namespace", ""}});
+  CHECK(events_of(scratch.dir / "both.json")["shown"] == 1);
+  CHECK(events_of(dump)["shown"] == 3);
+}

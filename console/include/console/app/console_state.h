@@ -118,7 +118,7 @@ struct EventHistory {
 struct ViewOptions {
   bool show_help = false;
   bool light_theme = false;
-  std::set<std::string, std::less<>> hidden_event_types = {"BOOKMARK"};
+  model::EventFilter events;  // what the watch window lists
   bool focus_filter = false;  // the table's filter box takes the keyboard next frame
   PaneSizes panes;            // as the splitters left them; 0: the default layout
 };

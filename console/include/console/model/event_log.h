@@ -8,7 +8,9 @@
 #include <deque>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace console::model {
 
@@ -24,6 +26,16 @@ struct LoggedEvent {
   // cache held before, so that the event's history can still be shown. Null otherwise.
   std::shared_ptr<const nlohmann::json> deleted_object;
   std::shared_ptr<const nlohmann::json> previous_object;
+};
+
+// Which logged events the watch window lists: those of a type not hidden, of the chosen kind and
+// in the chosen namespace (empty: any).
+struct EventFilter {
+  std::set<std::string, std::less<>> hidden_types = {"BOOKMARK"};
+  std::string kind;
+  std::string namespace_;
+
+  bool matches(const LoggedEvent& event) const;
 };
 
 class EventLog {
@@ -42,6 +54,10 @@ class EventLog {
   // Entries the UI shows: everything while live; the entries held when paused, while paused.
   size_t visible_size() const;
   const LoggedEvent& at(size_t index) const { return events_.at(index); }
+  // The kinds and the namespaces of the entries kept, each once, sorted: a filter's choices.
+  // Cluster-scoped objects have no namespace and add none.
+  std::vector<std::string> kinds() const;
+  std::vector<std::string> namespaces() const;
 
  private:
   size_t capacity_;
