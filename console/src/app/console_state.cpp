@@ -704,6 +704,7 @@ size_t ConsoleState::update(int64_t now_ms) {
                     kind.table.count_in(r.namespaced ? namespaces_.selected() : ""));
   }
   rebuild_current(false);
+  count_kinds();
   if (select_when_listed_ && select_when_listed_->kind_key == current_key_ &&
       select_object(select_when_listed_->namespace_, select_when_listed_->name)) {
     select_when_listed_.reset();
@@ -792,6 +793,71 @@ void ConsoleState::on_message(client::StreamMessage& message) {
   }
 }
 
+void ConsoleState::count_kinds() {
+  if (!discovered_) {
+    return;
+  }
+  const std::string& ns = namespaces_.selected();
+  if (ns != counted_namespace_) {  // counts of another namespace: a new round now
+    counted_namespace_ = ns;
+    count_queue_.clear();
+    next_count_round_ms_ = 0;
+  }
+  if (count_queue_.empty() && counts_pending_.empty() && now_ms_ >= next_count_round_ms_) {
+    for (const auto& group : tree_.groups()) {
+      for (const auto& r : group.resources) {
+        if (r.has_verb("list") && kinds_.count(r.key()) == 0) {
+          count_queue_.emplace_back(r.group, r.resource);
+        }
+      }
+    }
+    std::reverse(count_queue_.begin(), count_queue_.end());  // taken from the back: tree order
+    next_count_round_ms_ = now_ms_ + kCountIntervalMs;
+  }
+  while (!count_queue_.empty() && counts_pending_.size() < kCountsInFlight) {
+    auto [group, resource] = std::move(count_queue_.back());
+    count_queue_.pop_back();
+    const model::ApiResource* r = tree_.find(group, resource);
+    if (r == nullptr || kinds_.count(r->key()) != 0) {
+      continue;  // gone from discovery, or followed by a watch meanwhile
+    }
+    std::string path = collection_path(*r);
+    if (r->namespaced && !ns.empty()) {
+      const size_t at = path.rfind('/');
+      path = path.substr(0, at) + "/namespaces/" + ns + path.substr(at);
+    }
+    client::Request request;
+    request.target = path + "?limit=1";
+    const uint64_t id = session_.submit(std::move(request));
+    if (id == 0) {
+      count_queue_.clear();  // the request queue is full: the next round tries again
+      return;
+    }
+    pending_[id] = Purpose::Count;
+    counts_pending_[id] = {std::move(group), std::move(resource)};
+  }
+}
+
+void ConsoleState::on_count(uint64_t id, bool sent, int status, const std::string& body) {
+  const auto it = counts_pending_.find(id);
+  if (it == counts_pending_.end()) {
+    return;
+  }
+  const auto [group, resource] = std::move(it->second);
+  counts_pending_.erase(it);
+  const json list = sent && status == 200 ? json::parse(body, nullptr, false) : json();
+  const model::ApiResource* r = tree_.find(group, resource);
+  if (!list.is_object() || r == nullptr || kinds_.count(r->key()) != 0) {
+    return;  // not listable here, or followed by a watch now (its table counts it)
+  }
+  size_t count = model::field(list, "items").is_array() ? model::field(list, "items").size() : 0;
+  const json& remaining = model::field(model::field(list, "metadata"), "remainingItemCount");
+  if (remaining.is_number_unsigned()) {
+    count += remaining.get<size_t>();
+  }
+  tree_.set_count(group, resource, count);
+}
+
 void ConsoleState::refresh_namespaces() {
   const OpenKind* kind = find_open(kNamespacesKey);
   if (kind == nullptr) {
@@ -824,6 +890,9 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
   const int status = reply.response.status;
   const std::string& body = reply.response.body;
   switch (purpose) {
+    case Purpose::Count:
+      on_count(reply.id, reply.sent, status, body);
+      return;
     case Purpose::Version:
       if (reply.sent && status == 200) {
         server_version_ = model::string_field(json::parse(body, nullptr, false), "gitVersion");

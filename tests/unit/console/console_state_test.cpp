@@ -421,3 +421,50 @@ TEST_CASE("status bodies, apply forms and paths", "[console][app]") {
   nodes.resource = "nodes";
   CHECK(console::app::object_path(nodes, "", "n1") == "/api/v1/nodes/n1");
 }
+
+TEST_CASE("kinds not followed are counted with LIST limit=1, a few at a time, in the namespace",
+          "[console][app][state]") {
+  // The round began once discovery came, before configmaps were opened; tree order is by name.
+  Fixture f;
+  auto counts_sent = [&] {
+    std::vector<std::string> out;
+    for (const auto& [id, request] : f.session.requests) {
+      if (request.target.ends_with("?limit=1")) {
+        out.push_back(request.target);
+      }
+    }
+    return out;
+  };
+  REQUIRE(counts_sent() == std::vector<std::string>{"/api/v1/configmaps?limit=1",
+                                                    "/api/v1/nodes?limit=1"});
+  f.session.reply(f.session.find("GET", "/api/v1/configmaps"), 200,
+                  R"({"items":[{}],"metadata":{"remainingItemCount":40}})");
+  f.session.reply(f.session.find("GET", "/api/v1/nodes"), 403, R"({"kind":"Status"})");
+  f.state.update(kNowMs + 1);
+  CHECK(f.state.tree().find("", "configmaps")->count == std::optional<size_t>(3));  // its table
+  CHECK_FALSE(f.state.tree().find("", "nodes")->count.has_value());  // may not list: no count
+  CHECK(f.state.last_error().empty());
+  REQUIRE(counts_sent().size() == 4);
+  CHECK(counts_sent()[2] == "/api/v1/pods?limit=1");
+  CHECK(counts_sent()[3] == "/apis/apps/v1/deployments?limit=1");
+  f.session.reply(f.session.find("GET", "/api/v1/pods"), 200,
+                  R"({"items":[{}],"metadata":{"remainingItemCount":4}})");
+  f.session.reply(f.session.find("GET", "/apis/apps/v1/deployments"), 200,
+                  R"({"items":[],"metadata":{}})");
+  f.state.update(kNowMs + 2);
+  CHECK(f.state.tree().find("", "pods")->count == std::optional<size_t>(5));
+  CHECK(f.state.tree().find("apps", "deployments")->count == std::optional<size_t>(0));
+  CHECK(counts_sent().size() == 4);  // the round is over; the next one waits for its time
+  f.state.update(kNowMs + ConsoleState::kCountIntervalMs);
+  CHECK(counts_sent().size() == 6);  // configmaps is followed now: not counted this way
+
+  // Another namespace counts again at once, in it (cluster-scoped kinds stay cluster-wide).
+  f.session.reply(f.session.find("GET", "/api/v1/nodes"), 403, R"({"kind":"Status"})");
+  f.session.reply(f.session.find("GET", "/api/v1/pods"), 200, R"({"items":[]})");
+  REQUIRE(f.state.select_namespace("team"));
+  f.state.update(kNowMs + ConsoleState::kCountIntervalMs + 1);
+  const auto sent = counts_sent();
+  REQUIRE(sent.size() == 8);
+  CHECK(sent[6] == "/api/v1/nodes?limit=1");
+  CHECK(sent[7] == "/api/v1/namespaces/team/pods?limit=1");
+}

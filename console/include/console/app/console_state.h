@@ -132,6 +132,12 @@ struct ConsoleOptions {
 class ConsoleState {
  public:
   static constexpr size_t kMaxOpenKinds = 8;
+  // The tree's counts of kinds that are not followed by a watch come from a LIST with limit=1
+  // (its items plus metadata.remainingItemCount) in the selected namespace: every kind in turn,
+  // a round every kCountIntervalMs, at most kCountsInFlight requests at once so that counting
+  // never crowds out what the user asks for. A kind that cannot be listed shows no count.
+  static constexpr int64_t kCountIntervalMs = 10000;
+  static constexpr size_t kCountsInFlight = 2;
   static constexpr const char* kFieldManager = "kube-sandbox-console";
 
   // `session` must outlive the state.
@@ -140,7 +146,8 @@ class ConsoleState {
   // Sends /version and discovery and opens the namespaces stream.
   void start(int64_t now_ms);
   // Drains the session (at most max_messages_per_frame stream messages) and applies what came;
-  // rebuilds the shown table when its objects changed. `now_ms` is wall-clock Unix time.
+  // rebuilds the shown table when its objects changed; counts the kinds not followed (below).
+  // `now_ms` is wall-clock Unix time.
   // Returns how many messages and replies came.
   size_t update(int64_t now_ms);
   // Sends discovery again (CRDs may have come or gone).
@@ -256,7 +263,9 @@ class ConsoleState {
   nlohmann::json dump() const;
 
  private:
-  enum class Purpose { Version, DiscoveryCore, DiscoveryGroups, Apply, Create, Replace, Delete };
+  enum class Purpose {
+    Version, DiscoveryCore, DiscoveryGroups, Apply, Create, Replace, Delete, Count
+  };
 
   void open_kind(const model::ApiResource& resource);
   void open_creator(const nlohmann::json& object);
@@ -266,6 +275,8 @@ class ConsoleState {
   void on_reply(client::ApiReply& reply);
   void on_discovery();
   void refresh_namespaces();
+  void count_kinds();
+  void on_count(uint64_t id, bool sent, int status, const std::string& body);
   void rebuild_current(bool force);
   void fail(std::string message);
   OpenKind* find_open(const std::string& key);
@@ -306,6 +317,12 @@ class ConsoleState {
   uint64_t actions_answered_ = 0;
 
   std::map<uint64_t, Purpose> pending_;  // request id -> what it was for
+  // Counting: (group, resource) still to count this round, the requests out, when the next round
+  // starts, and the namespace the counts are of.
+  std::vector<std::pair<std::string, std::string>> count_queue_;
+  std::map<uint64_t, std::pair<std::string, std::string>> counts_pending_;
+  int64_t next_count_round_ms_ = 0;
+  std::string counted_namespace_;
   bool any_success_ = false;
   bool transport_failed_ = false;  // the last reply was a transport failure
   std::string last_error_;
