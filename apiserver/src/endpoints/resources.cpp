@@ -787,31 +787,8 @@ json::json_pointer scale_pointer(const std::string& path) {
   return json::json_pointer(pointer.empty() || pointer.front() != '/' ? "/" + pointer : pointer);
 }
 
-// The Scale of a custom resource, read at the paths its CRD's subresources.scale names.
-json custom_scale_of(const registry::CustomResource& custom, const json& meta, const json& object) {
-  auto integer_at = [&](const std::string& path) {
-    json value = registry::eval_column_path(path, object);
-    return value.is_number() ? value.get<int64_t>() : int64_t{0};
-  };
-  json spec = json::object();
-  if (int64_t replicas = integer_at(custom.spec_replicas_path); replicas != 0) {
-    spec["replicas"] = replicas;
-  }
-  json status = {{"replicas", integer_at(custom.status_replicas_path)}};
-  if (!custom.label_selector_path.empty()) {
-    json selector = registry::eval_column_path(custom.label_selector_path, object);
-    if (selector.is_string() && !selector.get<std::string>().empty()) {
-      status["selector"] = selector;
-    }
-  }
-  return {{"kind", "Scale"},
-          {"apiVersion", "autoscaling/v1"},
-          {"metadata", meta},
-          {"spec", spec},
-          {"status", status}};
-}
-
-// The Scale (autoscaling/v1) of a workload, as its scale subresource shows it.
+// The Scale (autoscaling/v1) of a workload, as its scale subresource shows it; a custom
+// resource's replicas and selector are read at the paths its CRD's subresources.scale names.
 json scale_of(const Resource& r, const json& object) {
   const json& m = object.value("metadata", json::object());
   json meta = json::object();
@@ -820,30 +797,45 @@ json scale_of(const Resource& r, const json& object) {
       meta[key] = m[key];
     }
   }
+  int64_t replicas = 0;
+  int64_t status_replicas = 0;
+  std::string selector_text;
   if (r.custom) {
-    return custom_scale_of(*r.custom, meta, object);
+    auto integer_at = [&](const std::string& path) {
+      json value = registry::eval_column_path(path, object);
+      return value.is_number() ? value.get<int64_t>() : int64_t{0};
+    };
+    replicas = integer_at(r.custom->spec_replicas_path);
+    status_replicas = integer_at(r.custom->status_replicas_path);
+    if (!r.custom->label_selector_path.empty()) {
+      json selector = registry::eval_column_path(r.custom->label_selector_path, object);
+      if (selector.is_string()) {
+        selector_text = selector.get<std::string>();
+      }
+    }
+  } else {
+    replicas = object.value("/spec/replicas"_json_pointer, int64_t{0});
+    status_replicas = object.value("/status/replicas"_json_pointer, int64_t{0});
+    const json selector = object.value("/spec/selector"_json_pointer, json());
+    if (r.resource == "replicationcontrollers" && selector.is_object()) {
+      for (const auto& [key, value] : selector.items()) {
+        selector_text += (selector_text.empty() ? "" : ",") + key + "=" +
+                         (value.is_string() ? value.get<std::string>() : "");
+      }
+    } else if (selector.is_object()) {
+      std::string error;
+      if (auto parsed = registry::LabelSelector::from_json(selector, error)) {
+        selector_text = parsed->to_string();
+      }
+    }
   }
   json spec = json::object();
-  int64_t replicas = object.value("/spec/replicas"_json_pointer, int64_t{0});
   if (replicas != 0) {
     spec["replicas"] = replicas;  // omitempty, as upstream
   }
-  json status = {{"replicas", object.value("/status/replicas"_json_pointer, int64_t{0})}};
-  const json selector = object.value("/spec/selector"_json_pointer, json());
-  std::string text;
-  if (r.resource == "replicationcontrollers" && selector.is_object()) {
-    for (const auto& [key, value] : selector.items()) {
-      text += (text.empty() ? "" : ",") + key + "=" +
-              (value.is_string() ? value.get<std::string>() : "");
-    }
-  } else if (selector.is_object()) {
-    std::string error;
-    if (auto parsed = registry::LabelSelector::from_json(selector, error)) {
-      text = parsed->to_string();
-    }
-  }
-  if (!text.empty()) {
-    status["selector"] = text;
+  json status = {{"replicas", status_replicas}};
+  if (!selector_text.empty()) {
+    status["selector"] = selector_text;
   }
   return {{"kind", "Scale"},
           {"apiVersion", "autoscaling/v1"},

@@ -186,21 +186,8 @@ std::string go_json(const json& v) {
       return std::to_string(as_int(v));
     case Kind::Float:
       return go_json_float(as_double(v));
-    case Kind::String: {
-      std::string out;
-      for (char c : v.dump()) {
-        if (c == '<') {
-          out += "\\u003c";
-        } else if (c == '>') {
-          out += "\\u003e";
-        } else if (c == '&') {
-          out += "\\u0026";
-        } else {
-          out += c;
-        }
-      }
-      return out;
-    }
+    case Kind::String:
+      return go_json_string(v.get<std::string>());
     case Kind::Array: {
       std::string out = "[";
       for (size_t i = 0; i < v.size(); ++i) {

@@ -157,6 +157,22 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   return out;
 }
 
+std::string go_json_string(const std::string& s) {
+  std::string out;
+  for (char c : nlohmann::json(s).dump()) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string go_json_kind(const nlohmann::json& value) {
   switch (value.type()) {
     case nlohmann::json::value_t::object:

@@ -16,6 +16,9 @@ char32_t decode_rune(std::string_view s, size_t i, size_t& width);
 void append_utf8(std::string& out, char32_t r);
 // Go's strconv.Quote (the %q verb) of a string.
 std::string go_quote(std::string_view s);
+// A string as Go's encoding/json writes it: quoted, with <, > and & escaped as \u003c, \u003e
+// and \u0026 (its HTML-safe default).
+std::string go_json_string(const std::string& s);
 // Go's strings.Join.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The word encoding/json's UnmarshalTypeError uses for a JSON value: object, array, string,

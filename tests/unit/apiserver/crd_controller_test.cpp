@@ -7,6 +7,7 @@
 
 #include "apiserver/apiserver.h"
 #include "store/store.h"
+#include "test_request.h"
 
 using nlohmann::json;
 
@@ -32,21 +33,9 @@ class Api {
 
   Reply call(const std::string& method, const std::string& target, const json& body = nullptr,
              const std::string& type = "application/json", const std::string& accept = "") {
-    apiserver::http::Request request;
-    request.method = method;
-    request.target = target;
-    auto q = target.find('?');
-    request.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      request.query = apiserver::http::parse_query(target.substr(q + 1));
-    }
-    request.headers["Authorization"] = "Bearer t0ken";
+    auto request = apiserver::testing::make_request(method, target, body, "t0ken", type);
     if (!accept.empty()) {
       request.headers["Accept"] = accept;
-    }
-    if (!body.is_null()) {
-      request.headers["Content-Type"] = type;
-      request.body = body.dump();
     }
     auto response = api_->handle(request);
     std::string etag;

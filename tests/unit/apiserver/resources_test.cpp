@@ -5,6 +5,7 @@
 
 #include "apiserver/apiserver.h"
 #include "store/store.h"
+#include "test_request.h"
 
 using nlohmann::json;
 
@@ -62,20 +63,7 @@ class Api {
  private:
   static apiserver::http::Request make_request(const std::string& method, const std::string& target,
                                                const json& body) {
-    apiserver::http::Request request;
-    request.method = method;
-    request.target = target;
-    auto q = target.find('?');
-    request.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      request.query = apiserver::http::parse_query(target.substr(q + 1));
-    }
-    request.headers["Authorization"] = "Bearer t0ken";
-    if (!body.is_null()) {
-      request.headers["Content-Type"] = "application/json";
-      request.body = body.dump();
-    }
-    return request;
+    return apiserver::testing::make_request(method, target, body, "t0ken");
   }
 
   std::unique_ptr<store::Store> store_;

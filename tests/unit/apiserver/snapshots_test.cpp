@@ -9,7 +9,9 @@
 #include "apiserver/snapshots.h"
 #include "storage/watch_cache.h"
 #include "store/store.h"
+#include "test_request.h"
 
+using apiserver::testing::make_request;
 using nlohmann::json;
 namespace snapshots = apiserver::snapshots;
 
@@ -86,24 +88,6 @@ class Api {
   std::filesystem::path snapshots_dir() const { return dir_.path() / "snapshots"; }
 
  private:
-  static apiserver::http::Request make_request(const std::string& method, const std::string& target,
-                                               const json& body, const std::string& token) {
-    apiserver::http::Request request;
-    request.method = method;
-    request.target = target;
-    auto q = target.find('?');
-    request.path = target.substr(0, q);
-    if (q != std::string::npos) {
-      request.query = apiserver::http::parse_query(target.substr(q + 1));
-    }
-    request.headers["Authorization"] = "Bearer " + token;
-    if (!body.is_null()) {
-      request.headers["Content-Type"] = "application/json";
-      request.body = body.dump();
-    }
-    return request;
-  }
-
   TempDir dir_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<apiserver::ApiServer> api_;

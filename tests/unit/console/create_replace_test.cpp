@@ -9,25 +9,14 @@
 
 using console::app::ConsoleState;
 using console::testing::configmap;
-using console::testing::FakeSession;
 using nlohmann::json;
 
 namespace {
 
-constexpr int64_t kNowMs = 1717243200000;
+constexpr int64_t kNowMs = console::testing::ShowingConfigMaps::now;
 
-// Shows configmaps (default/cm1 at resourceVersion 10) with namespace team selected... or not.
-struct Fixture {
-  FakeSession session;
-  ConsoleState state{session};
-
-  Fixture() {
-    state.start(kNowMs);
-    console::testing::answer_start(session, state, kNowMs);
-    REQUIRE(console::testing::show_configmaps(
-        session, state, kNowMs, {console::testing::configmap_row("default", "cm1", "10")}, "10"));
-  }
-
+// Shows configmaps (default/cm1 at resourceVersion 10); namespaces default and team.
+struct Fixture : console::testing::ShowingConfigMaps {
   json editor_object() const {
     std::string error;
     auto parsed = console::model::parse_yaml(const_cast<ConsoleState&>(state).editor_text(), error);

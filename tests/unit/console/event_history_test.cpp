@@ -9,24 +9,15 @@
 
 using console::app::ConsoleState;
 using console::testing::configmap;
-using console::testing::FakeSession;
 using nlohmann::json;
 
 namespace {
 
-constexpr int64_t kNowMs = 1717243200000;
+constexpr int64_t kNowMs = console::testing::ShowingConfigMaps::now;
 
-// Shows configmaps, listed with default/cm1 at resourceVersion 10.
-struct Fixture {
-  FakeSession session;
-  ConsoleState state{session};
-
-  Fixture() {
-    state.start(kNowMs);
-    console::testing::answer_start(session, state, kNowMs, {"default"});
-    REQUIRE(console::testing::show_configmaps(
-        session, state, kNowMs, {console::testing::configmap_row("default", "cm1", "10")}, "10"));
-  }
+// Shows configmaps, listed with default/cm1 at resourceVersion 10; namespace default only.
+struct Fixture : console::testing::ShowingConfigMaps {
+  Fixture() : ShowingConfigMaps({"default"}) {}
 
   // Sends one watch event and returns its index in the event log.
   size_t event(const std::string& type, json object) {

@@ -242,4 +242,20 @@ inline bool show_configmaps(FakeSession& session, app::ConsoleState& state, int6
   return true;
 }
 
+// A console that has discovered the small cluster and shows configmaps, listed with default/cm1
+// at resourceVersion 10 (`now` is the time it was fed at).
+struct ShowingConfigMaps {
+  static constexpr int64_t now = 1717243200000;  // 2024-06-01T12:00:00Z
+  FakeSession session;
+  app::ConsoleState state{session};
+
+  explicit ShowingConfigMaps(const std::vector<std::string>& namespaces = {"default", "team"}) {
+    state.start(now);
+    answer_start(session, state, now, namespaces);
+    if (!show_configmaps(session, state, now, {configmap_row("default", "cm1", "10")}, "10")) {
+      throw std::logic_error("the fake cluster has no configmaps");
+    }
+  }
+};
+
 }  // namespace console::testing

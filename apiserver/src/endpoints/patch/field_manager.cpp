@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "endpoints/patch/field_manager.h"
+#include "registry/go_text.h"
 
 namespace apiserver::endpoints::patch {
 
@@ -28,24 +29,6 @@ struct Entry {
 
 using Managers = std::map<std::string, Entry>;
 
-// A string as Go's encoding/json writes it (HTML characters escaped).
-std::string go_json_string(const std::string& s) {
-  std::string quoted = json(s).dump();
-  std::string out;
-  for (char c : quoted) {
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // BuildManagerIdentifier: the entry without time and fields, apiVersion dropped for Apply, as
 // JSON in ManagedFieldsEntry field order with omitempty.
 std::string identifier(const std::string& manager, const std::string& operation,
@@ -58,7 +41,7 @@ std::string identifier(const std::string& manager, const std::string& operation,
     if (out.size() > 1) {
       out += ",";
     }
-    out += std::string("\"") + key + "\":" + go_json_string(value);
+    out += std::string("\"") + key + "\":" + registry::go_json_string(value);
   };
   add("manager", manager);
   add("operation", operation);
