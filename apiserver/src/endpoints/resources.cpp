@@ -252,6 +252,31 @@ std::string smd_type_error(const std::string& expected, const json& value) {
   return "expected " + expected + ", got &{" + registry::go_print(value, false) + "}";
 }
 
+// The 500 without a reason that upstream answers when an apply configuration cannot be typed
+// or converted.
+http::Response apply_typing_failure(const json& config, const std::string& group_version,
+                                    const std::string& kind,
+                                    const std::vector<std::string>& errors,
+                                    const std::string& conversion_error) {
+  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
+  std::string name = config.value("/metadata/name"_json_pointer, std::string());
+  std::string object = ns + "/" + name + "; " + group_version + ", Kind=" + kind;
+  std::string message;
+  if (errors.empty()) {
+    message = "failed to convert new object (" + object + ") to proper version: " +
+              conversion_error;
+  } else {
+    message = "failed to create typed patch object (" + object + "): " +
+              (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
+  }
+  return json_response(500, {{"kind", "Status"},
+                             {"apiVersion", "v1"},
+                             {"metadata", json::object()},
+                             {"status", "Failure"},
+                             {"message", message},
+                             {"code", 500}});
+}
+
 // Server-side apply is always strict: an applied configuration with fields its schema does not
 // declare, or with a value of the wrong type, fails while being typed, whatever fieldValidation
 // says. Upstream reports it as an error without an API status, so the client gets a 500 with no
@@ -286,23 +311,7 @@ std::optional<http::Response> rejected_apply_config(const registry::FieldValidat
   if (errors.empty() && conversion_error.empty()) {
     return std::nullopt;
   }
-  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
-  std::string name = config.value("/metadata/name"_json_pointer, std::string());
-  std::string object = ns + "/" + name + "; " + group + "/" + version + ", Kind=" + kind;
-  std::string message;
-  if (errors.empty()) {
-    message = "failed to convert new object (" + object + ") to proper version: " +
-              conversion_error;
-  } else {
-    message = "failed to create typed patch object (" + object + "): " +
-              (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
-  }
-  return json_response(500, {{"kind", "Status"},
-                             {"apiVersion", "v1"},
-                             {"metadata", json::object()},
-                             {"status", "Failure"},
-                             {"message", message},
-                             {"code", 500}});
+  return apply_typing_failure(config, group + "/" + version, kind, errors, conversion_error);
 }
 
 // The same for custom resources: what the CRD's schema does not declare fails the apply.
@@ -318,18 +327,7 @@ std::optional<http::Response> rejected_custom_apply_config(const Resource& r, co
   if (errors.empty()) {
     return std::nullopt;
   }
-  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
-  std::string name = config.value("/metadata/name"_json_pointer, std::string());
-  std::string message =
-      "failed to create typed patch object (" + ns + "/" + name + "; " + r.group_version() +
-      ", Kind=" + r.kind + "): " +
-      (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
-  return json_response(500, {{"kind", "Status"},
-                             {"apiVersion", "v1"},
-                             {"metadata", json::object()},
-                             {"status", "Failure"},
-                             {"message", message},
-                             {"code", 500}});
+  return apply_typing_failure(config, r.group_version(), r.kind, errors, "");
 }
 
 // The object as stored: without resourceVersion (the store revision is the truth).

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "console/app/console_state.h"
+#include "console/app/script.h"
 #include "console/client/session.h"
 
 namespace console::testing {
@@ -240,6 +241,23 @@ inline bool show_configmaps(FakeSession& session, app::ConsoleState& state, int6
   session.listed("core/configmaps", configmap_columns(), std::move(rows), rv);
   state.update(now);
   return true;
+}
+
+// Steps `runner` a frame at a time (10 ms apart) until it stops doing Continue, playing the
+// server's part through `serve` before each frame; throws when it never stops.
+template <class Serve>
+app::ScriptStep run_until_stop(app::ScriptRunner& runner, app::ConsoleState& state, int64_t& now,
+                               Serve serve, int max_frames = 2000) {
+  for (int frame = 0; frame < max_frames; ++frame) {
+    serve();
+    state.update(now);
+    app::ScriptStep step = runner.step(state, now);
+    now += 10;
+    if (step.kind != app::ScriptStep::Kind::Continue) {
+      return step;
+    }
+  }
+  throw std::logic_error("the script did not stop");
 }
 
 // A console that has discovered the small cluster and shows configmaps, listed with default/cm1

@@ -37,17 +37,7 @@ struct Discovered {
     INFO(error);
     REQUIRE(commands);
     ScriptRunner runner(std::move(*commands), {});
-    for (int frame = 0; frame < 2000; ++frame) {
-      serve();
-      state.update(now);
-      ScriptStep step = runner.step(state, now);
-      now += 10;
-      if (step.kind != ScriptStep::Kind::Continue) {
-        return step;
-      }
-    }
-    FAIL("the script did not stop");
-    return {};
+    return console::testing::run_until_stop(runner, state, now, serve);
   }
   ScriptStep run(const std::string& text) {
     return run(text, [] {});

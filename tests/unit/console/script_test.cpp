@@ -31,23 +31,7 @@ ScriptRunner runner_for(const std::string& text, ScriptOptions options = {}) {
   return ScriptRunner(std::move(*commands), std::move(options));
 }
 
-// Steps the runner a frame at a time (10 ms apart) until it stops doing Continue; plays the
-// server's part through `serve` before each frame.
-template <class Serve>
-ScriptStep run_until_stop(ScriptRunner& runner, ConsoleState& state, int64_t& now, Serve serve,
-                          int max_frames = 2000) {
-  for (int frame = 0; frame < max_frames; ++frame) {
-    serve();
-    state.update(now);
-    ScriptStep step = runner.step(state, now);
-    now += 10;
-    if (step.kind != ScriptStep::Kind::Continue) {
-      return step;
-    }
-  }
-  FAIL("the script did not stop");
-  return {};
-}
+using console::testing::run_until_stop;
 
 struct Scratch {
   fs::path dir = fs::temp_directory_path() / ("ks-script-" + std::to_string(::getpid()));
