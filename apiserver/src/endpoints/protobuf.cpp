@@ -480,7 +480,7 @@ std::string go_duration(std::int64_t nanos) {
 
 class Decoder {
  public:
-  explicit Decoder(const Facts& facts) : facts_(facts) {}
+  Decoder() = default;
 
   const std::string& error() const { return error_; }
 
@@ -511,7 +511,6 @@ class Decoder {
                  const std::string& where);
   bool zero(const Field& f, int depth, json& out);
 
-  const Facts& facts_;
   std::string error_;
   std::size_t values_ = 0;
 };
@@ -1076,7 +1075,7 @@ std::optional<nlohmann::json> decode_k8s_protobuf(std::string_view body, std::st
             "\"";
     return std::nullopt;
   }
-  Decoder decoder(facts);
+  Decoder decoder;
   json out;
   if (!decoder.message(*found->second, unknown.raw, 1, out)) {
     error = decoder.error();

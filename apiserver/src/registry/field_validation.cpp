@@ -22,10 +22,14 @@
 #include <utility>
 
 // GCC 12 sees dangling pointers in yaml-cpp's inlined Node accessors that are not there.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
 #include <yaml-cpp/yaml.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #include <nlohmann/json.hpp>
 
 #include "apiserver/facts.h"
