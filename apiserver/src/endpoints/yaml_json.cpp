@@ -412,11 +412,10 @@ class Converter {
 // where exactness is costly (any 4-digit-year prefix counts as a timestamp).
 bool reads_as_non_string(std::string_view s) {
   static const std::set<std::string_view> kWords = {
-      "",      "~",     "null",  "Null",  "NULL",  "y",      "Y",     "yes",   "Yes",
-      "YES",   "n",     "N",     "no",    "No",    "NO",     "true",  "True",  "TRUE",
-      "false", "False", "FALSE", "on",    "On",    "ON",     "off",   "Off",   "OFF",
-      ".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf", "+.INF",  "-.inf", "-.Inf", "-.INF",
-      ".nan",  ".NaN",  ".NAN",  "<<"};
+      "",      "~",     "null",  "Null",  "NULL",  "y",     "Y",    "yes",  "Yes",   "YES",
+      "n",     "N",     "no",    "No",    "NO",    "true",  "True", "TRUE", "false", "False",
+      "FALSE", "on",    "On",    "ON",    "off",   "Off",   "OFF",  ".inf", ".Inf",  ".INF",
+      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN",  "<<"};
   if (kWords.count(s) != 0) {
     return true;
   }

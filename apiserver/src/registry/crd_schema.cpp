@@ -491,9 +491,9 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
     std::string compile_error;
     node->regex = GoRegexp::compile(node->pattern, compile_error);
     if (!node->regex) {
-      const FieldError invalid = invalid_rendered(
-          where + ".pattern", go_quote(node->pattern),
-          "must be a valid regular expression, but isn't: " + compile_error);
+      const FieldError invalid =
+          invalid_rendered(where + ".pattern", go_quote(node->pattern),
+                           "must be a valid regular expression, but isn't: " + compile_error);
       error = invalid.field + ": " + invalid.message;
       if (field_error != nullptr) {
         *field_error = invalid;
@@ -1010,8 +1010,8 @@ struct Validator {
   void check(const Node& n, const std::string& name, const json& data) {
     const WalkDepth depth;
     if (depth.exceeded()) {
-      errs.push_back(forbidden(field_of(name), "nests deeper than " +
-                                                   std::to_string(kMaxWalkDepth) + " levels"));
+      errs.push_back(forbidden(field_of(name),
+                               "nests deeper than " + std::to_string(kMaxWalkDepth) + " levels"));
       return;
     }
     const Kind k = kind_of(data);
@@ -1176,8 +1176,8 @@ struct ListTypeValidator {
         const json& x = arr[i];
         auto it = x.is_object() ? x.find(key_field) : x.end();
         const bool missing = !x.is_object() || it == x.end();
-        errs.push_back(duplicate(
-            index(path, i), missing ? go_print(json::object(), true) : key_map_text(key_field, *it)));
+        errs.push_back(duplicate(index(path, i), missing ? go_print(json::object(), true)
+                                                         : key_map_text(key_field, *it)));
       }
       return;
     }

@@ -59,9 +59,9 @@ class CrdSchema {
   // x-kubernetes-preserve-unknown-fields), an array without one items schema, properties together
   // with additionalProperties, additionalProperties false, $ref, a pattern Go's regexp rejects,
   // malformed enum/required/x-kubernetes-list-type/x-kubernetes-list-map-keys, nesting deeper
-  // than kMaxSchemaDepth (registry/walk_depth.h). Walks over values stop at kMaxWalkDepth. For the failures
-  // upstream's CRD validation reports as a field error (an invalid pattern), `field_error` (when
-  // given) gets it with its field under the CRD version's `schema`, e.g.
+  // than kMaxSchemaDepth (registry/walk_depth.h). Walks over values stop at kMaxWalkDepth. For the
+  // failures upstream's CRD validation reports as a field error (an invalid pattern), `field_error`
+  // (when given) gets it with its field under the CRD version's `schema`, e.g.
   //   openAPIV3Schema.properties[a].pattern: Invalid value: "+": must be a valid regular
   //   expression, but isn't: error parsing regexp: missing argument to repetition operator: `+`
   static std::optional<CrdSchema> parse(const nlohmann::json& open_api_v3_schema,

@@ -20,9 +20,8 @@ struct Bounds {
 const std::map<std::string, uint64_t> kMonthNames = {
     {"jan", 1}, {"feb", 2}, {"mar", 3}, {"apr", 4},  {"may", 5},  {"jun", 6},
     {"jul", 7}, {"aug", 8}, {"sep", 9}, {"oct", 10}, {"nov", 11}, {"dec", 12}};
-const std::map<std::string, uint64_t> kDayNames = {{"sun", 0}, {"mon", 1}, {"tue", 2},
-                                                   {"wed", 3}, {"thu", 4}, {"fri", 5},
-                                                   {"sat", 6}};
+const std::map<std::string, uint64_t> kDayNames = {{"sun", 0}, {"mon", 1}, {"tue", 2}, {"wed", 3},
+                                                   {"thu", 4}, {"fri", 5}, {"sat", 6}};
 
 bool is_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -152,8 +151,8 @@ std::string check_range(std::string_view expr, const Bounds& r) {
 // time.ParseDuration's verdict (its error text, or empty).
 std::string duration_error(std::string_view orig) {
   static const std::map<std::string, long double, std::less<>> kUnits = {
-      {"ns", 1},          {"us", 1e3},        {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
-      {"ms", 1e6},        {"s", 1e9},         {"m", 60e9},        {"h", 3600e9}};
+      {"ns", 1},   {"us", 1e3}, {"\xC2\xB5s", 1e3}, {"\xCE\xBCs", 1e3},
+      {"ms", 1e6}, {"s", 1e9},  {"m", 60e9},        {"h", 3600e9}};
   const std::string invalid = "time: invalid duration " + go_quote(orig);
   std::string_view s = orig;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
@@ -270,8 +269,7 @@ std::string cron_schedule_error(std::string_view spec) {
     for (const auto& p : parts) {
       list += (list.empty() ? "" : " ") + std::string(p);
     }
-    return "expected exactly 5 fields, found " + std::to_string(parts.size()) + ": [" + list +
-           "]";
+    return "expected exactly 5 fields, found " + std::to_string(parts.size()) + ": [" + list + "]";
   }
   const Bounds bounds[5] = {{0, 59, nullptr},
                             {0, 23, nullptr},

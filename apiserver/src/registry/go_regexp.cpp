@@ -56,8 +56,8 @@ std::optional<GoRegexp> GoRegexp::compile(const std::string& pattern, std::strin
     // Go prints the offending fragment in backquotes; for a too large program, the whole pattern.
     const std::string& arg =
         re->error_code() == re2::RE2::ErrorPatternTooLarge ? pattern : re->error_arg();
-    error = std::string("error parsing regexp: ") + go_error_code(re->error_code()) + ": `" +
-            arg + "`";
+    error =
+        std::string("error parsing regexp: ") + go_error_code(re->error_code()) + ": `" + arg + "`";
     return std::nullopt;
   }
   GoRegexp out;

@@ -170,7 +170,8 @@ std::optional<std::string> go_quantity_error(std::string_view text) {
   }
   const std::string_view suffix = text.substr(pos);
   std::size_t s = 0;
-  while (s < suffix.size() && std::string_view("eEinumkKMGTP").find(suffix[s]) != std::string_view::npos) {
+  while (s < suffix.size() &&
+         std::string_view("eEinumkKMGTP").find(suffix[s]) != std::string_view::npos) {
     ++s;
   }
   if (s < suffix.size() && (suffix[s] == '-' || suffix[s] == '+')) {
@@ -231,10 +232,21 @@ std::optional<long double> go_quantity_value(std::string_view text) {
   number = negative ? -number : number;
   const std::string_view suffix = text.substr(pos);
   static constexpr std::array<std::pair<std::string_view, long double>, 16> kFactors = {{
-      {"", 1},          {"n", 1e-9L},        {"u", 1e-6L},           {"m", 1e-3L},
-      {"k", 1e3L},      {"M", 1e6L},         {"G", 1e9L},            {"T", 1e12L},
-      {"P", 1e15L},     {"E", 1e18L},        {"Ki", 1024.0L},        {"Mi", 1048576.0L},
-      {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L}, {"Pi", 1125899906842624.0L},
+      {"", 1},
+      {"n", 1e-9L},
+      {"u", 1e-6L},
+      {"m", 1e-3L},
+      {"k", 1e3L},
+      {"M", 1e6L},
+      {"G", 1e9L},
+      {"T", 1e12L},
+      {"P", 1e15L},
+      {"E", 1e18L},
+      {"Ki", 1024.0L},
+      {"Mi", 1048576.0L},
+      {"Gi", 1073741824.0L},
+      {"Ti", 1099511627776.0L},
+      {"Pi", 1125899906842624.0L},
       {"Ei", 1152921504606846976.0L},
   }};
   for (const auto& [name, factor] : kFactors) {
@@ -249,7 +261,8 @@ std::optional<long double> go_quantity_value(std::string_view text) {
   }
   std::int64_t e = 0;
   std::from_chars(exponent.data(), exponent.data() + exponent.size(), e);
-  const long double clamped = static_cast<long double>(std::clamp<std::int64_t>(e, -100000, 100000));
+  const long double clamped =
+      static_cast<long double>(std::clamp<std::int64_t>(e, -100000, 100000));
   return number * std::pow(10.0L, clamped);
 }
 

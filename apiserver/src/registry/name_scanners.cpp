@@ -60,7 +60,8 @@ bool matches_dns1123_subdomain(std::string_view s) {
   size_t start = 0;
   while (true) {
     const size_t dot = s.find('.', start);
-    if (!matches_dns1123_label(s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
+    if (!matches_dns1123_label(
+            s.substr(start, dot == std::string_view::npos ? dot : dot - start))) {
       return false;
     }
     if (dot == std::string_view::npos) {
@@ -153,10 +154,10 @@ std::vector<std::string> label_key_problems(std::string_view key) {
   const size_t slash = key.find('/');
   if (slash != std::string_view::npos) {
     if (key.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back("a qualified name " +
-                     regex_error(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                 {"MyName", "my.name", "123-abc"}) +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+      errs.push_back(
+          "a qualified name " +
+          regex_error(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
+          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return errs;
     }
     const std::string_view prefix = key.substr(0, slash);
@@ -187,7 +188,8 @@ std::vector<std::string> label_value_problems(std::string_view value) {
     errs.push_back(max_len_error(kLabelValueMaxLength));
   }
   if (!value.empty() && !matches_qualified_name(value)) {
-    errs.push_back(regex_error(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
+    errs.push_back(
+        regex_error(kLabelValueErrMsg, kLabelValueFmt, {"MyValue", "my_value", "12345"}));
   }
   return errs;
 }

@@ -162,8 +162,6 @@ bool tracks_generation(const std::string& group, const std::string& resource) {
   return kTracked.count(group + "/" + resource) != 0;
 }
 
-
-
 FieldError invalid_rendered(const std::string& field, const std::string& rendered,
                             const std::string& detail) {
   return {"FieldValueInvalid", field,

@@ -72,8 +72,8 @@ bool is_zone(std::string_view t) {
 // strfmt's time part: ^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$
 // with hour <= "23", minute and second <= "59" compared as text.
 bool is_time(std::string_view t) {
-  if (t.size() < 9 || !all_digits(t, 0, 2) || t[2] != ':' || !all_digits(t, 3, 2) ||
-      t[5] != ':' || !all_digits(t, 6, 2)) {
+  if (t.size() < 9 || !all_digits(t, 0, 2) || t[2] != ':' || !all_digits(t, 3, 2) || t[5] != ':' ||
+      !all_digits(t, 6, 2)) {
     return false;
   }
   if (two_digits(t, 0) > 23 || two_digits(t, 3) > 59 || two_digits(t, 6) > 59) {
@@ -139,8 +139,8 @@ bool matches_uuid(std::string_view s, char version) {
     if (g == 2 && version != 0 && s[at] != version) {
       return false;
     }
-    if (g == 3 && (version == '4' || version == '5') && lead != '8' && lead != '9' &&
-        lead != 'a' && lead != 'b') {
+    if (g == 3 && (version == '4' || version == '5') && lead != '8' && lead != '9' && lead != 'a' &&
+        lead != 'b') {
       return false;
     }
     at += kGroups[g];

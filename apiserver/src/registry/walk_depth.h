@@ -3,8 +3,8 @@
 // (built by patches, or defaults inside deep objects) stop the walk instead of the stack.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 

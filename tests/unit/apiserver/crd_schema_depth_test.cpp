@@ -48,9 +48,10 @@ CrdSchema must_parse(const json& schema) {
 
 }  // namespace
 
-TEST_CASE("unknown fields nested ten thousand deep are pruned and validated", "[crd_schema][depth]") {
-  const CrdSchema schema = must_parse(
-      {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}});
+TEST_CASE("unknown fields nested ten thousand deep are pruned and validated",
+          "[crd_schema][depth]") {
+  const CrdSchema schema =
+      must_parse({{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}});
   json object = {{"kind", "K"}};
   object["a"] = nested_arrays(kDepth - 2);
   CHECK(schema.prune(object).empty());
@@ -58,9 +59,10 @@ TEST_CASE("unknown fields nested ten thousand deep are pruned and validated", "[
   CHECK(schema.validate(object).empty());
 }
 
-TEST_CASE("a deep array where a string belongs is pruned below and refused", "[crd_schema][depth]") {
-  const CrdSchema schema = must_parse(
-      {{"type", "object"}, {"properties", {{"s", {{"type", "string"}}}}}});
+TEST_CASE("a deep array where a string belongs is pruned below and refused",
+          "[crd_schema][depth]") {
+  const CrdSchema schema =
+      must_parse({{"type", "object"}, {"properties", {{"s", {{"type", "string"}}}}}});
   json object = json::object();
   object["s"] = nested_arrays(kDepth - 2, json{{"x", 1}});
   CHECK(schema.prune(object).size() == 1);
@@ -80,8 +82,8 @@ TEST_CASE("a schema nested 990 levels deep walks a value as deep", "[crd_schema]
   parsed.apply_defaults(object);
   const auto errors = parsed.validate(object);
   REQUIRE(errors.size() == 1);
-  CHECK(errors[0].message == "Invalid value: 5: " + errors[0].field +
-                                 " in body should be less than or equal to 3");
+  CHECK(errors[0].message ==
+        "Invalid value: 5: " + errors[0].field + " in body should be less than or equal to 3");
 }
 
 TEST_CASE("duplicates nested ten thousand deep are found and printed", "[crd_schema][depth]") {
@@ -118,8 +120,8 @@ TEST_CASE("a schema nested deeper than the walks allow is refused", "[crd_schema
 
 TEST_CASE("a value nested twice as deep as a body may be stops the walks without harm",
           "[crd_schema][depth]") {
-  const CrdSchema schema = must_parse(
-      {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}});
+  const CrdSchema schema =
+      must_parse({{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}});
   json object = json::object();
   object["a"] = nested_arrays(2 * kDepth, json::array({nullptr}));
   CHECK(schema.prune(object).empty());

@@ -27,8 +27,7 @@ TEST_CASE("cron schedules get robfig/cron's verdicts", "[cron]") {
        "failed to parse int from 99999999999999999999: strconv.Atoi: parsing "
        "\"99999999999999999999\": value out of range"},
       {"x * * * *", "failed to parse int from x: strconv.Atoi: parsing \"x\": invalid syntax"},
-      {"-1 * * * *",
-       "failed to parse int from : strconv.Atoi: parsing \"\": invalid syntax"},
+      {"-1 * * * *", "failed to parse int from : strconv.Atoi: parsing \"\": invalid syntax"},
       {"* * 0 * *", "beginning of range (0) below minimum (1): 0"},
       {"5-1 * * * *", "beginning of range (5) beyond end of range (1): 5-1"},
       {"*/0 * * * *", "step of range should be a positive number: */0"},
@@ -36,8 +35,9 @@ TEST_CASE("cron schedules get robfig/cron's verdicts", "[cron]") {
       {"*/1/2 * * * *", "too many slashes: */1/2"},
       {"* * * *", "expected exactly 5 fields, found 4: [* * * *]"},
       {"@often", "unrecognized descriptor: @often"},
-      {"@every 5x", "failed to parse duration @every 5x: time: unknown unit \"x\" in duration "
-                    "\"5x\""},
+      {"@every 5x",
+       "failed to parse duration @every 5x: time: unknown unit \"x\" in duration "
+       "\"5x\""},
       {"@every 5", "failed to parse duration @every 5: time: missing unit in duration \"5\""},
       {"@every 99999999999999999999h",
        "failed to parse duration @every 99999999999999999999h: time: invalid duration "

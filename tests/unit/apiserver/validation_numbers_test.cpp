@@ -31,15 +31,15 @@ json pod_spec(const char* restart) {
 }
 
 json deployment(const json& unavailable, const json& surge) {
-  return {{"metadata", {{"name", "web"}, {"namespace", "default"}}},
-          {"spec",
-           {{"replicas", 1},
-            {"selector", {{"matchLabels", {{"app", "web"}}}}},
-            {"template",
-             {{"metadata", {{"labels", {{"app", "web"}}}}}, {"spec", pod_spec("Always")}}},
-            {"strategy",
-             {{"type", "RollingUpdate"},
-              {"rollingUpdate", {{"maxUnavailable", unavailable}, {"maxSurge", surge}}}}}}}};
+  return {
+      {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+      {"spec",
+       {{"replicas", 1},
+        {"selector", {{"matchLabels", {{"app", "web"}}}}},
+        {"template", {{"metadata", {{"labels", {{"app", "web"}}}}}, {"spec", pod_spec("Always")}}},
+        {"strategy",
+         {{"type", "RollingUpdate"},
+          {"rollingUpdate", {{"maxUnavailable", unavailable}, {"maxSurge", surge}}}}}}}};
 }
 
 json cron_job(const std::string& schedule) {
@@ -47,8 +47,7 @@ json cron_job(const std::string& schedule) {
           {"spec",
            {{"schedule", schedule},
             {"concurrencyPolicy", "Allow"},
-            {"jobTemplate",
-             {{"spec", {{"template", {{"spec", pod_spec("OnFailure")}}}}}}}}}};
+            {"jobTemplate", {{"spec", {{"template", {{"spec", pod_spec("OnFailure")}}}}}}}}}};
 }
 
 const Resource kDeployments = resource("apps", "deployments", "Deployment");

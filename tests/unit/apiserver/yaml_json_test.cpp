@@ -26,7 +26,8 @@ std::string convert_error(const std::string& yaml) {
 
 // go-yaml v2's billion laughs: each level names the previous one nine times.
 std::string laughs(int levels) {
-  std::string out = "a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
+  std::string out =
+      "a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n";
   for (int i = 1; i < levels; ++i) {
     const std::string prev = "*a" + std::to_string(i - 1);
     out += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [" + prev;
@@ -126,9 +127,14 @@ TEST_CASE("JSON to YAML quotes strings that would read back as something else", 
 }
 
 TEST_CASE("JSON to YAML round-trips awkward strings, keys and deep values", "[yaml]") {
-  json doc = {{"data", {{"[", "["}, {"multi", "line one\nline two\n"}, {" lead", "trail "},
-                        {"tab", "a\tb"}, {"quote'", "it's \"x\""}, {"empty", json::object()},
-                        {"list", json::array()}}}};
+  json doc = {{"data",
+               {{"[", "["},
+                {"multi", "line one\nline two\n"},
+                {" lead", "trail "},
+                {"tab", "a\tb"},
+                {"quote'", "it's \"x\""},
+                {"empty", json::object()},
+                {"list", json::array()}}}};
   CHECK(must_convert(json_to_yaml(doc)) == doc);
   json deep = 1;
   for (int i = 0; i < 10000; ++i) {
