@@ -8,7 +8,7 @@ set -euo pipefail
 build_pkgs=(
   g++ cmake ninja-build ccache pkg-config
   libboost1.81-dev          # Beast/Asio; 1.74 breaks with g++ 12 + C++20 coroutines (see docs/)
-  nlohmann-json3-dev libyaml-cpp-dev liblmdb-dev libssl-dev
+  nlohmann-json3-dev libyaml-cpp-dev liblmdb-dev libssl-dev libre2-dev
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
   catch2
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc

@@ -1,22 +1,232 @@
 #include "endpoints/yaml_json.h"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
-#include <regex>
+#include <charconv>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <vector>
 
 namespace apiserver::endpoints {
 namespace {
 
-constexpr int kMaxDepth = 100;
+using nlohmann::json;
 
-nlohmann::json scalar(const YAML::Node& node) {
-  const std::string& text = node.Scalar();
-  if (node.Tag() == "!") {
-    return text;  // quoted: always a string
+// go-yaml v2's limits: flow nesting deeper than this is refused by its scanner, and alias
+// expansion may only be a share of all decoding work, shrinking from 99% to 10% as documents
+// grow from 400,000 to 4,000,000 decoded nodes.
+constexpr int kMaxDepth = 10000;
+constexpr double kAliasRatioRangeLow = 400000;
+constexpr double kAliasRatioRangeHigh = 4000000;
+
+const char* kExcessiveAliasing = "yaml: document contains excessive aliasing";
+
+double allowed_alias_ratio(double decode_count) {
+  if (decode_count <= kAliasRatioRangeLow) {
+    return 0.99;
   }
-  static const std::regex kInt("[-+]?(0|[1-9][0-9]*)");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (text == "null" || text == "Null" || text == "NULL" || text == "~" || text.empty()) {
+  if (decode_count >= kAliasRatioRangeHigh) {
+    return 0.10;
+  }
+  return 0.99 - 0.89 * ((decode_count - kAliasRatioRangeLow) /
+                        (kAliasRatioRangeHigh - kAliasRatioRangeLow));
+}
+
+// ---- YAML text to a node graph, aliases kept as references ----
+
+struct YamlNode {
+  enum class Kind { Null, Scalar, Sequence, Map, Alias };
+  Kind kind = Kind::Null;
+  std::string tag;
+  std::string value;
+  std::string anchor;            // the anchor's name, when the node defines one
+  std::vector<size_t> children;  // a map's keys and values alternate
+  size_t target = 0;             // an alias's node
+  YAML::Mark mark;
+};
+
+// Builds the first document's nodes from yaml-cpp's parser events; counts the documents.
+class GraphBuilder : public YAML::EventHandler {
+ public:
+  std::vector<YamlNode> nodes;
+
+  void OnDocumentStart(const YAML::Mark&) override {}
+  void OnDocumentEnd() override {}
+  void OnAnchor(const YAML::Mark&, const std::string& name) override { pending_anchor_ = name; }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    add(YamlNode::Kind::Null, mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const size_t at = add(YamlNode::Kind::Alias, mark, 0);
+    auto it = anchors_.find(anchor);
+    nodes[at].target = it == anchors_.end() ? at : it->second;
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    const size_t at = add(YamlNode::Kind::Scalar, mark, anchor);
+    nodes[at].tag = tag;
+    nodes[at].value = value;
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open_.push_back(add(YamlNode::Kind::Sequence, mark, anchor));
+  }
+  void OnSequenceEnd() override { open_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open_.push_back(add(YamlNode::Kind::Map, mark, anchor));
+  }
+  void OnMapEnd() override { open_.pop_back(); }
+
+ private:
+  size_t add(YamlNode::Kind kind, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    const size_t at = nodes.size();
+    nodes.push_back({});
+    nodes[at].kind = kind;
+    nodes[at].mark = mark;
+    if (anchor != 0) {
+      anchors_[anchor] = at;
+      nodes[at].anchor = pending_anchor_;
+    }
+    pending_anchor_.clear();
+    if (!open_.empty()) {
+      nodes[open_.back()].children.push_back(at);
+    }
+    return at;
+  }
+
+  std::vector<size_t> open_;
+  std::map<YAML::anchor_t, size_t> anchors_;
+  std::string pending_anchor_;
+};
+
+// go-yaml's flow-level limit, checked before yaml-cpp's recursive parser sees the text: '[' and
+// '{' that open a flow collection (inside one, or at the start of a block node), outside quoted
+// scalars and comments. Returns the 1-based line of the first excess, or 0. An approximation of
+// go-yaml's scanner: text in block scalars (| and >) is looked at too.
+int excessive_flow_depth_line(std::string_view text) {
+  int depth = 0;
+  int line = 1;
+  char quote = 0;
+  char previous = 0;  // the last non-blank character on this line, outside quotes
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quote != 0) {
+      if (c == '\n') {
+        ++line;
+      }
+      if (quote == '"' && c == '\\') {
+        ++i;
+      } else if (c == quote) {
+        quote = 0;
+        previous = c;
+      }
+      continue;
+    }
+    if (c == '\n') {
+      ++line;
+      previous = 0;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      continue;
+    }
+    if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t' || text[i - 1] == '\n')) {
+      while (i + 1 < text.size() && text[i + 1] != '\n') {
+        ++i;
+      }
+      continue;
+    }
+    const bool node_start = depth > 0 || previous == 0 || previous == ':' || previous == '-' ||
+                            previous == '?' || previous == ',' || previous == '[' ||
+                            previous == '{';
+    if ((c == '"' || c == '\'') && node_start) {
+      quote = c;
+    } else if ((c == '[' || c == '{') && node_start) {
+      if (++depth > kMaxDepth) {
+        return line;
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+    // Inside a plain scalar, brackets are text.
+    previous = (c == '[' || c == '{' || c == '"' || c == '\'') && !node_start ? 'x' : c;
+  }
+  return 0;
+}
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// [-+]?(0|[1-9][0-9]*)
+bool is_yaml_int(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    s.remove_prefix(1);
+  }
+  if (s.empty() || (s[0] == '0' && s.size() > 1)) {
+    return false;
+  }
+  for (char c : s) {
+    if (!is_digit(c)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
+bool is_yaml_float(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && is_digit(s[i])) {
+      ++i;
+    }
+    return i - start;
+  };
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
+    ++i;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (digits() == 0) {
+      return false;
+    }
+  } else {
+    if (digits() == 0) {
+      return false;
+    }
+    if (i < s.size() && s[i] == '.') {
+      ++i;
+      digits();
+    }
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
+      ++i;
+    }
+    if (digits() == 0) {
+      return false;
+    }
+  }
+  return i == s.size();
+}
+
+// A plain scalar with YAML 1.2's core schema; quoted scalars are strings. Numbers that overflow
+// stay strings, as Go's ParseFloat failing leaves them.
+json scalar(const YamlNode& node) {
+  const std::string& text = node.value;
+  if (node.tag == "!") {
+    return text;
+  }
+  if (text.empty() || text == "null" || text == "Null" || text == "NULL" || text == "~") {
     return nullptr;
   }
   if (text == "true" || text == "True" || text == "TRUE") {
@@ -25,88 +235,307 @@ nlohmann::json scalar(const YAML::Node& node) {
   if (text == "false" || text == "False" || text == "FALSE") {
     return false;
   }
-  if (std::regex_match(text, kInt)) {
-    try {
-      return std::stoll(text);
-    } catch (...) {
-      return text;
+  const char* first = text.data() + (text[0] == '+' ? 1 : 0);
+  const char* last = text.data() + text.size();
+  if (is_yaml_int(text)) {
+    int64_t i = 0;
+    if (std::from_chars(first, last, i).ec == std::errc()) {
+      return i;
+    }
+    uint64_t u = 0;
+    if (std::from_chars(first, last, u).ec == std::errc()) {
+      return u;
     }
   }
-  if (std::regex_match(text, kFloat)) {
-    try {
-      return std::stod(text);
-    } catch (...) {
-      return text;
+  if (is_yaml_float(text)) {
+    double d = 0;
+    if (std::from_chars(first, last, d).ec == std::errc()) {
+      return d;
     }
   }
   return text;
 }
 
-nlohmann::json convert(const YAML::Node& node, int depth) {
-  if (depth > kMaxDepth) {
-    throw YAML::Exception(node.Mark(), "nesting is deeper than " + std::to_string(kMaxDepth));
-  }
-  switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
-      return nullptr;
-    case YAML::NodeType::Scalar:
-      return scalar(node);
-    case YAML::NodeType::Sequence: {
-      nlohmann::json out = nlohmann::json::array();
-      for (const auto& item : node) {
-        out.push_back(convert(item, depth + 1));
-      }
-      return out;
-    }
-    case YAML::NodeType::Map: {
-      nlohmann::json out = nlohmann::json::object();
-      for (const auto& entry : node) {
-        out[entry.first.as<std::string>()] = convert(entry.second, depth + 1);
-      }
-      return out;
-    }
-  }
-  return nullptr;
+std::string error_at(const YAML::Mark& mark, const std::string& message) {
+  const std::string where = mark.line >= 0 ? "line " + std::to_string(mark.line + 1) + ": " : "";
+  return "error converting YAML to JSON: yaml: " + where + message;
 }
 
-void emit(YAML::Emitter& out, const nlohmann::json& value) {
-  switch (value.type()) {
-    case nlohmann::json::value_t::object:
-      out << YAML::BeginMap;
-      for (auto it = value.begin(); it != value.end(); ++it) {
-        out << YAML::Key << it.key() << YAML::Value;
-        emit(out, it.value());
-      }
-      out << YAML::EndMap;
-      break;
-    case nlohmann::json::value_t::array:
-      out << YAML::BeginSeq;
-      for (const auto& item : value) {
-        emit(out, item);
-      }
-      out << YAML::EndSeq;
-      break;
-    case nlohmann::json::value_t::string: {
-      // Quote strings that would read back as something else.
-      const std::string& s = value.get_ref<const std::string&>();
-      nlohmann::json back = scalar(YAML::Load(s.empty() ? "''" : s));
-      bool plain_safe = !s.empty() && back.is_string() && back == s &&
-                        s.find_first_of(":#{}[],&*!|>'\"%@`\n") == std::string::npos &&
-                        s.front() != ' ' && s.back() != ' ' && s.front() != '-' &&
-                        s.front() != '?';
-      if (plain_safe) {
-        out << s;
-      } else {
-        out << YAML::DoubleQuoted << s;
-      }
-      break;
+// The graph to JSON without recursion, counting work as go-yaml's decoder does: every node
+// decoded (the document, map keys and aliases too) is one unit, and units under an alias count as
+// alias expansion. An alias never names another alias (YAML gives aliases no anchors).
+class Converter {
+ public:
+  explicit Converter(const std::vector<YamlNode>& nodes)
+      : nodes_(nodes), expanding_(nodes.size(), false) {}
+
+  std::optional<json> run(std::string& error) {
+    json root;
+    decode_count_ = 1;  // the document
+    if (!enter(0, root, error)) {
+      return std::nullopt;
     }
-    case nlohmann::json::value_t::null:
+    while (!stack_.empty()) {
+      Frame& f = stack_.back();
+      const YamlNode& n = nodes_[f.node];
+      if (f.next == n.children.size()) {
+        if (f.alias != kNone) {
+          expanding_[f.alias] = false;
+          --alias_depth_;
+        }
+        stack_.pop_back();
+        continue;
+      }
+      json* slot = nullptr;
+      size_t child = 0;
+      if (n.kind == YamlNode::Kind::Sequence) {
+        f.out->push_back(nullptr);
+        slot = &f.out->back();
+        child = n.children[f.next++];
+      } else {
+        // A map: the key is decoded (and counted) first, then its value.
+        std::string key;
+        if (!decode_key(n.children[f.next], key, error)) {
+          return std::nullopt;
+        }
+        slot = &(*f.out)[key];
+        child = n.children[f.next + 1];
+        f.next += 2;
+      }
+      // `f` may dangle from here on: enter() can grow the stack.
+      if (!enter(child, *slot, error)) {
+        return std::nullopt;
+      }
+    }
+    return root;
+  }
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+
+  struct Frame {
+    size_t node;
+    json* out;
+    size_t next;
+    size_t alias;  // the alias node this frame expands, or kNone
+  };
+
+  bool count(std::string& error) {
+    ++decode_count_;
+    if (alias_depth_ > 0) {
+      ++alias_count_;
+    }
+    if (alias_count_ > 100 && decode_count_ > 1000 &&
+        static_cast<double>(alias_count_) / static_cast<double>(decode_count_) >
+            allowed_alias_ratio(static_cast<double>(decode_count_))) {
+      error = std::string("error converting YAML to JSON: ") + kExcessiveAliasing;
+      return false;
+    }
+    return true;
+  }
+
+  // Counts the node at `at`, following an alias to its node; `alias` gets the alias or kNone.
+  bool resolve(size_t& at, size_t& alias, std::string& error) {
+    alias = kNone;
+    if (!count(error)) {
+      return false;
+    }
+    if (nodes_[at].kind != YamlNode::Kind::Alias) {
+      return true;
+    }
+    if (expanding_[at]) {
+      error = "error converting YAML to JSON: yaml: anchor '" + nodes_[nodes_[at].target].anchor +
+              "' value contains itself";
+      return false;
+    }
+    alias = at;
+    at = nodes_[at].target;
+    ++alias_depth_;
+    return count(error);
+  }
+
+  bool enter(size_t at, json& out, std::string& error) {
+    size_t alias = kNone;
+    if (!resolve(at, alias, error)) {
+      return false;
+    }
+    const YamlNode& n = nodes_[at];
+    if (n.kind == YamlNode::Kind::Sequence || n.kind == YamlNode::Kind::Map) {
+      out = n.kind == YamlNode::Kind::Map ? json::object() : json::array();
+      if (alias != kNone) {
+        expanding_[alias] = true;
+      }
+      stack_.push_back({at, &out, 0, alias});
+      return true;
+    }
+    out = n.kind == YamlNode::Kind::Scalar ? scalar(n) : json(nullptr);
+    if (alias != kNone) {
+      --alias_depth_;
+    }
+    return true;
+  }
+
+  // A map key: a scalar's text ("null" for an empty one), as the conversion has always kept it.
+  bool decode_key(size_t at, std::string& key, std::string& error) {
+    size_t alias = kNone;
+    if (!resolve(at, alias, error)) {
+      return false;
+    }
+    if (alias != kNone) {
+      --alias_depth_;
+    }
+    const YamlNode& n = nodes_[at];
+    if (n.kind == YamlNode::Kind::Scalar) {
+      key = n.value;
+      return true;
+    }
+    if (n.kind == YamlNode::Kind::Null) {
+      key = "null";
+      return true;
+    }
+    error = error_at(n.mark, "a map key must be a scalar");
+    return false;
+  }
+
+  const std::vector<YamlNode>& nodes_;
+  std::vector<bool> expanding_;
+  std::vector<Frame> stack_;
+  int64_t decode_count_ = 0;
+  int64_t alias_count_ = 0;
+  int alias_depth_ = 0;
+};
+
+// ---- JSON to YAML ----
+
+// go-yaml v2's resolve(): whether a plain scalar with this text would read back as something
+// other than a string (null, bool, int, float, timestamp, base 60 float, merge key). A superset
+// where exactness is costly (any 4-digit-year prefix counts as a timestamp).
+bool reads_as_non_string(std::string_view s) {
+  static const std::set<std::string_view> kWords = {
+      "",      "~",     "null",  "Null",  "NULL",  "y",     "Y",    "yes",  "Yes",   "YES",
+      "n",     "N",     "no",    "No",    "NO",    "true",  "True", "TRUE", "false", "False",
+      "FALSE", "on",    "On",    "ON",    "off",   "Off",   "OFF",  ".inf", ".Inf",  ".INF",
+      "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", ".nan", ".NaN", ".NAN",  "<<"};
+  if (kWords.count(s) != 0) {
+    return true;
+  }
+  std::string plain;
+  for (char c : s) {
+    if (c != '_') {
+      plain += c;
+    }
+  }
+  std::string_view p = plain;
+  if (is_yaml_float(p)) {
+    return true;
+  }
+  if (!p.empty() && (p[0] == '-' || p[0] == '+')) {
+    p.remove_prefix(1);
+  }
+  // strconv.ParseInt(s, 0, 64) prefixes: 0x, 0o, 0b and a leading 0 for octal.
+  auto all_of = [&](std::string_view digits, std::string_view set) {
+    return !digits.empty() && digits.find_first_not_of(set) == std::string_view::npos;
+  };
+  if (p.size() > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+    return all_of(p.substr(2), "0123456789abcdefABCDEF");
+  }
+  if (p.size() > 2 && p[0] == '0' && (p[1] == 'o' || p[1] == 'O')) {
+    return all_of(p.substr(2), "01234567");
+  }
+  if (p.size() > 2 && p[0] == '0' && (p[1] == 'b' || p[1] == 'B')) {
+    return all_of(p.substr(2), "01");
+  }
+  // Base 60 floats (1:20, -1:20:30.5) and timestamps (2001-12-14...).
+  if (!p.empty() && is_digit(p[0]) && p.find(':') != std::string_view::npos &&
+      all_of(p, "0123456789:.")) {
+    return true;
+  }
+  return s.size() > 4 && all_of(s.substr(0, 4), "0123456789") && s[4] == '-';
+}
+
+// libyaml's is_printable over one UTF-8 sequence at s[i].
+bool printable_at(std::string_view s, size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c == 0x0A || (c >= 0x20 && c <= 0x7E)) {
+    return true;
+  }
+  if (c < 0x80) {
+    return false;
+  }
+  // Multi-byte: only C1 controls (U+0080..U+009F other than U+0085), U+FEFF and the
+  // surrogates/U+FFFE/U+FFFF are not printable.
+  if (c == 0xC2 && i + 1 < s.size()) {
+    const auto d = static_cast<unsigned char>(s[i + 1]);
+    return d == 0x85 || d >= 0xA0;
+  }
+  if (c == 0xEF && i + 2 < s.size()) {
+    const auto d = static_cast<unsigned char>(s[i + 1]);
+    const auto e = static_cast<unsigned char>(s[i + 2]);
+    return !((d == 0xBB && e == 0xBF) || (d == 0xBF && (e == 0xBE || e == 0xBF)));
+  }
+  return true;
+}
+
+bool blank(std::string_view s, size_t i) {
+  return i >= s.size() || s[i] == ' ' || s[i] == '\t' || s[i] == '\n';
+}
+
+// libyaml's analysis of a scalar for the plain style in block context.
+bool plain_allowed(std::string_view s) {
+  if (s.empty() || s.front() == ' ' || s.back() == ' ' || s.substr(0, 3) == "---" ||
+      s.substr(0, 3) == "...") {
+    return false;
+  }
+  if (std::string_view("#,[]{}&*!|>'\"%@`").find(s[0]) != std::string_view::npos) {
+    return false;
+  }
+  if ((s[0] == '?' || s[0] == ':' || s[0] == '-') && blank(s, 1)) {
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!printable_at(s, i) || s[i] == '\n' || s[i] == '\t') {
+      return false;
+    }
+    if (i > 0 && s[i] == ':' && blank(s, i + 1)) {
+      return false;
+    }
+    if (i > 0 && s[i] == '#' && (s[i - 1] == ' ' || s[i - 1] == '\t')) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// A string as go-yaml v2 writes it: double quoted when it would read back as another type
+// (and when it holds line breaks: yaml-cpp's literal blocks do not round-trip every string),
+// single quoted when the plain style cannot carry it, else plain. yaml-cpp falls back to double
+// quotes itself whenever its own checks refuse the style asked for.
+void emit_string(YAML::Emitter& out, const std::string& s) {
+  if (reads_as_non_string(s) || s.find('\n') != std::string::npos) {
+    out << YAML::DoubleQuoted << s;
+  } else if (!plain_allowed(s)) {
+    out << YAML::SingleQuoted << s;
+  } else {
+    out << s;
+  }
+}
+
+void emit_scalar(YAML::Emitter& out, const json& value) {
+  switch (value.type()) {
+    case json::value_t::string:
+      emit_string(out, value.get_ref<const std::string&>());
+      break;
+    case json::value_t::null:
       out << YAML::Null;
       break;
-    case nlohmann::json::value_t::boolean:
+    case json::value_t::boolean:
       out << (value.get<bool>() ? "true" : "false");
+      break;
+    case json::value_t::object:
+      out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+      break;
+    case json::value_t::array:
+      out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
       break;
     default:
       out << value.dump();
@@ -114,25 +543,73 @@ void emit(YAML::Emitter& out, const nlohmann::json& value) {
   }
 }
 
-}  // namespace
-
-std::optional<nlohmann::json> yaml_to_json(const std::string& text, std::string& error) {
-  try {
-    auto documents = YAML::LoadAll(text);
-    if (documents.size() != 1) {
-      error = documents.empty() ? "the YAML body holds no document"
-                                : "the YAML body holds more than one document";
-      return std::nullopt;
+// Without recursion: one frame per open object or array.
+void emit(YAML::Emitter& out, const json& root) {
+  struct Frame {
+    const json* value;
+    json::const_iterator it;
+  };
+  auto open = [&](const json& v, std::vector<Frame>& stack) {
+    if (v.is_structured() && !v.empty()) {
+      out << (v.is_object() ? YAML::BeginMap : YAML::BeginSeq);
+      stack.push_back({&v, v.begin()});
+    } else {
+      emit_scalar(out, v);
     }
-    return convert(documents.front(), 0);
-  } catch (const YAML::Exception& e) {
-    error = "error converting YAML to JSON: yaml: line " + std::to_string(e.mark.line + 1) +
-            ": " + e.msg;
-    return std::nullopt;
+  };
+  std::vector<Frame> stack;
+  open(root, stack);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.it == f.value->end()) {
+      out << (f.value->is_object() ? YAML::EndMap : YAML::EndSeq);
+      stack.pop_back();
+      continue;
+    }
+    const json& item = *f.it;
+    if (f.value->is_object()) {
+      out << YAML::Key;
+      emit_string(out, f.it.key());
+      out << YAML::Value;
+    }
+    ++f.it;
+    open(item, stack);  // may grow the stack: `f` is not used after this
   }
 }
 
-std::string json_to_yaml(const nlohmann::json& doc) {
+}  // namespace
+
+std::optional<json> yaml_to_json(const std::string& text, std::string& error) {
+  if (const int line = excessive_flow_depth_line(text); line != 0) {
+    error = "error converting YAML to JSON: yaml: " +
+            (line > 1 ? "line " + std::to_string(line) + ": " : std::string()) +
+            "exceeded max depth of " + std::to_string(kMaxDepth);
+    return std::nullopt;
+  }
+  GraphBuilder graph;
+  try {
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    if (!parser.HandleNextDocument(graph)) {
+      error = "the YAML body holds no document";
+      return std::nullopt;
+    }
+    GraphBuilder rest;
+    if (parser.HandleNextDocument(rest)) {
+      error = "the YAML body holds more than one document";
+      return std::nullopt;
+    }
+  } catch (const YAML::Exception& e) {
+    error = error_at(e.mark, e.msg);
+    return std::nullopt;
+  }
+  if (graph.nodes.empty()) {
+    return json(nullptr);
+  }
+  return Converter(graph.nodes).run(error);
+}
+
+std::string json_to_yaml(const json& doc) {
   YAML::Emitter out;
   emit(out, doc);
   return std::string(out.c_str()) + "\n";

@@ -13,11 +13,13 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <regex>
 #include <set>
 
+#include "registry/go_regexp.h"
 #include "registry/go_text.h"
 #include "registry/go_values.h"
+#include "registry/schema_formats.h"
+#include "registry/walk_depth.h"
 
 namespace apiserver::registry {
 
@@ -41,7 +43,7 @@ struct CrdSchema::Node {
   std::optional<int64_t> max_properties;
   std::optional<int64_t> min_properties;
   std::string pattern;
-  std::optional<std::regex> regex;
+  std::optional<GoRegexp> regex;
   bool unique_items = false;
   std::optional<std::vector<nlohmann::json>> enum_values;
   std::vector<std::string> required;
@@ -127,7 +129,12 @@ void shortest_digits(double v, std::string& digits, int& dp) {
       digits += text[i];
     }
   }
-  dp = std::stoi(text.substr(e + 1)) + 1;
+  // to_chars writes a well-formed exponent of at most three digits.
+  int exp = 0;
+  const char* first = text.data() + e + 1;
+  first += *first == '+' ? 1 : 0;
+  std::from_chars(first, text.data() + text.size(), exp);
+  dp = exp + 1;
 }
 
 std::string format_e(bool neg, const std::string& digits, int dp, bool two_digit_exp) {
@@ -175,37 +182,61 @@ std::string go_json_float(double v) {
   return format_f(v < 0, digits, dp);
 }
 
-// Go's json.Marshal of a value decoded into interface{} (map keys sorted, as nlohmann keeps them).
+// Go's json.Marshal of a value decoded into interface{} (map keys sorted, as nlohmann keeps
+// them). Without recursion: values nest as deep as a request allows.
 std::string go_json(const json& v) {
-  switch (kind_of(v)) {
-    case Kind::Null:
-      return "null";
-    case Kind::Bool:
-      return v.get<bool>() ? "true" : "false";
-    case Kind::Int:
-      return std::to_string(as_int(v));
-    case Kind::Float:
-      return go_json_float(as_double(v));
-    case Kind::String:
-      return go_json_string(v.get<std::string>());
-    case Kind::Array: {
-      std::string out = "[";
-      for (size_t i = 0; i < v.size(); ++i) {
-        out += (i ? "," : "") + go_json(v[i]);
-      }
-      return out + "]";
+  struct Frame {
+    const json* value;
+    json::const_iterator next;
+  };
+  std::string out;
+  std::vector<Frame> stack;
+  auto write = [&](const json& x) {
+    switch (kind_of(x)) {
+      case Kind::Null:
+        out += "null";
+        break;
+      case Kind::Bool:
+        out += x.get<bool>() ? "true" : "false";
+        break;
+      case Kind::Int:
+        out += std::to_string(as_int(x));
+        break;
+      case Kind::Float:
+        out += go_json_float(as_double(x));
+        break;
+      case Kind::String:
+        out += go_json_string(x.get_ref<const std::string&>());
+        break;
+      case Kind::Array:
+        out += '[';
+        stack.push_back({&x, x.begin()});
+        break;
+      case Kind::Object:
+        out += '{';
+        stack.push_back({&x, x.begin()});
+        break;
     }
-    case Kind::Object: {
-      std::string out = "{";
-      bool first = true;
-      for (const auto& [key, item] : v.items()) {
-        out += (first ? "" : ",") + go_json(json(key)) + ":" + go_json(item);
-        first = false;
-      }
-      return out + "}";
+  };
+  write(v);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == f.value->end()) {
+      out += f.value->is_object() ? '}' : ']';
+      stack.pop_back();
+      continue;
     }
+    if (f.next != f.value->begin()) {
+      out += ',';
+    }
+    if (f.value->is_object()) {
+      out += go_json_string(f.next.key()) + ":";
+    }
+    const json& item = *f.next;
+    ++f.next;
+    write(item);  // may grow the stack: `f` is not used after this
   }
-  return "null";
+  return out;
 }
 
 // A field.Error's bad value: strings %q, numbers and booleans %v, null "null", maps and slices
@@ -227,43 +258,55 @@ std::string render_value(const json& v) {
   }
 }
 
-// reflect.DeepEqual of decoded JSON: int64 and float64 never equal.
+// reflect.DeepEqual of decoded JSON: int64 and float64 never equal. Without recursion.
 bool go_equal(const json& a, const json& b) {
-  const Kind ka = kind_of(a);
-  if (ka != kind_of(b)) {
-    return false;
-  }
-  switch (ka) {
-    case Kind::Int:
-      return as_int(a) == as_int(b);
-    case Kind::Float:
-      return as_double(a) == as_double(b);
-    case Kind::Array: {
-      if (a.size() != b.size()) {
-        return false;
-      }
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (!go_equal(a[i], b[i])) {
+  std::vector<std::pair<const json*, const json*>> pending{{&a, &b}};
+  while (!pending.empty()) {
+    const auto [x, y] = pending.back();
+    pending.pop_back();
+    const Kind kx = kind_of(*x);
+    if (kx != kind_of(*y)) {
+      return false;
+    }
+    switch (kx) {
+      case Kind::Int:
+        if (as_int(*x) != as_int(*y)) {
           return false;
         }
-      }
-      return true;
-    }
-    case Kind::Object: {
-      if (a.size() != b.size()) {
-        return false;
-      }
-      for (const auto& [key, item] : a.items()) {
-        auto it = b.find(key);
-        if (it == b.end() || !go_equal(item, *it)) {
+        break;
+      case Kind::Float:
+        if (as_double(*x) != as_double(*y)) {
           return false;
         }
-      }
-      return true;
+        break;
+      case Kind::Array:
+        if (x->size() != y->size()) {
+          return false;
+        }
+        for (size_t i = 0; i < x->size(); ++i) {
+          pending.emplace_back(&(*x)[i], &(*y)[i]);
+        }
+        break;
+      case Kind::Object:
+        if (x->size() != y->size()) {
+          return false;
+        }
+        for (auto it = x->begin(); it != x->end(); ++it) {
+          auto other = y->find(it.key());
+          if (other == y->end()) {
+            return false;
+          }
+          pending.emplace_back(&*it, &*other);
+        }
+        break;
+      default:
+        if (*x != *y) {
+          return false;
+        }
+        break;
     }
-    default:
-      return a == b;
   }
+  return true;
 }
 
 // Go's string(rune(i)) for an int64 converted to string.
@@ -313,131 +356,6 @@ bool is_json_integer(double f) {
   return std::isfinite(f) && std::fabs(f) <= 9007199254740992.0 && f == std::trunc(f);
 }
 
-// ---- formats (kube-openapi strfmt, after apiextensions strips unsupported ones) ----
-
-// apiextensions' supported formats, compared without '-' as go-openapi normalizes names.
-const std::set<std::string>& supported_formats() {
-  static const std::set<std::string> kFormats = {
-      "bsonobjectid", "uri",    "email",    "hostname",   "ipv4",     "ipv6",
-      "cidr",         "mac",    "uuid",     "uuid3",      "uuid4",    "uuid5",
-      "isbn",         "isbn10", "isbn13",   "creditcard", "ssn",      "hexcolor",
-      "rgbcolor",     "byte",   "password", "date",       "duration", "datetime"};
-  return kFormats;
-}
-
-std::string normalized_format(const std::string& format) {
-  std::string out;
-  for (char c : format) {
-    if (c != '-') {
-      out += c;
-    }
-  }
-  return out;
-}
-
-bool all_digits(const std::string& s, size_t from, size_t n) {
-  if (from + n > s.size()) {
-    return false;
-  }
-  for (size_t i = from; i < from + n; ++i) {
-    if (s[i] < '0' || s[i] > '9') {
-      return false;
-    }
-  }
-  return true;
-}
-
-// time.Parse("2006-01-02", s) succeeds.
-bool is_full_date(const std::string& s) {
-  if (s.size() != 10 || !all_digits(s, 0, 4) || s[4] != '-' || !all_digits(s, 5, 2) ||
-      s[7] != '-' || !all_digits(s, 8, 2)) {
-    return false;
-  }
-  const int year = std::stoi(s.substr(0, 4));
-  const int month = std::stoi(s.substr(5, 2));
-  const int day = std::stoi(s.substr(8, 2));
-  if (month < 1 || month > 12 || day < 1) {
-    return false;
-  }
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  const int max_day = month == 2 && leap ? 29 : kDays[month - 1];
-  return day <= max_day;
-}
-
-// strfmt.IsDateTime: lower-cased, split at every 't'; a full date before the first one and the
-// time pattern on the second part (later parts are not looked at, as upstream).
-bool is_date_time(const std::string& s) {
-  if (s.size() < 4) {
-    return false;
-  }
-  std::string lower = s;
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t i = 0; i <= lower.size(); ++i) {
-    if (i == lower.size() || lower[i] == 't') {
-      parts.push_back(lower.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  if (parts.size() < 2 || !is_full_date(parts[0])) {
-    return false;
-  }
-  static const std::regex kTime(
-      "^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$");
-  std::smatch m;
-  if (!std::regex_search(parts[1], m, kTime)) {
-    return false;
-  }
-  return m[1].str() <= "23" && m[2].str() <= "59" && m[3].str() <= "59";
-}
-
-bool matches_uuid(const std::string& s, char version) {
-  static const std::regex kAny("^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
-                               std::regex::icase);
-  static const std::regex k3("^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$",
-                             std::regex::icase);
-  static const std::regex k4(
-      "^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
-      std::regex::icase);
-  static const std::regex k5(
-      "^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$",
-      std::regex::icase);
-  switch (version) {
-    case '3':
-      return std::regex_search(s, k3);
-    case '4':
-      return std::regex_search(s, k4);
-    case '5':
-      return std::regex_search(s, k5);
-    default:
-      return std::regex_search(s, kAny);
-  }
-}
-
-// Whether a string satisfies a (supported, normalized) format; formats without a check here
-// pass (see the header's known gaps).
-bool format_valid(const std::string& normalized, const std::string& s) {
-  if (normalized == "datetime") {
-    return is_date_time(s);
-  }
-  if (normalized == "date") {
-    return is_full_date(s);
-  }
-  if (normalized == "byte") {
-    return !go_base64_error(s).has_value();
-  }
-  if (normalized == "uuid") {
-    return matches_uuid(s, 0);
-  }
-  if (normalized == "uuid3" || normalized == "uuid4" || normalized == "uuid5") {
-    return matches_uuid(s, normalized.back());
-  }
-  return true;
-}
-
 // ---- parsing ----
 
 bool contains(const std::vector<std::string>& list, const std::string& s) {
@@ -449,7 +367,10 @@ bool flag(const json& j, const char* key) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
-std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error);
+// `field_error`, when not null, gets the failures upstream's CRD validation reports as field
+// errors (an invalid pattern).
+std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error,
+                                 FieldError* field_error);
 
 bool parse_count(const json& j, const char* key, std::optional<int64_t>& out,
                  const std::string& where, std::string& error) {
@@ -498,7 +419,8 @@ bool read_strings(const json& j, const char* key, const std::string& where,
   return true;
 }
 
-std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error) {
+std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error,
+                                 FieldError* field_error) {
   if (!j.is_object()) {
     error = where + ": must be an object";
     return nullptr;
@@ -544,7 +466,7 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
   if (auto it = j.find("format"); it != j.end() && it->is_string()) {
     // Upstream strips formats it does not support before validating.
     const std::string format = it->get<std::string>();
-    if (supported_formats().count(normalized_format(format)) != 0) {
+    if (is_supported_format(format)) {
       node->format = format;
     }
   }
@@ -566,10 +488,16 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
 
   if (auto it = j.find("pattern"); it != j.end() && it->is_string()) {
     node->pattern = it->get<std::string>();
-    try {
-      node->regex.emplace(node->pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      error = where + ".pattern: cannot compile " + go_quote(node->pattern) + ": " + e.what();
+    std::string compile_error;
+    node->regex = GoRegexp::compile(node->pattern, compile_error);
+    if (!node->regex) {
+      const FieldError invalid =
+          invalid_rendered(where + ".pattern", go_quote(node->pattern),
+                           "must be a valid regular expression, but isn't: " + compile_error);
+      error = invalid.field + ": " + invalid.message;
+      if (field_error != nullptr) {
+        *field_error = invalid;
+      }
       return nullptr;
     }
   }
@@ -596,7 +524,7 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
       return nullptr;
     }
     for (const auto& [name, sub] : it->items()) {
-      auto child = parse_node(sub, where + ".properties[" + name + "]", error);
+      auto child = parse_node(sub, where + ".properties[" + name + "]", error, field_error);
       if (!child) {
         return nullptr;
       }
@@ -618,7 +546,7 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
       }
       node->has_additional = true;
     } else {
-      node->additional = parse_node(*it, where + ".additionalProperties", error);
+      node->additional = parse_node(*it, where + ".additionalProperties", error, field_error);
       if (!node->additional) {
         return nullptr;
       }
@@ -631,7 +559,7 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
       error = where + ".items: must be a single schema";
       return nullptr;
     }
-    node->items = parse_node(*it, where + ".items", error);
+    node->items = parse_node(*it, where + ".items", error, field_error);
     if (!node->items) {
       return nullptr;
     }
@@ -674,26 +602,33 @@ struct Pruner {
   // Runs `f` with `key` appended to the path, as upstream's appendKey.
   template <typename F>
   void with_key(const std::string& key, F f) {
-    const std::string saved = path;
-    path = depth > 0 ? path + "." + key : key;
+    const size_t saved = path.size();
+    if (depth > 0) {
+      path += '.';
+    }
+    path += key;
     ++depth;
     f();
     --depth;
-    path = saved;
+    path.resize(saved);
   }
 
   template <typename F>
   void with_index(size_t i, F f) {
-    const std::string saved = path;
+    const size_t saved = path.size();
     path += "[" + std::to_string(i) + "]";
     ++depth;
     f();
     --depth;
-    path = saved;
+    path.resize(saved);
   }
 
   // embedded_override: the resource root counts as an embedded resource.
   void prune(json& x, const Node* s, bool embedded_override = false) {
+    const WalkDepth level;
+    if (level.exceeded()) {
+      return;  // validate() refuses what lies deeper
+    }
     if (s != nullptr && s->preserve_unknown) {
       skip_prune(x, s, embedded_override);
       return;
@@ -735,7 +670,8 @@ struct Pruner {
   // Under x-kubernetes-preserve-unknown-fields: unknown fields stay, known ones are pruned by
   // their schemas.
   void skip_prune(json& x, const Node* s, bool embedded_override = false) {
-    if (s == nullptr) {
+    const WalkDepth level;
+    if (s == nullptr || level.exceeded()) {
       return;
     }
     if (x.is_object()) {
@@ -770,6 +706,10 @@ const Node* schema_for_field(const std::string& key, const Node* s) {
 
 // defaulting.PruneNonNullableNullsWithoutDefaults.
 void prune_nulls(json& x, const Node* s) {
+  const WalkDepth depth;
+  if (depth.exceeded()) {
+    return;
+  }
   if (x.is_object()) {
     std::vector<std::string> drop;
     for (auto it = x.begin(); it != x.end(); ++it) {
@@ -798,7 +738,8 @@ bool non_nullable_null(const json& x, const Node* s) {
 }
 
 void apply_default(json& x, const Node* s) {
-  if (s == nullptr) {
+  const WalkDepth depth;
+  if (s == nullptr || depth.exceeded()) {
     return;
   }
   if (x.is_object()) {
@@ -936,13 +877,13 @@ struct Validator {
           name + " in body should be at least " + std::to_string(*n.min_length) + " chars long");
       return;
     }
-    if (n.regex && !std::regex_search(s, *n.regex)) {
+    if (n.regex && !n.regex->matches(s)) {
       invalid(name, go_quote(s), name + " in body should match '" + n.pattern + "'");
     }
   }
 
   void check_format(const Node& n, const std::string& name, const std::string& s) {
-    if (n.format.empty() || format_valid(normalized_format(n.format), s)) {
+    if (n.format.empty() || format_valid(n.format, s)) {
       return;
     }
     errs.push_back({"FieldValueTypeInvalid", field_of(name),
@@ -1067,6 +1008,12 @@ struct Validator {
   }
 
   void check(const Node& n, const std::string& name, const json& data) {
+    const WalkDepth depth;
+    if (depth.exceeded()) {
+      errs.push_back(forbidden(field_of(name),
+                               "nests deeper than " + std::to_string(kMaxWalkDepth) + " levels"));
+      return;
+    }
     const Kind k = kind_of(data);
     if (k == Kind::Null) {
       // Only the type and enum validators look at null.
@@ -1121,39 +1068,36 @@ struct ListTypeValidator {
     return path + "[" + std::to_string(i) + "]";
   }
 
-  // Indices of the second appearance of each repeated value. Scalars compare as Go map keys
-  // (int64 1 and float64 1 differ), compound values by their JSON text.
-  static std::vector<size_t> non_unique(const std::vector<json>& values) {
+  // A value's identity as a Go map key: scalars as themselves (int64 1 and float64 1 differ),
+  // compound values by their JSON text.
+  static std::string identity(const json& x) {
+    switch (kind_of(x)) {
+      case Kind::Array:
+      case Kind::Object:
+        return "c" + go_json(x);
+      case Kind::Int:
+        return "i" + std::to_string(as_int(x));
+      case Kind::Float:
+        return "f" + go_json_float(as_double(x));
+      case Kind::String:
+        return "s" + x.get<std::string>();
+      case Kind::Bool:
+        return x.get<bool>() ? "btrue" : "bfalse";
+      case Kind::Null:
+        break;
+    }
+    return "n";
+  }
+
+  // Indices of the second appearance of each repeated identity.
+  static std::vector<size_t> non_unique(const std::vector<std::string>& keys) {
     std::map<std::string, int> seen;
     std::vector<size_t> out;
-    if (values.size() <= 1) {
+    if (keys.size() <= 1) {
       return out;
     }
-    for (size_t i = 0; i < values.size(); ++i) {
-      const json& x = values[i];
-      std::string key;
-      switch (kind_of(x)) {
-        case Kind::Array:
-        case Kind::Object:
-          key = "c" + go_json(x);
-          break;
-        case Kind::Int:
-          key = "i" + std::to_string(as_int(x));
-          break;
-        case Kind::Float:
-          key = "f" + go_json_float(as_double(x));
-          break;
-        case Kind::String:
-          key = "s" + x.get<std::string>();
-          break;
-        case Kind::Bool:
-          key = x.get<bool>() ? "btrue" : "bfalse";
-          break;
-        case Kind::Null:
-          key = "n";
-          break;
-      }
-      if (++seen[key] == 2) {
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (++seen[keys[i]] == 2) {
         out.push_back(i);
       }
     }
@@ -1179,7 +1123,8 @@ struct ListTypeValidator {
   }
 
   void value_of(const std::string& path, const Node* s, const json& v) {
-    if (s == nullptr) {
+    const WalkDepth depth;
+    if (s == nullptr || depth.exceeded()) {
       return;
     }
     if (v.is_array()) {
@@ -1191,8 +1136,11 @@ struct ListTypeValidator {
 
   void array(const std::string& path, const Node& s, const json& arr) {
     if (s.list_type == "set") {
-      const std::vector<json> values(arr.begin(), arr.end());
-      for (size_t i : non_unique(values)) {
+      std::vector<std::string> keys;
+      for (const auto& item : arr) {
+        keys.push_back(identity(item));
+      }
+      for (size_t i : non_unique(keys)) {
         errs.push_back(duplicate(index(path, i), render_value(arr[i])));
       }
     } else if (s.list_type == "map") {
@@ -1219,35 +1167,54 @@ struct ListTypeValidator {
     if (s.list_map_keys.size() == 1) {
       // A missing key (or a null item) is its own value, distinct from every JSON value.
       const std::string& key_field = s.list_map_keys[0];
-      std::vector<json> keys;
-      std::vector<bool> unspecified;
+      std::vector<std::string> keys;
       for (const auto& x : arr) {
         auto it = x.is_object() ? x.find(key_field) : x.end();
-        const bool missing = !x.is_object() || it == x.end();
-        unspecified.push_back(missing);
-        keys.push_back(missing ? json::array({"unspecified"}) : json::array({"v", *it}));
+        keys.push_back(!x.is_object() || it == x.end() ? "u" : "v" + identity(*it));
       }
       for (size_t i : non_unique(keys)) {
-        const json shown = unspecified[i] ? json::object() : json{{key_field, keys[i][1]}};
-        errs.push_back(duplicate(index(path, i), go_print(shown, true)));
+        const json& x = arr[i];
+        auto it = x.is_object() ? x.find(key_field) : x.end();
+        const bool missing = !x.is_object() || it == x.end();
+        errs.push_back(duplicate(index(path, i), missing ? go_print(json::object(), true)
+                                                         : key_map_text(key_field, *it)));
       }
       return;
     }
-    std::vector<json> keys;
+    // Several keys: the map of the fields present, compared by its JSON text.
+    std::vector<std::string> keys;
     for (const auto& x : arr) {
-      json key = json::object();
-      if (x.is_object()) {
-        for (const auto& field : s.list_map_keys) {
-          if (auto it = x.find(field); it != x.end()) {
-            key[field] = *it;
-          }
+      std::string key = "{";
+      for (const auto& field : sorted(s.list_map_keys)) {
+        if (auto it = x.is_object() ? x.find(field) : x.end(); x.is_object() && it != x.end()) {
+          key += (key.size() > 1 ? "," : "") + go_json_string(field) + ":" + go_json(*it);
         }
       }
-      keys.push_back(std::move(key));
+      keys.push_back(key + "}");
     }
     for (size_t i : non_unique(keys)) {
-      errs.push_back(duplicate(index(path, i), go_print(keys[i], true)));
+      std::string shown;
+      for (const auto& field : sorted(s.list_map_keys)) {
+        const json& x = arr[i];
+        if (auto it = x.is_object() ? x.find(field) : x.end(); x.is_object() && it != x.end()) {
+          const std::string one = key_map_text(field, *it);
+          // "map[string]interface {}{" + entry + "}": keep the entry only.
+          shown += (shown.empty() ? "" : ", ") + one.substr(24, one.size() - 25);
+        }
+      }
+      errs.push_back(duplicate(index(path, i), "map[string]interface {}{" + shown + "}"));
     }
+  }
+
+  // %#v of map[string]interface{}{field: value}, without copying the value.
+  static std::string key_map_text(const std::string& field, const json& value) {
+    return "map[string]interface {}{" + go_quote(field) + ":" + go_print(value, true) + "}";
+  }
+
+  static std::vector<std::string> sorted(std::vector<std::string> fields) {
+    std::sort(fields.begin(), fields.end());
+    fields.erase(std::unique(fields.begin(), fields.end()), fields.end());
+    return fields;
   }
 };
 
@@ -1275,8 +1242,12 @@ std::string go_format_float(double value) {
 }
 
 std::optional<CrdSchema> CrdSchema::parse(const nlohmann::json& open_api_v3_schema,
-                                          std::string& error) {
-  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema", error);
+                                          std::string& error, FieldError* field_error) {
+  if (json_depth(open_api_v3_schema, kMaxSchemaDepth) > kMaxSchemaDepth) {
+    error = "openAPIV3Schema: nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels";
+    return std::nullopt;
+  }
+  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema", error, field_error);
   if (!root) {
     return std::nullopt;
   }

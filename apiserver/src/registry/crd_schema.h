@@ -31,8 +31,8 @@
 // - Embedded resources (x-kubernetes-embedded-resource): apiVersion, kind and metadata are kept
 //   as they are (never pruned), but their metadata is not coerced and apiVersion/kind are not
 //   checked as upstream's objectmeta validation does.
-// - pattern uses std::regex (ECMAScript) where upstream uses Go's RE2: RE2-only syntax ((?i),
-//   \pL, (?P<name>...)) makes parse() fail, and backtracking can be slow on hostile patterns.
+// - pattern runs on RE2 (Go's regexp syntax and linear-time matching); RE2 and Go differ in a few
+//   corners: RE2 accepts \C, and Go 1.22's (?<name>...) is rejected here.
 // - format: int32, int64, float and double are stripped as upstream strips unsupported formats
 //   (so they check nothing, as upstream); date-time, date, byte, uuid, uuid3/4/5 and password are
 //   checked; the other formats upstream supports (email, hostname, ipv4, ipv6, cidr, mac, uri,
@@ -57,10 +57,15 @@ class CrdSchema {
   // when it is not a usable structural schema (error text is for logs): a node that is not an
   // object, a missing or unknown type (allowed empty only with x-kubernetes-int-or-string or
   // x-kubernetes-preserve-unknown-fields), an array without one items schema, properties together
-  // with additionalProperties, additionalProperties false, $ref, a pattern std::regex rejects,
-  // malformed enum/required/x-kubernetes-list-type/x-kubernetes-list-map-keys.
+  // with additionalProperties, additionalProperties false, $ref, a pattern Go's regexp rejects,
+  // malformed enum/required/x-kubernetes-list-type/x-kubernetes-list-map-keys, nesting deeper
+  // than kMaxSchemaDepth (registry/walk_depth.h). Walks over values stop at kMaxWalkDepth. For the
+  // failures upstream's CRD validation reports as a field error (an invalid pattern), `field_error`
+  // (when given) gets it with its field under the CRD version's `schema`, e.g.
+  //   openAPIV3Schema.properties[a].pattern: Invalid value: "+": must be a valid regular
+  //   expression, but isn't: error parsing regexp: missing argument to repetition operator: `+`
   static std::optional<CrdSchema> parse(const nlohmann::json& open_api_v3_schema,
-                                        std::string& error);
+                                        std::string& error, FieldError* field_error = nullptr);
 
   // Drops every field the schema does not declare (kept under
   // x-kubernetes-preserve-unknown-fields; inside x-kubernetes-embedded-resource objects

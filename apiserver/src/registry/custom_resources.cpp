@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
 #include <set>
 
 #include "registry/crd_schema.h"
 #include "registry/go_text.h"
+#include "registry/name_scanners.h"
 #include "registry/validation.h"
 
 namespace apiserver::registry {
@@ -25,6 +28,20 @@ std::string text_at(const json& object, const char* pointer) {
     return "";
   }
   return object.at(p).get<std::string>();
+}
+
+bool flag_at(const json& object, const char* pointer) {
+  const json::json_pointer p(pointer);
+  return object.is_object() && object.contains(p) && object.at(p).is_boolean() &&
+         object.at(p).get<bool>();
+}
+
+int64_t int_at(const json& object, const char* pointer) {
+  const json::json_pointer p(pointer);
+  if (!object.is_object() || !object.contains(p) || !object.at(p).is_number_integer()) {
+    return 0;
+  }
+  return object.at(p).get<int64_t>();
 }
 
 std::vector<std::string> strings_at(const json& object, const char* pointer) {
@@ -131,7 +148,10 @@ std::optional<std::vector<Step>> parse_path(std::string path) {
                                           [](unsigned char c) { return std::isdigit(c); })) {
           return std::nullopt;
         }
-        steps.push_back({Step::Kind::Index, "", std::stoul(inner), {}, nullptr});
+        // An index past SIZE_MAX matches nothing, as one past the array's end.
+        size_t index = SIZE_MAX;
+        std::from_chars(inner.data(), inner.data() + inner.size(), index);
+        steps.push_back({Step::Kind::Index, "", index, {}, nullptr});
       }
       i = end + 1;
     } else {
@@ -141,63 +161,54 @@ std::optional<std::vector<Step>> parse_path(std::string path) {
   return steps;
 }
 
-void eval_steps(const std::vector<Step>& steps, size_t at, const json& value,
-                std::vector<const json*>& out) {
-  if (at == steps.size()) {
-    out.push_back(&value);
-    return;
-  }
-  const Step& s = steps[at];
-  switch (s.kind) {
-    case Step::Kind::Field:
-      if (value.is_object() && value.contains(s.field)) {
-        eval_steps(steps, at + 1, value[s.field], out);
-      }
-      return;
-    case Step::Kind::Index:
-      if (value.is_array() && s.index < value.size()) {
-        eval_steps(steps, at + 1, value[s.index], out);
-      }
-      return;
-    case Step::Kind::All:
-      if (value.is_array()) {
-        for (const auto& item : value) {
-          eval_steps(steps, at + 1, item, out);
-        }
-      }
-      return;
-    case Step::Kind::Filter:
-      if (value.is_array()) {
-        for (const auto& item : value) {
-          const json* v = &item;
-          for (const auto& name : s.filter_path) {
-            v = v->is_object() && v->contains(name) ? &(*v)[name] : nullptr;
-            if (v == nullptr) {
-              break;
+// Level by level (a path may hold any number of steps), keeping the document order of matches.
+std::vector<const json*> eval_steps(const std::vector<Step>& steps, const json& root) {
+  std::vector<const json*> current{&root};
+  for (const Step& s : steps) {
+    std::vector<const json*> next;
+    for (const json* value : current) {
+      switch (s.kind) {
+        case Step::Kind::Field:
+          if (value->is_object()) {
+            if (auto it = value->find(s.field); it != value->end()) {
+              next.push_back(&*it);
             }
           }
-          if (v != nullptr && *v == s.filter_value) {
-            eval_steps(steps, at + 1, item, out);
+          break;
+        case Step::Kind::Index:
+          if (value->is_array() && s.index < value->size()) {
+            next.push_back(&(*value)[s.index]);
           }
-        }
+          break;
+        case Step::Kind::All:
+          if (value->is_array()) {
+            for (const auto& item : *value) {
+              next.push_back(&item);
+            }
+          }
+          break;
+        case Step::Kind::Filter:
+          if (value->is_array()) {
+            for (const auto& item : *value) {
+              const json* v = &item;
+              for (const auto& name : s.filter_path) {
+                auto it = v->is_object() ? v->find(name) : v->end();
+                v = v->is_object() && it != v->end() ? &*it : nullptr;
+                if (v == nullptr) {
+                  break;
+                }
+              }
+              if (v != nullptr && *v == s.filter_value) {
+                next.push_back(&item);
+              }
+            }
+          }
+          break;
       }
-      return;
+    }
+    current.swap(next);
   }
-}
-
-const char* const kDns1035Message =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-bool is_dns1123_label(const std::string& s) {
-  if (s.empty() || s.size() > 63 || !std::isalnum(static_cast<unsigned char>(s.front())) ||
-      !std::isalnum(static_cast<unsigned char>(s.back()))) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(), [](unsigned char c) {
-    return (std::islower(c) != 0) || (std::isdigit(c) != 0) || c == '-';
-  });
+  return current;
 }
 
 }  // namespace
@@ -213,11 +224,11 @@ void default_crd(json& crd) {
   json& spec = crd["spec"];
   if (spec.contains("names") && spec["names"].is_object()) {
     json& names = spec["names"];
-    std::string kind = names.value("kind", std::string());
-    if (!kind.empty() && names.value("singular", std::string()).empty()) {
+    std::string kind = text_at(names, "/kind");
+    if (!kind.empty() && text_at(names, "/singular").empty()) {
       names["singular"] = lower(kind);
     }
-    if (!kind.empty() && names.value("listKind", std::string()).empty()) {
+    if (!kind.empty() && text_at(names, "/listKind").empty()) {
       names["listKind"] = kind + "List";
     }
   }
@@ -254,11 +265,10 @@ std::vector<FieldError> validate_crd(const json& crd) {
     const std::string version = text_at(v, "/name");
     if (version.empty()) {
       out.push_back(required_value(path + ".name", ""));
-    } else if (!is_dns1123_label(version) ||
-               std::isalpha(static_cast<unsigned char>(version.front())) == 0) {
-      out.push_back(invalid_value(path + ".name", version, kDns1035Message));
+    } else if (auto errs = dns1035_label_problems(version); !errs.empty()) {
+      out.push_back(invalid_value(path + ".name", version, join(errs, ",")));
     }
-    if (v.is_object() && v.value("storage", false)) {
+    if (flag_at(v, "/storage")) {
       ++storage;
     }
     const json::json_pointer schema("/schema/openAPIV3Schema");
@@ -266,8 +276,14 @@ std::vector<FieldError> validate_crd(const json& crd) {
       out.push_back(required_value(path + ".schema.openAPIV3Schema", "schemas are required"));
     } else {
       std::string error;
-      if (!CrdSchema::parse(v.at(schema), error)) {
-        out.push_back({"FieldValueInvalid", path + ".schema.openAPIV3Schema", error});
+      FieldError field_error;
+      if (!CrdSchema::parse(v.at(schema), error, &field_error)) {
+        if (!field_error.field.empty()) {
+          field_error.field = path + ".schema." + field_error.field;
+          out.push_back(field_error);
+        } else {
+          out.push_back({"FieldValueInvalid", path + ".schema.openAPIV3Schema", error});
+        }
       }
     }
   }
@@ -287,9 +303,8 @@ std::vector<FieldError> validate_crd(const json& crd) {
   if (kind.empty()) {
     out.push_back(required_value("spec.names.kind", ""));
   }
-  if (!plural.empty() && (!is_dns1123_label(plural) ||
-                          std::isalpha(static_cast<unsigned char>(plural.front())) == 0)) {
-    out.push_back(invalid_value("spec.names.plural", plural, kDns1035Message));
+  if (auto errs = dns1035_label_problems(plural); !plural.empty() && !errs.empty()) {
+    out.push_back(invalid_value("spec.names.plural", plural, join(errs, ",")));
   }
   return out;
 }
@@ -355,7 +370,7 @@ std::vector<Resource> rows_for_crd(const json& crd, const CrdNames& accepted, bo
   const std::string group = text_at(crd, "/spec/group");
   const std::string crd_name = text_at(crd, "/metadata/name");
   for (const auto& v : versions_of(crd)) {
-    if (!v.is_object() || !v.value("served", false)) {
+    if (!flag_at(v, "/served")) {
       continue;
     }
     Resource r;
@@ -400,13 +415,15 @@ std::vector<Resource> rows_for_crd(const json& crd, const CrdNames& accepted, bo
           {"scale", {"get", "patch", "update"}, {"autoscaling", "v1", "Scale"}});
     }
     r.table_columns.push_back({"Name", "string", "name", 0, "", ""});
-    const json columns = v.value("additionalPrinterColumns", json::array());
+    const json::json_pointer columns_at("/additionalPrinterColumns");
+    const json& columns = v.contains(columns_at) ? v.at(columns_at) : json::array();
     if (columns.is_array() && !columns.empty()) {
       for (const auto& c : columns) {
+        const int64_t priority = int_at(c, "/priority");
         r.table_columns.push_back(
-            {c.value("name", std::string()), column_type(c.value("type", std::string())),
-             c.value("format", std::string()), c.value("priority", 0),
-             c.value("jsonPath", std::string()), c.value("description", std::string())});
+            {text_at(c, "/name"), column_type(text_at(c, "/type")), text_at(c, "/format"),
+             static_cast<int>(std::clamp<int64_t>(priority, INT32_MIN, INT32_MAX)),
+             text_at(c, "/jsonPath"), text_at(c, "/description")});
       }
     } else {
       r.table_columns.push_back({"Age", "date", "", 0, ".metadata.creationTimestamp", ""});
@@ -422,8 +439,7 @@ json eval_column_path(const std::string& path, const json& object) {
   if (!steps) {
     return nullptr;
   }
-  std::vector<const json*> found;
-  eval_steps(*steps, 0, object, found);
+  const auto found = eval_steps(*steps, object);
   return found.empty() ? json(nullptr) : *found.front();
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "registry/go_values.h"
 #include "registry/objects.h"
 
 namespace apiserver::registry {
@@ -127,60 +128,6 @@ std::string base64_encode(const std::string& in) {
     out += '=';
   }
   return out;
-}
-
-// A resource.Quantity as a number of base units; nullopt when it does not parse.
-std::optional<long double> parse_quantity(const json& value) {
-  if (value.is_number()) {
-    return value.get<long double>();
-  }
-  if (!value.is_string()) {
-    return std::nullopt;
-  }
-  const std::string& s = value.get_ref<const std::string&>();
-  size_t pos = 0;
-  while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.' ||
-                            ((s[pos] == '+' || s[pos] == '-') && pos == 0))) {
-    ++pos;
-  }
-  if (pos == 0) {
-    return std::nullopt;
-  }
-  long double number = 0;
-  try {
-    number = std::stold(s.substr(0, pos));
-  } catch (...) {
-    return std::nullopt;
-  }
-  std::string suffix = s.substr(pos);
-  static const std::map<std::string, long double> kSuffixes = {{"", 1},
-                                                               {"n", 1e-9},
-                                                               {"u", 1e-6},
-                                                               {"m", 1e-3},
-                                                               {"k", 1e3},
-                                                               {"M", 1e6},
-                                                               {"G", 1e9},
-                                                               {"T", 1e12},
-                                                               {"P", 1e15},
-                                                               {"E", 1e18},
-                                                               {"Ki", 1024.0L},
-                                                               {"Mi", 1048576.0L},
-                                                               {"Gi", 1073741824.0L},
-                                                               {"Ti", 1099511627776.0L},
-                                                               {"Pi", 1125899906842624.0L},
-                                                               {"Ei", 1152921504606846976.0L}};
-  auto it = kSuffixes.find(suffix);
-  if (it != kSuffixes.end()) {
-    return number * it->second;
-  }
-  if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
-    try {
-      return number * std::pow(10.0L, std::stold(suffix.substr(1)));
-    } catch (...) {
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
 }
 
 // ---- core/v1 ----
@@ -1065,7 +1012,7 @@ std::string pod_qos_class(const nlohmann::json& pod) {
       if (it.key() != "cpu" && it.key() != "memory") {
         continue;
       }
-      auto q = parse_quantity(*it);
+      auto q = go_quantity_value(*it);
       if (q && *q > 0) {
         into[it.key()] += *q;
         if (found != nullptr) {

@@ -625,35 +625,55 @@ class Walker final : public nlohmann::json_sax<json> {
   bool fatal_ = false;
 };
 
-// Replays a parsed document (objects in sorted key order) into the walker.
-void replay(const json& value, Walker& walker) {
-  if (value.is_object()) {
-    walker.start_object(value.size());
-    for (const auto& [name, item] : value.items()) {
-      std::string key = name;
+// Replays a parsed document (objects in sorted key order) into the walker, without recursion:
+// one frame per open object or array.
+void replay(const json& root, Walker& walker) {
+  struct Frame {
+    const json* value;
+    json::const_iterator next;
+  };
+  std::vector<Frame> stack;
+  auto visit = [&](const json& value) {
+    if (value.is_object()) {
+      walker.start_object(value.size());
+      stack.push_back({&value, value.begin()});
+    } else if (value.is_array()) {
+      walker.start_array(value.size());
+      stack.push_back({&value, value.begin()});
+    } else if (value.is_string()) {
+      std::string text = value.get<std::string>();
+      walker.string(text);
+    } else if (value.is_boolean()) {
+      walker.boolean(value.get<bool>());
+    } else if (value.is_number_unsigned()) {
+      walker.number_unsigned(value.get<json::number_unsigned_t>());
+    } else if (value.is_number_integer()) {
+      walker.number_integer(value.get<json::number_integer_t>());
+    } else if (value.is_number_float()) {
+      walker.number_float(value.get<double>(), value.dump());
+    } else {
+      walker.null();
+    }
+  };
+  visit(root);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == f.value->end()) {
+      if (f.value->is_object()) {
+        walker.end_object();
+      } else {
+        walker.end_array();
+      }
+      stack.pop_back();
+      continue;
+    }
+    if (f.value->is_object()) {
+      std::string key = f.next.key();
       walker.key(key);
-      replay(item, walker);
     }
-    walker.end_object();
-  } else if (value.is_array()) {
-    walker.start_array(value.size());
-    for (const auto& item : value) {
-      replay(item, walker);
-    }
-    walker.end_array();
-  } else if (value.is_string()) {
-    std::string text = value.get<std::string>();
-    walker.string(text);
-  } else if (value.is_boolean()) {
-    walker.boolean(value.get<bool>());
-  } else if (value.is_number_unsigned()) {
-    walker.number_unsigned(value.get<json::number_unsigned_t>());
-  } else if (value.is_number_integer()) {
-    walker.number_integer(value.get<json::number_integer_t>());
-  } else if (value.is_number_float()) {
-    walker.number_float(value.get<double>(), value.dump());
-  } else {
-    walker.null();
+    const json& item = *f.next;
+    ++f.next;
+    visit(item);  // may grow the stack: `f` is not used after this
   }
 }
 

@@ -192,38 +192,56 @@ std::string go_json_kind(const nlohmann::json& value) {
 
 std::string go_print(const nlohmann::json& value, bool sharp) {
   using nlohmann::json;
+  // Without recursion (values may nest as deep as a request allows): one frame per open map or
+  // slice, written in order.
+  struct Frame {
+    const json* value;
+    json::const_iterator next;
+  };
   std::string out;
-  switch (value.type()) {
-    case json::value_t::object: {
-      // Go prints map keys sorted, as nlohmann::json keeps them.
-      out = sharp ? "map[string]interface {}{" : "map[";
-      bool first = true;
-      for (const auto& [key, item] : value.items()) {
-        out += first ? "" : (sharp ? ", " : " ");
-        first = false;
-        out += sharp ? go_quote(key) : key;
-        out += ':';
-        out += go_print(item, sharp);
-      }
-      out += sharp ? "}" : "]";
-      return out;
+  std::vector<Frame> stack;
+  auto write = [&](const json& v) {
+    switch (v.type()) {
+      case json::value_t::object:
+        // Go prints map keys sorted, as nlohmann::json keeps them.
+        out += sharp ? "map[string]interface {}{" : "map[";
+        stack.push_back({&v, v.begin()});
+        break;
+      case json::value_t::array:
+        out += sharp ? "[]interface {}{" : "[";
+        stack.push_back({&v, v.begin()});
+        break;
+      case json::value_t::string:
+        out += sharp ? go_quote(v.get_ref<const std::string&>()) : v.get_ref<const std::string&>();
+        break;
+      case json::value_t::null:
+        out += sharp ? "interface {}(nil)" : "<nil>";
+        break;
+      default:
+        out += v.dump();
+        break;
     }
-    case json::value_t::array: {
-      out = sharp ? "[]interface {}{" : "[";
-      for (std::size_t i = 0; i < value.size(); ++i) {
-        out += i == 0 ? "" : (sharp ? ", " : " ");
-        out += go_print(value[i], sharp);
-      }
+  };
+  write(value);
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next == f.value->end()) {
       out += sharp ? "}" : "]";
-      return out;
+      stack.pop_back();
+      continue;
     }
-    case json::value_t::string:
-      return sharp ? go_quote(value.get<std::string>()) : value.get<std::string>();
-    case json::value_t::null:
-      return sharp ? "interface {}(nil)" : "<nil>";
-    default:
-      return value.dump();
+    if (f.next != f.value->begin()) {
+      out += sharp ? ", " : " ";
+    }
+    if (f.value->is_object()) {
+      out += sharp ? go_quote(f.next.key()) : f.next.key();
+      out += ':';
+    }
+    const json& item = *f.next;
+    ++f.next;
+    write(item);  // may grow the stack: `f` is not used after this
   }
+  return out;
 }
 
 }  // namespace apiserver::registry

@@ -8,9 +8,11 @@
 //   rest of the value; range errors and trailing text have their own texts.
 #include "registry/go_values.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 
 #include "registry/go_text.h"
@@ -168,7 +170,8 @@ std::optional<std::string> go_quantity_error(std::string_view text) {
   }
   const std::string_view suffix = text.substr(pos);
   std::size_t s = 0;
-  while (s < suffix.size() && std::string_view("eEinumkKMGTP").find(suffix[s]) != std::string_view::npos) {
+  while (s < suffix.size() &&
+         std::string_view("eEinumkKMGTP").find(suffix[s]) != std::string_view::npos) {
     ++s;
   }
   if (s < suffix.size() && (suffix[s] == '-' || suffix[s] == '+')) {
@@ -199,6 +202,78 @@ std::optional<std::string> go_quantity_error(std::string_view text) {
     }
   }
   return std::string("unable to parse quantity's suffix");
+}
+
+std::optional<long double> go_quantity_value(std::string_view text) {
+  if (go_quantity_error(text)) {
+    return std::nullopt;
+  }
+  while (std::isspace(static_cast<unsigned char>(text.front()))) {
+    text.remove_prefix(1);
+  }
+  while (std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  const bool negative = text.front() == '-';
+  if (text.front() == '-' || text.front() == '+') {
+    text.remove_prefix(1);
+  }
+  std::size_t pos = 0;
+  while (pos < text.size() && (is_digit(text, pos) || text[pos] == '.')) {
+    ++pos;
+  }
+  long double number = 0;
+  const auto parsed = std::from_chars(text.data(), text.data() + pos, number);
+  if (parsed.ec == std::errc::result_out_of_range) {
+    number = HUGE_VALL;
+  } else if (parsed.ec != std::errc() && pos > 0 && text.substr(0, pos) != ".") {
+    return std::nullopt;
+  }
+  number = negative ? -number : number;
+  const std::string_view suffix = text.substr(pos);
+  static constexpr std::array<std::pair<std::string_view, long double>, 16> kFactors = {{
+      {"", 1},
+      {"n", 1e-9L},
+      {"u", 1e-6L},
+      {"m", 1e-3L},
+      {"k", 1e3L},
+      {"M", 1e6L},
+      {"G", 1e9L},
+      {"T", 1e12L},
+      {"P", 1e15L},
+      {"E", 1e18L},
+      {"Ki", 1024.0L},
+      {"Mi", 1048576.0L},
+      {"Gi", 1073741824.0L},
+      {"Ti", 1099511627776.0L},
+      {"Pi", 1125899906842624.0L},
+      {"Ei", 1152921504606846976.0L},
+  }};
+  for (const auto& [name, factor] : kFactors) {
+    if (suffix == name) {
+      return number * factor;
+    }
+  }
+  // An exponent: go_quantity_error checked it is an int64.
+  std::string_view exponent = suffix.substr(1);
+  if (exponent.front() == '+') {
+    exponent.remove_prefix(1);
+  }
+  std::int64_t e = 0;
+  std::from_chars(exponent.data(), exponent.data() + exponent.size(), e);
+  const long double clamped =
+      static_cast<long double>(std::clamp<std::int64_t>(e, -100000, 100000));
+  return number * std::pow(10.0L, clamped);
+}
+
+std::optional<long double> go_quantity_value(const nlohmann::json& value) {
+  if (value.is_number()) {
+    return value.get<long double>();
+  }
+  if (!value.is_string()) {
+    return std::nullopt;
+  }
+  return go_quantity_value(std::string_view(value.get_ref<const std::string&>()));
 }
 
 std::optional<std::string> go_time_error(std::string_view text, bool micro) {
@@ -329,6 +404,31 @@ std::optional<std::string> go_time_error(std::string_view text, bool micro) {
     return out_of_range("day");
   }
   return std::nullopt;
+}
+
+GoAtoi go_atoi(std::string_view text) {
+  GoAtoi out;
+  std::string_view digits = text;
+  const bool negative = !digits.empty() && digits.front() == '-';
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    digits.remove_prefix(1);
+  }
+  bool syntax = !digits.empty();
+  for (char c : digits) {
+    syntax = syntax && c >= '0' && c <= '9';
+  }
+  if (!syntax) {
+    out.error = "strconv.Atoi: parsing " + go_quote(text) + ": invalid syntax";
+    return out;
+  }
+  // from_chars takes the '-' but not a '+'.
+  const char* first = negative ? text.data() : digits.data();
+  const auto parsed = std::from_chars(first, text.data() + text.size(), out.value);
+  if (parsed.ec == std::errc::result_out_of_range) {
+    out.value = negative ? INT64_MIN : INT64_MAX;
+    out.error = "strconv.Atoi: parsing " + go_quote(text) + ": value out of range";
+  }
+  return out;
 }
 
 }  // namespace apiserver::registry

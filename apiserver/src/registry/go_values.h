@@ -12,9 +12,12 @@
 //     parsing time "2024-13-01T00:00:00Z": month out of range
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace apiserver::registry {
 
@@ -24,7 +27,23 @@ std::optional<std::string> go_base64_error(std::string_view text);
 // (or any other value's) raw text.
 std::optional<std::string> go_quantity_error(std::string_view text);
 
+// The value of a quantity go_quantity_error accepts, in base units (e.g. "1Ki" -> 1024, "5e-3" ->
+// 0.005); nullopt when it does not parse. An exponent beyond long double's range saturates (to
+// infinity or zero), which keeps comparisons right.
+std::optional<long double> go_quantity_value(std::string_view text);
+// The same for a JSON value: a number is its own value; neither number nor string is nullopt.
+std::optional<long double> go_quantity_value(const nlohmann::json& value);
+
 // micro: metav1.MicroTime's layout instead of metav1.Time's.
 std::optional<std::string> go_time_error(std::string_view text, bool micro);
+
+// strconv.Atoi on a 64-bit platform: the value, and Go's error text when it fails. As Go, an out of
+// range number yields the nearest int64 with `strconv.Atoi: parsing "...": value out of range`,
+// anything else not an optionally signed decimal yields 0 with `...: invalid syntax`.
+struct GoAtoi {
+  int64_t value = 0;
+  std::string error;  // empty when the text parsed
+};
+GoAtoi go_atoi(std::string_view text);
 
 }  // namespace apiserver::registry

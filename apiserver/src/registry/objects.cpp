@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdio>
 #include <ctime>
-#include <regex>
 #include <set>
 
 namespace apiserver::registry {
@@ -29,19 +28,6 @@ std::string random_bytes(size_t n) {
   }
   return out;
 }
-
-const char* kSubdomainText =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-const char* kLabelText =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-const char* kDns1035Text =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 }  // namespace
 
@@ -99,51 +85,33 @@ std::string check_name(const std::string& name, NameRule rule) {
 }
 
 std::vector<std::string> name_problems(const std::string& input, NameRule rule, bool prefix) {
-  static const std::regex label("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  static const std::regex subdomain("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  static const std::regex dns1035("[a-z]([-a-z0-9]*[a-z0-9])?");
-  std::string name = input;
-  // A generateName prefix may end in '-': upstream masks the trailing dash before checking.
-  if (prefix && rule != NameRule::PathSegment && !name.empty() && name.back() == '-') {
-    name.back() = 'a';
+  std::string_view name = input;
+  std::string masked;
+  // A generateName prefix may end in '-': upstream replaces the last two characters by an 'a'
+  // before checking (maskTrailingDash).
+  if (prefix && rule != NameRule::PathSegment && name.size() > 1 && name.back() == '-') {
+    masked = std::string(name.substr(0, name.size() - 2)) + "a";
+    name = masked;
   }
-  std::vector<std::string> problems;
   switch (rule) {
     case NameRule::Dns1123Subdomain:
-      if (name.size() > 253) {
-        problems.push_back("must be no more than 253 characters");
-      }
-      if (!std::regex_match(name, subdomain)) {
-        problems.push_back(kSubdomainText);
-      }
-      break;
+      return dns1123_subdomain_problems(name);
     case NameRule::Dns1123Label:
-      if (name.size() > 63) {
-        problems.push_back("must be no more than 63 characters");
-      }
-      if (!std::regex_match(name, label)) {
-        problems.push_back(kLabelText);
-      }
-      break;
+      return dns1123_label_problems(name);
     case NameRule::Dns1035Label:
-      if (name.size() > 63) {
-        problems.push_back("must be no more than 63 characters");
-      }
-      if (!std::regex_match(name, dns1035)) {
-        problems.push_back(kDns1035Text);
-      }
-      break;
+      return dns1035_label_problems(name);
     case NameRule::PathSegment:
-      // path.IsValidPathSegmentName; a generateName prefix only gets the content checks.
-      if (!prefix && (name == "." || name == "..")) {
-        problems.push_back("may not be '" + name + "'");
-      }
-      for (const char* bad : {"/", "%"}) {
-        if (name.find(bad) != std::string::npos) {
-          problems.push_back(std::string("may not contain '") + bad + "'");
-        }
-      }
       break;
+  }
+  // path.IsValidPathSegmentName; a generateName prefix only gets the content checks.
+  std::vector<std::string> problems;
+  if (!prefix && (name == "." || name == "..")) {
+    problems.push_back("may not be '" + input + "'");
+  }
+  for (const char* bad : {"/", "%"}) {
+    if (name.find(bad) != std::string_view::npos) {
+      problems.push_back(std::string("may not contain '") + bad + "'");
+    }
   }
   return problems;
 }
@@ -194,33 +162,6 @@ bool tracks_generation(const std::string& group, const std::string& resource) {
   return kTracked.count(group + "/" + resource) != 0;
 }
 
-namespace {
-
-bool alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool qualified_name_part(const std::string& s) {
-  if (s.empty() || !alnum(s.front()) || !alnum(s.back())) {
-    return false;
-  }
-  for (char c : s) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
-const char* kQualifiedText =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-
-}  // namespace
-
-
 FieldError invalid_rendered(const std::string& field, const std::string& rendered,
                             const std::string& detail) {
   return {"FieldValueInvalid", field,
@@ -252,103 +193,6 @@ FieldError not_found(const std::string& field, const std::string& rendered) {
 FieldError too_long(const std::string& field, size_t max_bytes) {
   return {"FieldValueTooLong", field,
           "Too long: must have at most " + std::to_string(max_bytes) + " bytes"};
-}
-
-std::vector<std::string> label_key_problems(const std::string& value) {
-  std::vector<std::string> errs;
-  std::string name = value;
-  const size_t slash = value.find('/');
-  if (slash != std::string::npos) {
-    if (value.find('/', slash + 1) != std::string::npos) {
-      errs.push_back(std::string("a qualified name ") + kQualifiedText +
-                     " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      return errs;
-    }
-    const std::string prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      for (const auto& msg : name_problems(prefix, NameRule::Dns1123Subdomain, false)) {
-        errs.push_back("prefix part " + msg);
-      }
-    }
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back("name part must be no more than 63 characters");
-  }
-  if (!qualified_name_part(name)) {
-    errs.push_back(std::string("name part ") + kQualifiedText);
-  }
-  return errs;
-}
-
-std::vector<std::string> label_value_problems(const std::string& value) {
-  std::vector<std::string> errs;
-  if (value.size() > 63) {
-    errs.push_back("must be no more than 63 characters");
-  }
-  if (!value.empty() && !qualified_name_part(value)) {
-    errs.push_back(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' "
-        "or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
-        "'my_value',  or '12345', regex used for validation is "
-        "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')");
-  }
-  return errs;
-}
-
-std::vector<std::string> config_map_key_problems(const std::string& key) {
-  std::vector<std::string> errs;
-  if (key.size() > 253) {
-    errs.push_back("must be no more than 253 characters");
-  }
-  bool ok = !key.empty();
-  for (char c : key) {
-    ok = ok && (alnum(c) || c == '-' || c == '.' || c == '_');
-  }
-  if (!ok) {
-    errs.push_back(
-        "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. "
-        "'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is "
-        "'[-._a-zA-Z0-9]+')");
-  }
-  if (key == ".") {
-    errs.push_back("must not be '.'");
-  } else if (key == "..") {
-    errs.push_back("must not be '..'");
-  } else if (key.rfind("..", 0) == 0) {
-    errs.push_back("must not start with '..'");
-  }
-  return errs;
-}
-
-std::vector<std::string> port_name_problems(const std::string& port) {
-  std::vector<std::string> errs;
-  if (port.size() > 15) {
-    errs.push_back("must be no more than 15 characters");
-  }
-  bool charset = !port.empty();
-  bool letter = false;
-  for (char c : port) {
-    charset = charset && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
-    letter = letter || (c >= 'a' && c <= 'z');
-  }
-  if (!charset) {
-    errs.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
-  }
-  if (!letter) {
-    errs.push_back("must contain at least one letter (a-z)");
-  }
-  if (port.find("--") != std::string::npos) {
-    errs.push_back("must not contain consecutive hyphens");
-  }
-  if (!port.empty() && (port.front() == '-' || port.back() == '-')) {
-    errs.push_back("must not begin or end with a hyphen");
-  }
-  return errs;
 }
 
 }  // namespace apiserver::registry

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "registry/go_text.h"
+#include "registry/name_scanners.h"
 
 namespace apiserver::registry {
 
@@ -57,11 +58,8 @@ FieldError duplicate(const std::string& field, const std::string& rendered);
 FieldError not_found(const std::string& field, const std::string& rendered);
 FieldError too_long(const std::string& field, size_t max_bytes);
 
-// Each returns one message per problem (upstream emits one field error per message).
+// One message per problem (upstream emits one field error per message); the label, key and port
+// checks are in registry/name_scanners.h.
 std::vector<std::string> name_problems(const std::string& name, NameRule rule, bool prefix);
-std::vector<std::string> label_key_problems(const std::string& key);      // IsQualifiedName
-std::vector<std::string> label_value_problems(const std::string& value);  // IsValidLabelValue
-std::vector<std::string> config_map_key_problems(const std::string& key);
-std::vector<std::string> port_name_problems(const std::string& name);  // IsValidPortName
 
 }  // namespace apiserver::registry

@@ -1,6 +1,7 @@
 #include "registry/selectors.h"
 
 #include "registry/go_text.h"
+#include "registry/name_scanners.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -55,150 +56,9 @@ std::string aggregate(const std::vector<std::string>& errors) {
   return out + "]";
 }
 
-// ---------------------------------------------------------------------------------------------
-// Label key and value validation (k8s.io/apimachinery/pkg/util/validation, v1.32 texts).
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character";
-constexpr size_t kQualifiedNameMaxLength = 63;
-constexpr size_t kLabelValueMaxLength = 63;
-constexpr size_t kDns1123SubdomainMaxLength = 253;
-
-std::string regex_error(std::string_view msg, std::string_view fmt,
-                        std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  out += " (e.g. ";
-  bool first = true;
-  for (auto example : examples) {
-    if (!first) {
-      out += " or ";
-    }
-    first = false;
-    out += "'";
-    out += example;
-    out += "', ";
-  }
-  out += "regex used for validation is '";
-  out += fmt;
-  out += "')";
-  return out;
-}
-
-std::string max_len_error(size_t n) {
-  return "must be no more than " + std::to_string(n) + " characters";
-}
-
-bool is_alnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], anchored at both ends.
-bool matches_qualified_name(std::string_view s) {
-  if (s.empty() || !is_alnum(s.front()) || !is_alnum(s.back())) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return is_alnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-bool matches_dns1123_label(std::string_view s) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (s.empty() || !lower_alnum(s.front()) || !lower_alnum(s.back())) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(), [&](char c) { return lower_alnum(c) || c == '-'; });
-}
-
-bool matches_dns1123_subdomain(std::string_view s) {
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view part =
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (!matches_dns1123_label(part)) {
-      return false;
-    }
-    if (dot == std::string_view::npos) {
-      return true;
-    }
-    start = dot + 1;
-  }
-}
-
-std::vector<std::string> dns1123_subdomain_errors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > kDns1123SubdomainMaxLength) {
-    errs.push_back(max_len_error(kDns1123SubdomainMaxLength));
-  }
-  if (!matches_dns1123_subdomain(value)) {
-    errs.push_back(regex_error(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
-}
-
-// validation.IsQualifiedName.
-std::vector<std::string> qualified_name_errors(std::string_view value) {
-  std::vector<std::string> errs;
-  const size_t slash = value.find('/');
-  std::string_view name = value;
-  if (slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos) {
-      errs.push_back(
-          "a qualified name " +
-          regex_error(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
-          " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-      return errs;
-    }
-    const std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      for (auto& msg : dns1123_subdomain_errors(prefix)) {
-        errs.push_back("prefix part " + msg);
-      }
-    }
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > kQualifiedNameMaxLength) {
-    errs.push_back("name part " + max_len_error(kQualifiedNameMaxLength));
-  }
-  if (!matches_qualified_name(name)) {
-    errs.push_back("name part " + regex_error(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                              {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
-}
-
-// validation.IsValidLabelValue.
-std::vector<std::string> label_value_errors(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > kLabelValueMaxLength) {
-    errs.push_back(max_len_error(kLabelValueMaxLength));
-  }
-  if (!value.empty() && !matches_qualified_name(value)) {
-    std::string fmt = "(";
-    fmt += kQualifiedNameFmt;
-    fmt += ")?";
-    errs.push_back(regex_error(kLabelValueErrMsg, fmt, {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
-
 // Empty when valid; else the field error for the key at `path`.
 std::string validate_label_key(std::string_view key, const std::string& path) {
-  const auto errs = qualified_name_errors(key);
+  const auto errs = label_key_problems(key);
   return errs.empty() ? std::string() : invalid(path, go_quote(key), join(errs, "; "));
 }
 
@@ -278,7 +138,7 @@ std::string check_requirement(const std::string& key, LabelOperator op,
       break;
   }
   for (size_t i = 0; i < vals.size(); ++i) {
-    const auto value_errs = label_value_errors(vals[i]);
+    const auto value_errs = label_value_problems(vals[i]);
     if (!value_errs.empty()) {
       errs.push_back(invalid("values[" + std::to_string(i) + "][" + key + "]", go_quote(vals[i]),
                              join(value_errs, "; ")));
@@ -837,6 +697,12 @@ const nlohmann::json* find_path(const nlohmann::json& object,
   return at;
 }
 
+// A string member of an object; "" when absent or of another type.
+std::string string_field(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
 std::string scalar_text(const nlohmann::json& v) {
   if (v.is_string()) {
     return v.get<std::string>();
@@ -908,8 +774,8 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
         error = "matchExpressions items must be objects";
         return std::nullopt;
       }
-      const auto key = expr.value("key", std::string());
-      const auto op_name = expr.value("operator", std::string());
+      const auto key = string_field(expr, "key");
+      const auto op_name = string_field(expr, "operator");
       std::optional<std::vector<std::string>> values;
       if (auto v = expr.find("values"); v != expr.end() && v->is_array() && !v->empty()) {
         values.emplace();

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <charconv>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -118,9 +119,10 @@ ServiceIpAllocator::ServiceIpAllocator(ServiceIpOptions options) : options_(std:
   }
   auto network = parse_ipv4(options_.service_cidr.substr(0, slash));
   int prefix = -1;
-  try {
-    prefix = std::stoi(options_.service_cidr.substr(slash + 1));
-  } catch (...) {
+  const std::string_view digits = std::string_view(options_.service_cidr).substr(slash + 1);
+  const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), prefix);
+  if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size()) {
+    prefix = -1;
   }
   if (!network || prefix < 8 || prefix > 30) {
     throw std::invalid_argument("unsupported service CIDR: " + options_.service_cidr);

@@ -9,6 +9,9 @@
 #include <set>
 #include <string>
 
+#include "registry/cron_schedule.h"
+#include "registry/go_values.h"
+
 namespace apiserver::registry {
 namespace {
 
@@ -299,37 +302,7 @@ bool selector_matches(const json& sel, const json& labels) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Quantities (resource.Quantity), compared by value.
-
-std::optional<long double> parse_quantity(const json& q) {
-  if (q.is_number()) {
-    return q.get<long double>();
-  }
-  if (!q.is_string()) {
-    return std::nullopt;
-  }
-  const std::string s = q.get<std::string>();
-  size_t pos = 0;
-  long double number = 0;
-  try {
-    number = std::stold(s, &pos);
-  } catch (...) {
-    return std::nullopt;
-  }
-  const std::string suffix = s.substr(pos);
-  static const std::pair<const char*, long double> kSuffixes[] = {
-      {"", 1},       {"n", 1e-9},   {"u", 1e-6},   {"m", 1e-3},
-      {"k", 1e3},    {"M", 1e6},    {"G", 1e9},    {"T", 1e12},
-      {"P", 1e15},   {"E", 1e18},   {"Ki", 1024.0L}, {"Mi", 1048576.0L},
-      {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L}, {"Pi", 1125899906842624.0L},
-      {"Ei", 1152921504606846976.0L}};
-  for (const auto& [name, factor] : kSuffixes) {
-    if (suffix == name) {
-      return number * factor;
-    }
-  }
-  return std::nullopt;
-}
+// Quantities (resource.Quantity), compared by value (go_quantity_value).
 
 std::string quantity_text(const json& q) {
   return q.is_string() ? q.get<std::string>() : q.dump();
@@ -394,8 +367,8 @@ void validate_resources(const json& resources, const std::string& path, Errors& 
   }
   for (auto it = requests.begin(); it != requests.end(); ++it) {
     const json& limit = get(limits, it.key().c_str());
-    const auto request_value = parse_quantity(*it);
-    const auto limit_value = parse_quantity(limit);
+    const auto request_value = go_quantity_value(*it);
+    const auto limit_value = go_quantity_value(limit);
     if (request_value && limit_value && *request_value > *limit_value) {
       // Upstream prints both quantities in canonical form; inputs are echoed as written.
       out.push_back(invalid_value(key_of(path + ".requests", it.key()), quantity_text(*it),
@@ -811,7 +784,7 @@ void validate_pvc(const json& obj, Errors& out) {
   const json& storage = get(get(get(spec, "resources"), "requests"), "storage");
   if (storage.is_null()) {
     out.push_back(required_value("spec.resources[storage]", ""));
-  } else if (auto v = parse_quantity(storage); v && *v <= 0) {
+  } else if (auto v = go_quantity_value(storage); v && *v <= 0) {
     out.push_back(
         invalid_value("spec.resources[storage]", quantity_text(storage), "must be greater than zero"));
   }
@@ -843,8 +816,8 @@ void validate_pvc_update(const json& obj, const json& old, Errors& out) {
         forbidden("spec", "spec is immutable after creation except resources.requests for bound "
                           "claims"));
   }
-  const auto a = parse_quantity(new_storage);
-  const auto b = parse_quantity(old_storage);
+  const auto a = go_quantity_value(new_storage);
+  const auto b = go_quantity_value(old_storage);
   if (a && b && *a < *b) {
     out.push_back(forbidden("spec.resources.requests.storage",
                             "field can not be less than previous value"));
@@ -896,6 +869,36 @@ void validate_nonnegative(const json& spec, const char* key, const std::string& 
   }
 }
 
+// An intstr.IntOrString as field.Invalid prints it: String() has a pointer receiver, so the
+// value falls back to %#v.
+std::string go_int_or_string(const json& v) {
+  if (v.is_string()) {
+    return "intstr.IntOrString{Type:1, IntVal:0, StrVal:" + go_quote(v.get<std::string>()) + "}";
+  }
+  const std::string n = v.is_number_integer() ? v.dump() : "0";
+  return "intstr.IntOrString{Type:0, IntVal:" + n + ", StrVal:\"\"}";
+}
+
+// validation.IsValidPercent: [0-9]+%.
+bool is_valid_percent(const std::string& s) {
+  return s.size() > 1 && s.back() == '%' &&
+         std::all_of(s.begin(), s.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// getIntOrPercentValue: a valid percent's number, else IntValue() (Atoi of a string, whose
+// failures count as 0 and whose overflow as the nearest int64, as Go's Atoi returns them).
+int64_t int_or_percent_value(const json& v) {
+  if (v.is_number_integer()) {
+    return v.get<int64_t>();
+  }
+  if (!v.is_string()) {
+    return 0;
+  }
+  const std::string& s = v.get_ref<const std::string&>();
+  return go_atoi(is_valid_percent(s) ? std::string_view(s).substr(0, s.size() - 1) : s).value;
+}
+
+// ValidatePositiveIntOrPercent.
 void validate_int_or_percent(const json& v, const std::string& path, Errors& out) {
   if (v.is_number_integer()) {
     if (v.get<int64_t>() < 0) {
@@ -903,24 +906,19 @@ void validate_int_or_percent(const json& v, const std::string& path, Errors& out
     }
     return;
   }
-  if (!v.is_string()) {
-    return;
-  }
-  const std::string s = v.get<std::string>();
-  const bool percent = s.size() > 1 && s.back() == '%' &&
-                       std::all_of(s.begin(), s.end() - 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
-  if (!percent) {
-    out.push_back(invalid_value(path, s,
-                                "a valid percent string must be a numeric string followed by an "
-                                "ending '%' (e.g. '1%',  or '93%', regex used for validation is "
-                                "'[0-9]+%')"));
-  } else if (std::stoll(s.substr(0, s.size() - 1)) > 100) {
-    out.push_back(invalid_value(path, s, "must not be greater than 100%"));
+  if (v.is_string() && !is_valid_percent(v.get<std::string>())) {
+    out.push_back(invalid_rendered(path, go_int_or_string(v),
+                                   "a valid percent string must be a numeric string followed by an "
+                                   "ending '%' (e.g. '1%',  or '93%', regex used for validation is "
+                                   "'[0-9]+%')"));
   }
 }
 
-bool is_zero_int_or_percent(const json& v) {
-  return (v.is_number_integer() && v.get<int64_t>() == 0) || (v.is_string() && v == "0%");
+// IsNotMoreThan100Percent.
+void validate_not_over_100_percent(const json& v, const std::string& path, Errors& out) {
+  if (v.is_string() && is_valid_percent(v.get<std::string>()) && int_or_percent_value(v) > 100) {
+    out.push_back(invalid_rendered(path, go_int_or_string(v), "must not be greater than 100%"));
+  }
 }
 
 void validate_deployment_strategy(const json& strategy, Errors& out) {
@@ -938,13 +936,14 @@ void validate_deployment_strategy(const json& strategy, Errors& out) {
     } else {
       const json& unavailable = get(rolling, "maxUnavailable");
       const json& surge = get(rolling, "maxSurge");
-      validate_int_or_percent(unavailable, "spec.strategy.rollingUpdate.maxUnavailable", out);
+      const std::string unavailable_path = "spec.strategy.rollingUpdate.maxUnavailable";
+      validate_int_or_percent(unavailable, unavailable_path, out);
       validate_int_or_percent(surge, "spec.strategy.rollingUpdate.maxSurge", out);
-      if (is_zero_int_or_percent(unavailable) && is_zero_int_or_percent(surge)) {
-        out.push_back(invalid_rendered("spec.strategy.rollingUpdate.maxUnavailable",
-                                       render_scalar(unavailable),
+      if (int_or_percent_value(unavailable) == 0 && int_or_percent_value(surge) == 0) {
+        out.push_back(invalid_rendered(unavailable_path, go_int_or_string(unavailable),
                                        "may not be 0 when `maxSurge` is 0"));
       }
+      validate_not_over_100_percent(unavailable, unavailable_path, out);
     }
   } else {
     // Upstream names this path with a capital T (text and path unverified for 1.32).
@@ -1096,106 +1095,6 @@ void validate_job_update(const json& obj, const json& old, Errors& out) {
   }
 }
 
-// robfig/cron's ParseStandard errors (texts from memory, unverified against the vendored copy).
-std::string parse_cron_field(const std::string& field, int min, int max) {
-  size_t start = 0;
-  while (true) {
-    const size_t comma = field.find(',', start);
-    const std::string expr = field.substr(start, comma == std::string::npos ? std::string::npos
-                                                                            : comma - start);
-    const size_t slash = expr.find('/');
-    const std::string range = expr.substr(0, slash);
-    if (slash != std::string::npos && expr.find('/', slash + 1) != std::string::npos) {
-      return "too many slashes: " + expr;
-    }
-    if (range != "*" && range != "?") {
-      const size_t dash = range.find('-');
-      if (dash != std::string::npos && range.find('-', dash + 1) != std::string::npos) {
-        return "too many hyphens: " + expr;
-      }
-      auto parse_int = [](const std::string& s, int& out) -> std::string {
-        if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) {
-              return std::isdigit(static_cast<unsigned char>(c));
-            })) {
-          return "failed to parse int from " + s + ": strconv.Atoi: parsing " + go_quote(s) +
-                 ": invalid syntax";
-        }
-        out = std::stoi(s);
-        return "";
-      };
-      int lo = 0;
-      int hi = 0;
-      if (auto e = parse_int(range.substr(0, dash), lo); !e.empty()) {
-        return e;
-      }
-      hi = lo;
-      if (dash != std::string::npos) {
-        if (auto e = parse_int(range.substr(dash + 1), hi); !e.empty()) {
-          return e;
-        }
-      }
-      if (lo < min) {
-        return "beginning of range (" + std::to_string(lo) + ") below minimum (" +
-               std::to_string(min) + "): " + expr;
-      }
-      if (hi > max) {
-        return "end of range (" + std::to_string(hi) + ") above maximum (" +
-               std::to_string(max) + "): " + expr;
-      }
-      if (lo > hi) {
-        return "beginning of range (" + std::to_string(lo) + ") beyond end of range (" +
-               std::to_string(hi) + "): " + expr;
-      }
-    }
-    if (comma == std::string::npos) {
-      return "";
-    }
-    start = comma + 1;
-  }
-}
-
-std::string parse_cron(const std::string& schedule) {
-  static const std::set<std::string> kDescriptors = {"@yearly", "@annually", "@monthly",
-                                                     "@weekly", "@daily",    "@midnight",
-                                                     "@hourly"};
-  if (schedule.rfind("@every ", 0) == 0 || kDescriptors.count(schedule)) {
-    return "";
-  }
-  if (!schedule.empty() && schedule[0] == '@') {
-    return "unrecognized descriptor: " + schedule;
-  }
-  std::vector<std::string> fields;
-  size_t i = 0;
-  while (i < schedule.size()) {
-    while (i < schedule.size() && std::isspace(static_cast<unsigned char>(schedule[i]))) {
-      ++i;
-    }
-    size_t j = i;
-    while (j < schedule.size() && !std::isspace(static_cast<unsigned char>(schedule[j]))) {
-      ++j;
-    }
-    if (j > i) {
-      fields.push_back(schedule.substr(i, j - i));
-    }
-    i = j;
-  }
-  if (fields.size() != 5) {
-    std::string list = "[";
-    for (size_t k = 0; k < fields.size(); ++k) {
-      list += (k ? " " : "") + fields[k];
-    }
-    return "expected exactly 5 fields, found " + std::to_string(fields.size()) + ": " + list +
-           "]";
-  }
-  static const int kBounds[5][2] = {{0, 59}, {0, 23}, {1, 31}, {1, 12}, {0, 6}};
-  for (size_t k = 0; k < 5; ++k) {
-    if (auto e = parse_cron_field(fields[k], kBounds[k][0], kBounds[k][1]); !e.empty()) {
-      return e;
-    }
-  }
-  return "";
-}
-
 void validate_cron_job(const json& obj, Errors& out) {
   const std::string name = str(get(obj, "metadata"), "name");
   if (name.size() > 52) {
@@ -1206,7 +1105,7 @@ void validate_cron_job(const json& obj, Errors& out) {
   if (schedule.empty()) {
     out.push_back(required_value("spec.schedule", ""));
   } else {
-    if (auto e = parse_cron(schedule); !e.empty()) {
+    if (auto e = cron_schedule_error(schedule); !e.empty()) {
       out.push_back(invalid_value("spec.schedule", schedule, e));
     }
     if (schedule.find("TZ") != std::string::npos) {
