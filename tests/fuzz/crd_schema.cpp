@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "registry/crd_schema.h"
 #include "registry/objects.h"
@@ -22,7 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!schema) {
     return 0;
   }
-  nlohmann::json value = input->contains("value") ? (*input)["value"] : nlohmann::json::object();
+  nlohmann::json value =
+      input->contains("value") ? std::move((*input)["value"]) : nlohmann::json::object();
   (void)schema->prune(value);
   schema->apply_defaults(value);
   (void)registry::render_field_errors(schema->validate(value));
