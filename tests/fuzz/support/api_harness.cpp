@@ -39,9 +39,9 @@ ApiHarness& ApiHarness::get() {
 
 ApiHarness::ApiHarness() : dir_(make_temp_dir()) {
   // Request and controller logs would drown libFuzzer's output; KS_FUZZ_LOG=1 keeps them.
+  // Never destroyed: the server's threads may still log while the process exits.
   if (std::getenv("KS_FUZZ_LOG") == nullptr) {
-    static std::ostream discard(nullptr);
-    apiserver::log::set_sink(&discard);
+    apiserver::log::set_sink(new std::ostream(nullptr));
   }
   static const std::filesystem::path cleanup_dir = dir_;
   std::atexit([] {
