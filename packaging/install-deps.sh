@@ -12,6 +12,7 @@ build_pkgs=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
   catch2
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+  clang libfuzzer-14-dev    # the sanitizer tree (cmake --preset asan) and the fuzz targets
 )
 test_pkgs=(
   python3 python3-kubernetes python3-yaml

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the unit tests under AddressSanitizer + UndefinedBehaviorSanitizer
-# (build/asan), then the integration tests against the optimised binary (build/default).
+# (build/asan, Clang), then each libFuzzer target for a few seconds over its seed corpus (a new
+# crash, or a regression input that crashes again, fails here), then the integration tests
+# against the optimised binary (build/default).
 # Long stress runs are hidden behind Catch2's [.] tags and are not run here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,4 +20,5 @@ cmake --preset default -DKS_WERROR=ON >/dev/null
 cmake --build --preset default --target integration-deps
 
 ctest --preset asan -L unit
+ctest --preset asan -L fuzz
 ctest --preset default -L integration

@@ -1,0 +1,18 @@
+// Request bodies in the Kubernetes protobuf encoding (endpoints/protobuf.h); the input is the
+// body. What decodes is written as JSON, as the handler then reads it.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "endpoints/protobuf.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string error;
+  auto decoded = apiserver::endpoints::decode_k8s_protobuf(
+      std::string_view(reinterpret_cast<const char*>(data), size), error);
+  if (decoded) {
+    (void)decoded->dump();
+  }
+  return 0;
+}
