@@ -164,11 +164,24 @@ bool only_managed_field_times_differ(const json& a, const json& b) {
   if (entries(*fields_a) != entries(*fields_b)) {
     return false;
   }
-  json rest_a = a;
-  json rest_b = b;
-  rest_a["metadata"].erase("managedFields");
-  rest_b["metadata"].erase("managedFields");
-  return rest_a == rest_b;
+  // The rest compared member by member: no copy of the (possibly deep) objects.
+  auto same_except = [](const json& x, const json& y, const char* skipped) {
+    auto counted = [&](const json& o) { return o.size() - (o.contains(skipped) ? 1 : 0); };
+    if (counted(x) != counted(y)) {
+      return false;
+    }
+    for (const auto& [key, value] : x.items()) {
+      if (key == skipped) {
+        continue;
+      }
+      auto other = y.find(key);
+      if (other == y.end() || *other != value) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return same_except(*fields_a, *fields_b, "managedFields") && same_except(a, b, "metadata");
 }
 
 // What structured-merge-diff calls a value's type, to compare with DecodeError::expected.
@@ -284,11 +297,17 @@ std::optional<http::Response> rejected_custom_apply_config(const Resource& r, co
 }
 
 // The object as stored: without resourceVersion (the store revision is the truth).
-std::string stored_text(json object) {
-  if (object.contains("metadata") && object["metadata"].is_object()) {
-    object["metadata"].erase("resourceVersion");
+std::string stored_text(json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object() || !meta->contains("resourceVersion")) {
+    return object.dump();
   }
-  return object.dump();
+  // Taken out and put back rather than dumping a copy: objects may be deeply nested.
+  json saved = std::move((*meta)["resourceVersion"]);
+  meta->erase("resourceVersion");
+  std::string text = object.dump();
+  (*meta)["resourceVersion"] = std::move(saved);
+  return text;
 }
 
 bool has_status_subresource(const Resource& r) {
