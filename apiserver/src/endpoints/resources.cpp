@@ -4,17 +4,24 @@
 #include <algorithm>
 #include <condition_variable>
 #include <deque>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/body_decode.h"
+#include "endpoints/continue_token.h"
+#include "endpoints/delete_options.h"
+#include "endpoints/json_access.h"
 #include "endpoints/patch/field_manager.h"
 #include "endpoints/patch/json_patch.h"
 #include "endpoints/patch/merge_patch.h"
 #include "endpoints/patch/strategic_merge.h"
 #include "endpoints/protobuf.h"
+#include "endpoints/query_params.h"
 #include "endpoints/reviews.h"
+#include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
 #include "registry/crd_schema.h"
 #include "registry/custom_resources.h"
@@ -39,6 +46,11 @@ constexpr auto kWatchTick = std::chrono::milliseconds(250);
 // Watch events waiting for one client are sent together up to this size.
 constexpr size_t kChunkBytes = 256 * 1024;
 constexpr int kDefaultWatchTimeoutSeconds = 1800;
+// Open watches one user may hold. Each holds a store watcher and its queue of events; upstream
+// leaves the bound to priority and fairness, which the sandbox does not have. A thousand is far
+// above what real clients open (kubectl one, a controller a few per kind, the console one per
+// kind it shows) and still bounds the memory one user can pin.
+constexpr size_t kMaxWatchesPerUser = 1000;
 // kube-apiserver sends a bookmark about once a minute to watchers that allow them.
 constexpr auto kBookmarkInterval = std::chrono::seconds(60);
 
@@ -56,43 +68,6 @@ std::vector<std::string> split_path(const std::string& path) {
     start = end + 1;
   }
   return parts;
-}
-
-// "configmaps" for the core group, "deployments.apps" otherwise.
-std::string group_resource(const Resource& r) {
-  return r.group.empty() ? r.resource : r.resource + "." + r.group;
-}
-
-std::string group_kind(const Resource& r) {
-  return r.group.empty() ? r.kind : r.kind + "." + r.group;
-}
-
-http::Response status_with_details(int code, const std::string& reason, const std::string& message,
-                                   const json& details) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},           {"apiVersion", "v1"},
-                                {"metadata", json::object()}, {"status", "Failure"},
-                                {"message", message},         {"reason", reason}};
-  if (!details.is_null()) {
-    doc["details"] = details;
-  }
-  doc["code"] = code;
-  http::Response response;
-  response.status = code;
-  response.set_header("Content-Type", "application/json");
-  response.body = doc.dump();
-  return response;
-}
-
-json name_details(const Resource& r, const std::string& name) {
-  json details = json::object();
-  if (!name.empty()) {
-    details["name"] = name;
-  }
-  if (!r.group.empty()) {
-    details["group"] = r.group;
-  }
-  details["kind"] = r.resource;
-  return details;
 }
 
 http::Response not_found(const Resource& r, const std::string& name) {
@@ -120,24 +95,9 @@ http::Response conflict(const Resource& r, const std::string& name) {
       name_details(r, name));
 }
 
-http::Response bad_request(const std::string& message) {
-  return status_with_details(400, "BadRequest", message, json());
-}
-
 http::Response invalid(const Resource& r, const std::string& name,
                        const std::vector<registry::FieldError>& errors) {
-  json causes = json::array();
-  for (const auto& e : errors) {
-    causes.push_back({{"reason", e.reason}, {"message", e.message}, {"field", e.field}});
-  }
-  json details = {{"name", name}, {"kind", r.kind}, {"causes", causes}};
-  if (!r.group.empty()) {
-    details["group"] = r.group;
-  }
-  return status_with_details(
-      422, "Invalid",
-      group_kind(r) + " \"" + name + "\" is invalid: " + registry::render_field_errors(errors),
-      details);
+  return invalid_status(r.group, r.kind, name, errors);
 }
 
 http::Response storage_failure(const Resource& r, const std::string& name,
@@ -159,14 +119,6 @@ http::Response storage_failure(const Resource& r, const std::string& name,
       return status_with_details(500, "InternalError", "Internal error occurred: " + error.message,
                                  {{"causes", json::array({{{"message", error.message}}})}});
   }
-}
-
-http::Response json_response(int code, const json& body) {
-  http::Response response;
-  response.status = code;
-  response.set_header("Content-Type", "application/json");
-  response.body = body.dump();
-  return response;
 }
 
 // The object as served: the stored JSON plus its resourceVersion.
@@ -212,11 +164,24 @@ bool only_managed_field_times_differ(const json& a, const json& b) {
   if (entries(*fields_a) != entries(*fields_b)) {
     return false;
   }
-  json rest_a = a;
-  json rest_b = b;
-  rest_a["metadata"].erase("managedFields");
-  rest_b["metadata"].erase("managedFields");
-  return rest_a == rest_b;
+  // The rest compared member by member: no copy of the (possibly deep) objects.
+  auto same_except = [](const json& x, const json& y, const char* skipped) {
+    auto counted = [&](const json& o) { return o.size() - (o.contains(skipped) ? 1 : 0); };
+    if (counted(x) != counted(y)) {
+      return false;
+    }
+    for (const auto& [key, value] : x.items()) {
+      if (key == skipped) {
+        continue;
+      }
+      auto other = y.find(key);
+      if (other == y.end() || *other != value) {
+        return false;
+      }
+    }
+    return true;
+  };
+  return same_except(*fields_a, *fields_b, "managedFields") && same_except(a, b, "metadata");
 }
 
 // What structured-merge-diff calls a value's type, to compare with DecodeError::expected.
@@ -240,13 +205,14 @@ std::string smd_type(const json& value) {
 // structured-merge-diff's text for a value of the wrong type: Go's %#v, %v or %T of its value.
 std::string smd_type_error(const std::string& expected, const json& value) {
   if (expected == "string") {
-    return "expected string, got &value.valueUnstructured{Value:" + registry::go_print(value, true) +
-           "}";
+    return "expected string, got &value.valueUnstructured{Value:" +
+           registry::go_print(value, true) + "}";
   }
   if (expected == "numeric") {
-    static const std::map<std::string, std::string> kGoTypes = {
-        {"string", "string"}, {"boolean", "bool"}, {"map", "map[string]interface {}"},
-        {"list", "[]interface {}"}};
+    static const std::map<std::string, std::string> kGoTypes = {{"string", "string"},
+                                                                {"boolean", "bool"},
+                                                                {"map", "map[string]interface {}"},
+                                                                {"list", "[]interface {}"}};
     return "expected numeric (int or float), got " + kGoTypes.at(smd_type(value));
   }
   return "expected " + expected + ", got &{" + registry::go_print(value, false) + "}";
@@ -255,19 +221,19 @@ std::string smd_type_error(const std::string& expected, const json& value) {
 // The 500 without a reason that upstream answers when an apply configuration cannot be typed
 // or converted.
 http::Response apply_typing_failure(const json& config, const std::string& group_version,
-                                    const std::string& kind,
-                                    const std::vector<std::string>& errors,
+                                    const std::string& kind, const std::vector<std::string>& errors,
                                     const std::string& conversion_error) {
-  std::string ns = config.value("/metadata/namespace"_json_pointer, std::string());
-  std::string name = config.value("/metadata/name"_json_pointer, std::string());
+  std::string ns = string_at(config, {"metadata", "namespace"});
+  std::string name = string_at(config, {"metadata", "name"});
   std::string object = ns + "/" + name + "; " + group_version + ", Kind=" + kind;
   std::string message;
   if (errors.empty()) {
-    message = "failed to convert new object (" + object + ") to proper version: " +
-              conversion_error;
+    message =
+        "failed to convert new object (" + object + ") to proper version: " + conversion_error;
   } else {
-    message = "failed to create typed patch object (" + object + "): " +
-              (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
+    message =
+        "failed to create typed patch object (" + object + "): " +
+        (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
   }
   return json_response(500, {{"kind", "Status"},
                              {"apiVersion", "v1"},
@@ -331,172 +297,66 @@ std::optional<http::Response> rejected_custom_apply_config(const Resource& r, co
 }
 
 // The object as stored: without resourceVersion (the store revision is the truth).
-std::string stored_text(json object) {
-  if (object.contains("metadata") && object["metadata"].is_object()) {
-    object["metadata"].erase("resourceVersion");
+std::string stored_text(json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object() || !meta->contains("resourceVersion")) {
+    return object.dump();
   }
-  return object.dump();
-}
-
-// The media type of a Content-Type or Accept entry, lower-cased, without parameters.
-std::string media_type(const std::string& value) {
-  std::string type = value.substr(0, value.find(';'));
-  type.erase(0, type.find_first_not_of(" \t"));
-  type.erase(type.find_last_not_of(" \t") + 1);
-  std::transform(type.begin(), type.end(), type.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return type;
-}
-
-// Decodes a create/update body (JSON or YAML) into the resource's object; on failure sets
-// `failure` to the Status kube-apiserver answers.
-std::optional<json> decode_body(const http::Request& request, const Resource& r,
-                                http::Response& failure) {
-  std::string type = media_type(request.header("Content-Type"));
-  json body;
-  if (type == "application/yaml") {
-    std::string error;
-    auto parsed = yaml_to_json(request.body, error);
-    if (!parsed) {
-      failure = bad_request(error);
-      return std::nullopt;
-    }
-    body = std::move(*parsed);
-  } else if (type.empty() || type == "application/json") {
-    body = json::parse(request.body, nullptr, false);
-  } else if (type == "application/vnd.kubernetes.protobuf") {
-    std::string error;
-    auto decoded = decode_k8s_protobuf(request.body, error);
-    if (!decoded) {
-      failure = bad_request(error);
-      return std::nullopt;
-    }
-    body = std::move(*decoded);
-  } else {
-    failure = status_with_details(
-        415, "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        json());
-    return std::nullopt;
-  }
-  if (body.is_discarded() || !body.is_object()) {
-    std::string summary = request.body.empty() ? "<empty>" : request.body.substr(0, 30) + " ...";
-    failure = bad_request("the object provided is unrecognized (must be of type " + r.kind +
-                          "): couldn't get version/kind; json parse error (" + summary + ")");
-    return std::nullopt;
-  }
-  if (body.contains("kind") && body["kind"].is_string() && body["kind"] != r.kind) {
-    failure = bad_request(body["kind"].get<std::string>() + " in version \"" + r.version +
-                          "\" cannot be handled as a " + r.kind +
-                          ": the kind in the body does not match");
-    return std::nullopt;
-  }
-  if (body.contains("apiVersion") && body["apiVersion"].is_string() &&
-      body["apiVersion"] != r.group_version()) {
-    failure = bad_request("the API version in the data (" + body["apiVersion"].get<std::string>() +
-                          ") does not match the expected API version (" + r.group_version() + ")");
-    return std::nullopt;
-  }
-  body["kind"] = r.kind;
-  body["apiVersion"] = r.group_version();
-  if (!body.contains("metadata") || !body["metadata"].is_object()) {
-    body["metadata"] = json::object();
-  }
-  return body;
+  // Taken out and put back rather than dumping a copy: objects may be deeply nested.
+  json saved = std::move((*meta)["resourceVersion"]);
+  meta->erase("resourceVersion");
+  std::string text = object.dump();
+  (*meta)["resourceVersion"] = std::move(saved);
+  return text;
 }
 
 bool has_status_subresource(const Resource& r) {
   return r.subresource("status") != nullptr;
 }
 
-int64_t parse_int(const std::string& text, int64_t fallback) {
-  try {
-    size_t used = 0;
-    int64_t v = std::stoll(text, &used);
-    return used == text.size() ? v : fallback;
-  } catch (...) {
-    return fallback;
-  }
-}
-
-std::string base64(const std::string& in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int val = 0, bits = -6;
-  for (unsigned char c : in) {
-    val = (val << 8) + c;
-    bits += 8;
-    while (bits >= 0) {
-      out.push_back(kAlphabet[(val >> bits) & 0x3F]);
-      bits -= 6;
-    }
-  }
-  if (bits > -6) {
-    out.push_back(kAlphabet[((val << 8) >> (bits + 8)) & 0x3F]);
-  }
-  while (out.size() % 4) {
-    out.push_back('=');
-  }
-  return out;
-}
-
-std::optional<std::string> unbase64(const std::string& in) {
-  std::string out;
-  int val = 0, bits = -8;
-  for (char c : in) {
-    int d;
-    if (c >= 'A' && c <= 'Z') {
-      d = c - 'A';
-    } else if (c >= 'a' && c <= 'z') {
-      d = c - 'a' + 26;
-    } else if (c >= '0' && c <= '9') {
-      d = c - '0' + 52;
-    } else if (c == '+' || c == '-') {
-      d = 62;
-    } else if (c == '/' || c == '_') {
-      d = 63;
-    } else if (c == '=') {
-      break;
-    } else {
-      return std::nullopt;
-    }
-    val = (val << 6) + d;
-    bits += 6;
-    if (bits >= 0) {
-      out.push_back(static_cast<char>((val >> bits) & 0xFF));
-      bits -= 8;
-    }
-  }
-  return out;
-}
-
-// The continue token: the list's revision and the key to resume after, as upstream encodes it.
-std::string make_continue(int64_t revision, const std::string& start) {
-  return base64(json{{"v", "meta.k8s.io/v1"}, {"rv", revision}, {"start", start}}.dump());
-}
-
-struct ContinueToken {
-  int64_t revision = 0;
-  std::string start;
-};
-
-std::optional<ContinueToken> parse_continue(const std::string& token) {
-  auto decoded = unbase64(token);
-  if (!decoded) {
-    return std::nullopt;
-  }
-  json doc = json::parse(*decoded, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("v", "") != "meta.k8s.io/v1" ||
-      !doc.contains("rv") || !doc["rv"].is_number_integer()) {
-    return std::nullopt;
-  }
-  return ContinueToken{doc["rv"].get<int64_t>(), doc.value("start", std::string())};
-}
-
 std::string list_prefix(const Resource& r, const std::string& ns) {
   return r.namespaced && !ns.empty() ? r.etcd_prefix + "/" + ns + "/" : r.etcd_prefix + "/";
+}
+
+// Where a list reads, as upstream's storage decides it: a continue token's revision and key, the
+// exact resourceVersion (Exact, or the legacy exact read of a paged list), else the newest.
+// Returns the answer when the parameters do not allow the read.
+std::optional<http::Response> list_revision(const ListOptions& options, const std::string& prefix,
+                                            int64_t current, int64_t& revision,
+                                            std::string& start_key) {
+  const std::string& rv = options.resource_version;
+  if (!options.continue_token.empty()) {
+    std::string error;
+    auto token = decode_continue(options.continue_token, prefix, error);
+    if (!token) {
+      return bad_request("invalid continue token: " + error);
+    }
+    if (!rv.empty() && rv != "0") {
+      return bad_request("specifying resource version is not allowed when using continue");
+    }
+    revision = token->revision;
+    start_key = token->start_key;
+    return std::nullopt;
+  }
+  const bool exact =
+      options.resource_version_match == "Exact" ||
+      (options.limit > 0 && options.resource_version_match.empty() && !rv.empty() && rv != "0");
+  registry::FieldError rv_error;
+  auto parsed = parse_resource_version(rv, rv_error);
+  if (!parsed) {
+    const std::string error = registry::render_field_errors({rv_error});
+    // Exact reads go to the store, which answers 400; the watch cache's parse error has no
+    // status and becomes a 500.
+    return exact ? bad_request("invalid resource version: " + error)
+                 : status_with_details(500, "", error, json());
+  }
+  if (*parsed > static_cast<uint64_t>(current)) {
+    return too_large_resource_version(*parsed, current);
+  }
+  if (exact) {
+    revision = static_cast<int64_t>(*parsed);
+  }
+  return std::nullopt;
 }
 
 bool is_service(const Resource& r) {
@@ -552,8 +412,7 @@ std::optional<std::vector<std::string>> check_fields(const registry::FieldValida
 // (prune() removes them from `object`); the same Strict / Warn / Ignore rules as above.
 std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
                                                             const http::Request& request,
-                                                            json& object,
-                                                            http::Response& failure) {
+                                                            json& object, http::Response& failure) {
   std::string mode = request.query_value("fieldValidation", "Warn");
   if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
     failure = bad_request("fieldValidation parameter unsupported: " + mode);
@@ -561,10 +420,21 @@ std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
   }
   std::vector<std::string> problems;
   // metadata is an ObjectMeta, typed as for any kind: what it does not have is dropped.
-  static const std::set<std::string> kObjectMeta = {
-      "name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
-      "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
-      "annotations", "ownerReferences", "finalizers", "managedFields"};
+  static const std::set<std::string> kObjectMeta = {"name",
+                                                    "generateName",
+                                                    "namespace",
+                                                    "selfLink",
+                                                    "uid",
+                                                    "resourceVersion",
+                                                    "generation",
+                                                    "creationTimestamp",
+                                                    "deletionTimestamp",
+                                                    "deletionGracePeriodSeconds",
+                                                    "labels",
+                                                    "annotations",
+                                                    "ownerReferences",
+                                                    "finalizers",
+                                                    "managedFields"};
   std::vector<std::string> unknown;
   if (object.contains("metadata") && object["metadata"].is_object()) {
     json& meta = object["metadata"];
@@ -812,8 +682,8 @@ json scale_of(const Resource& r, const json& object) {
       }
     }
   } else {
-    replicas = object.value("/spec/replicas"_json_pointer, int64_t{0});
-    status_replicas = object.value("/status/replicas"_json_pointer, int64_t{0});
+    replicas = integer_at(object, {"spec", "replicas"}).value_or(0);
+    status_replicas = integer_at(object, {"status", "replicas"}).value_or(0);
     const json selector = object.value("/spec/selector"_json_pointer, json());
     if (r.resource == "replicationcontrollers" && selector.is_object()) {
       for (const auto& [key, value] : selector.items()) {
@@ -846,20 +716,13 @@ json scale_of(const Resource& r, const json& object) {
 // precondition.
 json with_scale(const Resource& r, const json& current, const json& scale) {
   json updated = current;
-  int64_t replicas = 0;
-  if (const json* r =
-          scale.contains("spec") && scale["spec"].is_object() && scale["spec"].contains("replicas")
-              ? &scale["spec"]["replicas"]
-              : nullptr;
-      r != nullptr && r->is_number_integer()) {
-    replicas = r->get<int64_t>();
-  }
+  const int64_t replicas = integer_at(scale, {"spec", "replicas"}).value_or(0);
   if (r.custom) {
     updated[scale_pointer(r.custom->spec_replicas_path)] = replicas;
   } else {
     updated["spec"]["replicas"] = replicas;
   }
-  std::string rv = scale.value("/metadata/resourceVersion"_json_pointer, std::string());
+  std::string rv = string_at(scale, {"metadata", "resourceVersion"});
   if (!rv.empty()) {
     updated["metadata"]["resourceVersion"] = rv;
   }
@@ -921,14 +784,14 @@ json parent_managed_fields(const json& parent, const json& scale, const std::str
       continue;
     }
     auto same = std::find_if(out.begin(), out.end(), [&](const json& e) {
-      return e.value("manager", "") == entry.value("manager", "") &&
-             e.value("operation", "") == entry.value("operation", "") &&
-             e.value("subresource", "") == entry.value("subresource", "");
+      return e.is_object() && string_at(e, {"manager"}) == string_at(entry, {"manager"}) &&
+             string_at(e, {"operation"}) == string_at(entry, {"operation"}) &&
+             string_at(e, {"subresource"}) == string_at(entry, {"subresource"});
     });
     if (same != out.end()) {
       auto owned = fields_of(*same);
       (*same)["fieldsV1"] = (owned ? owned->union_with(replicas) : replicas).to_fields_v1();
-      (*same)["time"] = entry.value("time", (*same).value("time", ""));
+      (*same)["time"] = string_at(entry, {"time"}, string_at(*same, {"time"}));
     } else {
       json added = entry;
       added["apiVersion"] = api_version;
@@ -952,8 +815,9 @@ class WatchStream final : public http::ChunkStream {
 
   WatchStream(std::shared_ptr<store::Watcher> watcher, std::deque<std::string> initial,
               std::chrono::steady_clock::time_point deadline, json bookmark_type,
-              int64_t requested_rv, Selection selection, Presenter present)
-      : selection_(std::move(selection)),
+              int64_t requested_rv, Selection selection, Presenter present, std::string user)
+      : user_(std::move(user)),
+        selection_(std::move(selection)),
         present_(std::move(present)),
         requested_rv_(requested_rv),
         watcher_(std::move(watcher)),
@@ -1046,6 +910,7 @@ class WatchStream final : public http::ChunkStream {
   }
 
   bool done() const { return closed_; }
+  const std::string& user() const { return user_; }
 
  private:
   void finish() {
@@ -1085,9 +950,9 @@ class WatchStream final : public http::ChunkStream {
       if (kv == nullptr) {
         return "";
       }
-      std::string line = deleted ? "{\"type\":\"DELETED\",\"object\":"
-                                 : e.prev_kv ? "{\"type\":\"MODIFIED\",\"object\":"
-                                             : "{\"type\":\"ADDED\",\"object\":";
+      std::string line = deleted     ? "{\"type\":\"DELETED\",\"object\":"
+                         : e.prev_kv ? "{\"type\":\"MODIFIED\",\"object\":"
+                                     : "{\"type\":\"ADDED\",\"object\":";
       if (append_served_json(kv->value, e.kv.mod_revision, false, line)) {
         return line + "}\n";
       }
@@ -1118,6 +983,7 @@ class WatchStream final : public http::ChunkStream {
     return event.dump() + "\n";
   }
 
+  const std::string user_;  // who opened it (the per-user watch limit)
   const Selection selection_;
   const Presenter present_;
   const int64_t requested_rv_;
@@ -1155,6 +1021,17 @@ class WatchTicker {
     size_t n = 0;
     for (auto& w : streams_) {
       if (auto s = w.lock(); s && !s->done()) {
+        ++n;
+      }
+    }
+    return n;
+  }
+
+  size_t count_for(const std::string& user) {
+    std::lock_guard lock(mu_);
+    size_t n = 0;
+    for (auto& w : streams_) {
+      if (auto s = w.lock(); s && !s->done() && s->user() == user) {
         ++n;
       }
     }
@@ -1349,11 +1226,17 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
   }
   if (info.verb == "create" && info.subresource.empty() && is_review(r)) {
     http::Response failure;
-    auto body = decode_body(request, r, failure);
+    auto body = decode_object_body(request, r, *field_validator_, failure);
     if (!body) {
       return failure;
     }
-    return serve_review(r, request, *body, tokens_);
+    auto warnings = check_fields(*field_validator_, r, request, *body, failure);
+    if (!warnings) {
+      return failure;
+    }
+    http::Response answer = serve_review(r, request, *body, tokens_);
+    add_warnings(answer, *warnings);
+    return answer;
   }
   if (r.etcd_prefix.empty()) {
     return status_with_details(
@@ -1365,6 +1248,16 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
       info.subresource.empty() ? r.verbs : r.subresource(info.subresource)->verbs;
   std::string verb =
       info.verb == "deletecollection" && !info.subresource.empty() ? "delete" : info.verb;
+  // Upstream routes only the methods a path serves: PUT or PATCH on a collection, POST on an
+  // object and any write the resource does not support find no route.
+  const bool write = verb != "get" && verb != "list" && verb != "watch";
+  const bool collection_write = info.name.empty() && (verb == "update" || verb == "patch");
+  const bool named_create = !info.name.empty() && verb == "create" && info.subresource.empty();
+  if (collection_write || named_create ||
+      (write && std::find(verbs.begin(), verbs.end(), verb) == verbs.end())) {
+    return status_response(405, "MethodNotAllowed",
+                           "the server does not allow this method on the requested resource", true);
+  }
   if (std::find(verbs.begin(), verbs.end(), verb) == verbs.end()) {
     return status_with_details(
         405, "MethodNotAllowed",
@@ -1421,24 +1314,22 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
 http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
                                      const http::Request& request) {
   std::string prefix = list_prefix(r, info.namespace_);
-  int64_t limit = std::max<int64_t>(0, parse_int(request.query_value("limit"), 0));
-  int64_t revision = 0;
-  std::string start_key;
-  std::string token = request.query_value("continue");
-  if (!token.empty()) {
-    auto parsed = parse_continue(token);
-    if (!parsed) {
-      return bad_request("continue key is not valid: invalid continue token");
-    }
-    revision = parsed->revision;
-    start_key = prefix + parsed->start;
-  } else if (request.query_value("resourceVersionMatch") == "Exact") {
-    revision = parse_int(request.query_value("resourceVersion"), 0);
-  }
   http::Response failure;
   auto selection = parse_selection(r, request, failure);
   if (!selection) {
     return failure;
+  }
+  auto options = decode_list_options(request, false, failure);
+  if (!options) {
+    return failure;
+  }
+  int64_t limit = std::max<int64_t>(0, options->limit);
+  int64_t revision = 0;
+  std::string start_key;
+  const std::string& token = options->continue_token;
+  if (auto answer =
+          list_revision(*options, prefix, storage_.current_revision(), revision, start_key)) {
+    return *answer;
   }
   // Read pages at one revision until `limit` objects match (or the prefix ends).
   std::vector<storage::Object> kept;
@@ -1491,7 +1382,7 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
   if (more && !kept.empty()) {
     // Resume just after the last key returned: append a zero byte, as upstream does.
     std::string next = kept.back().key.substr(prefix.size()) + std::string(1, '\0');
-    metadata["continue"] = make_continue(read_at, next);
+    metadata["continue"] = encode_continue(read_at, next);
     if (selection->empty()) {
       metadata["remainingItemCount"] = remaining;  // upstream gives no count with selectors
     }
@@ -1571,10 +1462,29 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       return defaulted;
     };
   }
-  std::string rv = request.query_value("resourceVersion");
+  auto options = decode_list_options(request, true, failure);
+  if (!options) {
+    return failure;
+  }
+  registry::FieldError rv_error;
+  auto rv = parse_resource_version(options->resource_version, rv_error);
+  if (!rv) {
+    return invalid_status(r.group, r.resource, info.name, {rv_error});
+  }
+  // Past the newest revision the store could ever reach: upstream would wait for it, then give up.
+  if (*rv >= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return too_large_resource_version(*rv, storage_.current_revision());
+  }
+  if (ticker_->count_for(request.user) >= kMaxWatchesPerUser) {
+    http::Response busy =
+        status_with_details(429, "TooManyRequests", "Too many requests, please try again later.",
+                            {{"retryAfterSeconds", 1}});
+    busy.set_header("Retry-After", "1");
+    return busy;
+  }
   std::deque<std::string> initial;
   int64_t from = 0;
-  if (rv.empty() || rv == "0") {
+  if (*rv == 0) {
     // The current state as ADDED events, then every change after it.
     storage::ListResult result;
     if (auto error = storage_.list(prefix, "", 0, 0, result)) {
@@ -1601,22 +1511,19 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     }
     from = result.revision + 1;
   } else {
-    int64_t parsed = parse_int(rv, -1);
-    if (parsed < 0) {
-      return bad_request("invalid resourceVersion \"" + rv + "\"");
-    }
-    from = parsed + 1;
+    from = static_cast<int64_t>(*rv) + 1;
   }
-  int timeout = static_cast<int>(
-      parse_int(request.query_value("timeoutSeconds"), kDefaultWatchTimeoutSeconds));
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(std::max(timeout, 0));
+  const int64_t timeout =
+      watch_timeout_seconds(options->timeout_seconds, kDefaultWatchTimeoutSeconds);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
   auto watcher = storage_.watch(r.etcd_prefix + "/", prefix, !info.name.empty(), from);
   json bookmark_type;
   if (query_flag(request, "allowWatchBookmarks")) {
     bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
   }
-  auto stream = std::make_shared<WatchStream>(watcher, std::move(initial), deadline, bookmark_type,
-                                              from - 1, std::move(*selection), std::move(present));
+  auto stream =
+      std::make_shared<WatchStream>(watcher, std::move(initial), deadline, bookmark_type, from - 1,
+                                    std::move(*selection), std::move(present), request.user);
   ticker_->add(stream);
   http::Response response;
   response.status = 200;
@@ -1629,13 +1536,12 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
                                        const http::Request& request, const registry::Snapshot&) {
   if (r.custom && r.custom->terminating) {
-    return status_with_details(
-        405, "MethodNotAllowed",
-        "create not allowed while custom resource definition is terminating",
-        {{"group", r.group}, {"kind", r.resource}});
+    return status_with_details(405, "MethodNotAllowed",
+                               "create not allowed while custom resource definition is terminating",
+                               {{"group", r.group}, {"kind", r.resource}});
   }
   http::Response failure;
-  auto body = decode_body(request, r, failure);
+  auto body = decode_object_body(request, r, *field_validator_, failure);
   if (!body) {
     return failure;
   }
@@ -1666,7 +1572,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   json& meta = (*body)["metadata"];
   std::string ns = info.namespace_;
   if (r.namespaced) {
-    std::string body_ns = meta.value("namespace", std::string());
+    std::string body_ns = string_at(meta, {"namespace"});
     if (!body_ns.empty() && !ns.empty() && body_ns != ns) {
       return bad_request(
           "the namespace of the provided object does not match the namespace sent on the request");
@@ -1678,8 +1584,8 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   } else {
     meta.erase("namespace");
   }
-  std::string name = meta.value("name", std::string());
-  std::string generate = meta.value("generateName", std::string());
+  std::string name = string_at(meta, {"name"});
+  std::string generate = string_at(meta, {"generateName"});
   if (r.namespaced) {
     storage::Object ns_object;
     if (auto e = storage_.get("/registry/namespaces/" + ns, ns_object)) {
@@ -1726,14 +1632,14 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   auto errors = registry::validate_create(r, *body);
   custom_validation(r, *body, errors);
   if (!errors.empty()) {
-    return invalid(r, meta.value("name", std::string()), errors);
+    return invalid(r, string_at(meta, {"name"}), errors);
   }
   if (!owned) {
     *body = with_ownership(r, info, request, nullptr, *body);
   }
   if (is_service(r)) {
     if (auto errors = service_ips_->allocate_service(*body); !errors.empty()) {
-      return invalid(r, (*body)["metadata"].value("name", std::string()), errors);
+      return invalid(r, string_at(*body, {"metadata", "name"}), errors);
     }
   }
   if (*dry) {
@@ -1750,7 +1656,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     if (generated && attempt > 0) {
       named["name"] = generate + registry::random_name_suffix();
     }
-    std::string final_name = named["name"].get<std::string>();
+    std::string final_name = string_at(named, {"name"});
     int64_t revision = 0;
     std::string text = stored_text(*body);
     auto e = storage_.create(r.storage_key(ns, final_name), text, revision);
@@ -1772,15 +1678,15 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   }
   return status_with_details(
       409, "AlreadyExists",
-      group_resource(r) + " \"" + named["name"].get<std::string>() +
+      group_resource(r) + " \"" + string_at(named, {"name"}) +
           "\" already exists, the server was not able to generate a unique name for the object",
-      name_details(r, named["name"].get<std::string>()));
+      name_details(r, string_at(named, {"name"})));
 }
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
                                        const http::Request& request) {
   http::Response failure;
-  auto body = decode_body(request, r, failure);
+  auto body = decode_object_body(request, r, *field_validator_, failure);
   if (!body) {
     return failure;
   }
@@ -1814,7 +1720,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   }
   json* body = &object;
   json& meta = (*body)["metadata"];
-  std::string body_name = meta.value("name", std::string());
+  std::string body_name = string_at(meta, {"name"});
   if (body_name != info.name) {
     return bad_request("the name of the object (" + body_name +
                        ") does not match the name on the URL (" + info.name + ")");
@@ -1824,7 +1730,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   if (r.custom) {
     custom_defaults(r, current);  // as read back: defaults alone are no change
   }
-  std::string rv = meta.value("resourceVersion", std::string());
+  std::string rv = string_at(meta, {"resourceVersion"});
   if (!rv.empty() && rv != std::to_string(stored.mod_revision)) {
     return conflict(r, info.name);
   }
@@ -1867,7 +1773,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     custom_defaults(r, updated);
     if (registry::tracks_generation(r.group, r.resource) &&
         updated.value("spec", json()) != current.value("spec", json())) {
-      m["generation"] = old.value("generation", int64_t{0}) + 1;
+      m["generation"] = integer_at(old, {"generation"}).value_or(0) + 1;
     } else if (r.custom) {
       // Any change outside metadata is a new generation of a custom resource.
       json a = updated;
@@ -1875,7 +1781,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
       a.erase("metadata");
       b.erase("metadata");
       if (a != b) {
-        m["generation"] = old.value("generation", int64_t{0}) + 1;
+        m["generation"] = integer_at(old, {"generation"}).value_or(0) + 1;
       }
     }
     if (r.group.empty() && r.resource == "namespaces") {
@@ -1917,8 +1823,9 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   bool deleting = m.contains("deletionTimestamp");
   bool finalizers =
       (m.contains("finalizers") && m["finalizers"].is_array() && !m["finalizers"].empty()) ||
-      (updated.contains("spec") && updated["spec"].is_object() &&
-       updated["spec"].value("finalizers", json::array()).size() > 0 && r.group.empty() &&
+      (find_path(updated, {"spec", "finalizers"}) != nullptr &&
+       find_path(updated, {"spec", "finalizers"})->is_array() &&
+       !find_path(updated, {"spec", "finalizers"})->empty() && r.group.empty() &&
        r.resource == "namespaces");
   int64_t revision = 0;
   if (deleting && !finalizers) {
@@ -1947,31 +1854,22 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   if (auto e = storage_.get(key, stored)) {
     return storage_failure(r, info.name, e);
   }
-  json options = request.body.empty() ? json::object() : json::parse(request.body, nullptr, false);
-  if (options.is_discarded()) {
-    return bad_request("the DeleteOptions in the request body could not be decoded");
-  }
   http::Response failure;
-  auto dry = dry_run(request, "DeleteOptions", failure);
-  if (!dry) {
+  auto options = decode_delete_options(request, *field_validator_, failure);
+  if (!options) {
     return failure;
   }
-  if (options.is_object() && options.contains("dryRun") && options["dryRun"].is_array()) {
-    for (const auto& value : options["dryRun"]) {
-      if (value != "All") {
-        return status_with_details(
-            422, "Invalid",
-            "DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{" +
-                value.dump() + "}: supported values: \"All\"",
-            json::object());
-      }
-      *dry = true;
-    }
+  const bool dry = !options->dry_run.empty();
+  json current = json::parse(stored.value, nullptr, false);
+  if (!current.is_object()) {
+    current = json::object();
   }
-  json current = json::parse(stored.value);
-  if (auto rv = options.value("/preconditions/resourceVersion"_json_pointer, std::string());
-      !rv.empty() && rv != std::to_string(stored.mod_revision)) {
-    return conflict(r, info.name);
+  if (!current.contains("metadata") || !current["metadata"].is_object()) {
+    current["metadata"] = json::object();
+  }
+  if (auto failed = failed_precondition(r, info.name, *options, current["metadata"],
+                                        std::to_string(stored.mod_revision))) {
+    return *failed;
   }
   json& meta = current["metadata"];
   bool is_namespace = r.group.empty() && r.resource == "namespaces";
@@ -2018,10 +1916,11 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   }
   bool finalizers =
       meta.contains("finalizers") && meta["finalizers"].is_array() && !meta["finalizers"].empty();
-  bool spec_finalizers = is_namespace && current.contains("spec") &&
-                         current["spec"].value("finalizers", json::array()).size() > 0;
+  const json* spec_list = find_path(current, {"spec", "finalizers"});
+  bool spec_finalizers =
+      is_namespace && spec_list != nullptr && spec_list->is_array() && !spec_list->empty();
   int64_t revision = 0;
-  if (*dry) {
+  if (dry) {
     // What would happen, without doing it: marked when finalizers hold it, else gone.
     if ((finalizers || spec_finalizers) && !meta.contains("deletionTimestamp")) {
       meta["deletionTimestamp"] = registry::rfc3339(std::chrono::system_clock::now());
@@ -2031,7 +1930,10 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
       }
     }
     meta["resourceVersion"] = std::to_string(stored.mod_revision);
-    return json_response(200, current);
+    if (finalizers || spec_finalizers) {
+      return json_response(200, current);
+    }
+    return deleted_response(r, current);
   }
   if (finalizers || spec_finalizers) {
     // Graceful: mark it; whoever owns the finalizers finishes the deletion.
@@ -2060,7 +1962,7 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
     service_ips_->release_service(current);  // its cluster IP and node ports are free again
   }
   meta["resourceVersion"] = std::to_string(stored.mod_revision);
-  return json_response(200, current);
+  return deleted_response(r, current);
 }
 
 http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
@@ -2068,6 +1970,10 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
   http::Response failure;
   auto selection = parse_selection(r, request, failure);
   if (!selection) {
+    return failure;
+  }
+  // Checked before anything is deleted; each delete below reads the same options.
+  if (!decode_delete_options(request, *field_validator_, failure)) {
     return failure;
   }
   storage::ListResult result;
@@ -2081,16 +1987,14 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
       continue;
     }
     RequestInfo one = info;
-    one.name = object["metadata"].value("name", std::string());
-    one.namespace_ = object["metadata"].value("namespace", std::string());
-    http::Request single = request;
-    single.body.clear();
-    http::Response deleted = remove(r, one, single);
+    one.name = string_at(object, {"metadata", "name"});
+    one.namespace_ = string_at(object, {"metadata", "namespace"});
+    http::Response deleted = remove(r, one, request);
     if (deleted.status == 200) {
-      json body = json::parse(deleted.body, nullptr, false);
-      body.erase("apiVersion");
-      body.erase("kind");
-      items.push_back(body);
+      // Upstream answers with the objects as listed before they were deleted.
+      object.erase("apiVersion");
+      object.erase("kind");
+      items.push_back(std::move(object));
     }
   }
   return json_response(
@@ -2152,10 +2056,21 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return *rejected;
     }
   } else {
-    body = json::parse(request.body, nullptr, false);
-    if (body.is_discarded()) {
-      return bad_request("error decoding patch: the body is not valid JSON");
+    std::string error;
+    auto parsed = parse_client_json(request.body, error);
+    if (!parsed) {
+      // Upstream's texts: a strict decode for Warn and Strict (the default is Warn), the JSON
+      // patch library's for Ignore.
+      const bool strict = request.query_value("fieldValidation", "Warn") != "Ignore";
+      if (kind == Kind::Strategic) {
+        return bad_request(error);
+      }
+      if (strict) {
+        return bad_request("error decoding patch: " + error);
+      }
+      return bad_request(kind == Kind::Merge ? "Invalid JSON Patch" : error);
     }
+    body = std::move(*parsed);
   }
   auto object_type =
       scale ? patch::ObjectType::builtin("autoscaling", "v1", "Scale") : object_type_of(r);
@@ -2279,35 +2194,40 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
         return failure;
       }
       warnings = is_apply ? std::vector<std::string>{} : *found;
-    } else if (!is_apply && !scale) {
+    } else if (!is_apply) {
+      // A patched Scale is decoded as an autoscaling/v1 Scale.
+      const std::string group = scale ? "autoscaling" : r.group;
+      const std::string version = scale ? "v1" : r.version;
+      const std::string kind_name = scale ? "Scale" : r.kind;
       http::Response failure;
       std::string mode = request.query_value("fieldValidation", "Warn");
       if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
         return bad_request("fieldValidation parameter unsupported: " + mode);
       }
       const std::string patched_text = patched.dump();
-      auto report = field_validator_->inspect(r.group, r.version, r.kind, patched_text);
+      auto report = field_validator_->inspect(group, version, kind_name, patched_text);
       if (report.decode_error) {
         // Upstream decodes the patched object and reports a failure as an invalid "patch" with
         // no kind or name: the value is the patched JSON, or for a strategic merge patch Go's
         // rendering of the patch itself.
-        std::string shown = kind == Kind::Strategic ? registry::go_print(body, false) : patched_text;
+        std::string shown =
+            kind == Kind::Strategic ? registry::go_print(body, false) : patched_text;
         auto cause = registry::invalid_value("patch", shown, report.decode_error->message);
-        return status_with_details(
-            422, "Invalid", "\"\" is invalid: " + registry::render_field_errors({cause}),
-            {{"causes", json::array({{{"reason", cause.reason},
-                                      {"message", cause.message},
-                                      {"field", cause.field}}})}});
+        return status_with_details(422, "Invalid",
+                                   "\"\" is invalid: " + registry::render_field_errors({cause}),
+                                   {{"causes", json::array({{{"reason", cause.reason},
+                                                             {"message", cause.message},
+                                                             {"field", cause.field}}})}});
       }
       if (mode != "Ignore") {
         if (!report.problems.empty() && mode == "Strict") {
-          return bad_request(registry::strict_error_message(r.kind, r.version, report.problems));
+          return bad_request(registry::strict_error_message(kind_name, version, report.problems));
         }
         warnings = registry::warning_headers(report.problems);
       }
     }
     if (scale) {
-      std::string scale_name = patched.value("/metadata/name"_json_pointer, std::string());
+      std::string scale_name = string_at(patched, {"metadata", "name"});
       if (scale_name != info.name) {
         return bad_request("the name of the object (" + scale_name +
                            ") does not match the name on the URL (" + info.name + ")");
@@ -2352,11 +2272,21 @@ http::Response ResourceHandler::scale(const Resource& r, const RequestInfo& info
   if (info.verb == "get") {
     return json_response(200, scale_of(r, current));
   }
-  json body = json::parse(request.body, nullptr, false);
-  if (!body.is_object() || body.value("kind", std::string("Scale")) != "Scale") {
-    return bad_request("the object provided is unrecognized (must be of type Scale)");
+  // The body is an autoscaling/v1 Scale, decoded and typed as any other kind.
+  Resource scale_kind;
+  scale_kind.group = "autoscaling";
+  scale_kind.version = "v1";
+  scale_kind.kind = "Scale";
+  http::Response failure;
+  auto decoded = decode_object_body(request, scale_kind, *field_validator_, failure);
+  if (!decoded) {
+    return failure;
   }
-  std::string name = body.value("/metadata/name"_json_pointer, std::string());
+  if (!check_fields(*field_validator_, scale_kind, request, *decoded, failure)) {
+    return failure;
+  }
+  const json& body = *decoded;
+  std::string name = string_at(body, {"metadata", "name"});
   if (name != info.name) {
     return bad_request("the name of the object (" + name +
                        ") does not match the name on the URL (" + info.name + ")");

@@ -61,8 +61,7 @@ class ResourceHandler {
  private:
   // serve() once the path named a known resource.
   http::Response dispatch(const registry::Resource& r, const RequestInfo& info,
-                          http::Request& request,
-                          const registry::Snapshot& snapshot);
+                          http::Request& request, const registry::Snapshot& snapshot);
   http::Response get(const registry::Resource& r, const RequestInfo& info,
                      const http::Request& request);
   http::Response list(const registry::Resource& r, const RequestInfo& info,

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-
 namespace apiserver::endpoints {
 namespace {
 
@@ -13,7 +12,9 @@ json user_info(const std::string& name, const std::vector<std::string>& groups) 
 }
 
 // The AlwaysAllow decision for an authenticated user.
-json allowed() { return {{"allowed", true}}; }
+json allowed() {
+  return {{"allowed", true}};
+}
 
 }  // namespace
 
@@ -32,22 +33,30 @@ http::Response serve_review(const registry::Resource& resource, const http::Requ
   json answer = {{"kind", kind},
                  {"apiVersion", resource.group_version()},
                  {"metadata", {{"creationTimestamp", nullptr}}}};
-  if (body.contains("spec")) {
-    answer["spec"] = body["spec"];
+  const json* spec = nullptr;
+  if (auto it = body.find("spec"); it != body.end() && it->is_object()) {
+    spec = &*it;
+    answer["spec"] = *spec;
   }
   if (kind == "SelfSubjectReview") {
     answer["status"] = {{"userInfo", user_info(request.user, request.groups)}};
   } else if (kind == "TokenReview") {
-    std::string token = body.value("/spec/token"_json_pointer, std::string());
+    std::string token;
+    if (spec != nullptr) {
+      if (auto it = spec->find("token"); it != spec->end() && it->is_string()) {
+        token = it->get<std::string>();
+      }
+    }
     auto it = tokens.find(token);
     if (it == tokens.end()) {
       answer["status"] = {{"user", json::object()}};
     } else {
       auto groups = it->second.groups;
       groups.push_back("system:authenticated");
-      answer["status"] = {{"authenticated", true},
-                          {"user", user_info(it->second.name, groups)},
-                          {"audiences", json::array({"https://kubernetes.default.svc.cluster.local"})}};
+      answer["status"] = {
+          {"authenticated", true},
+          {"user", user_info(it->second.name, groups)},
+          {"audiences", json::array({"https://kubernetes.default.svc.cluster.local"})}};
     }
   } else if (kind == "SelfSubjectRulesReview") {
     answer["status"] = {

@@ -20,7 +20,8 @@ namespace apiserver::endpoints {
 // Whether `resource` is one of the review resources.
 bool is_review(const registry::Resource& resource);
 
-// The answer to a review; `body` is the decoded request object.
+// The answer to a review; `body` is the request object, decoded and type-checked against its
+// kind's schema (values of another type are ignored here, never trusted).
 http::Response serve_review(const registry::Resource& resource, const http::Request& request,
                             const nlohmann::json& body, const filters::TokenTable& tokens);
 

@@ -5,70 +5,12 @@
 
 #include "apiserver/apiserver.h"
 #include "store/store.h"
-#include "test_request.h"
+#include "test_api.h"
 
+using apiserver::testing::Api;
 using nlohmann::json;
 
 namespace {
-
-// An API server over an ephemeral store, driven through ApiServer::handle as the HTTPS layer
-// would, authenticated with a bearer token.
-class Api {
- public:
-  Api() {
-    store::Options options;
-    options.durability = store::Durability::Ephemeral;
-    auto opened = store::Store::open(options);
-    REQUIRE(opened.is_ok());
-    store_ = std::move(opened).value();
-    apiserver::ApiServerConfig config;
-    config.tokens["t0ken"] = {"admin", {"system:masters"}};
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, config);
-    api_->bootstrap();
-    api_->set_ready(true);
-  }
-
-  struct Reply {
-    int status;
-    json body;
-  };
-
-  // Starts a watch and returns its stream.
-  std::shared_ptr<apiserver::http::ChunkStream> watch(const std::string& target) {
-    auto request = make_request("GET", target, nullptr);
-    auto response = api_->handle(request);
-    REQUIRE(response.status == 200);
-    REQUIRE(response.stream);
-    return response.stream;
-  }
-
-  store::Store& db() { return *store_; }
-  apiserver::http::Response raw(apiserver::http::Request& request) { return api_->handle(request); }
-
-  Reply call(const std::string& method, const std::string& target, const json& body = nullptr) {
-    auto request = make_request(method, target, body);
-    auto response = api_->handle(request);
-    return {response.status, json::parse(response.body, nullptr, false)};
-  }
-
-  // PATCH with a content type and a raw body (YAML for apply).
-  Reply patch(const std::string& target, const std::string& type, const std::string& body) {
-    auto request = make_request("PATCH", target, nullptr);
-    request.headers["Content-Type"] = type;
-    request.body = body;
-    auto response = api_->handle(request);
-    return {response.status, json::parse(response.body, nullptr, false)};
-  }
-
- private:
-  static apiserver::http::Request make_request(const std::string& method, const std::string& target,
-                                               const json& body) {
-    return apiserver::testing::make_request(method, target, body, "t0ken");
-  }
-
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-};
 
 json configmap(const std::string& name) {
   return {{"apiVersion", "v1"},

@@ -1,0 +1,58 @@
+// DeleteOptions decoded as kube-apiserver's delete handler decodes them: from the body when there
+// is one (JSON, YAML or protobuf; the query is then ignored), else from the query, then
+// validated. Upstream passes the decoder's errors on without an API status, so a body that does
+// not decode answers 500 with no reason and Go's text:
+//
+//   json: cannot unmarshal number into Go struct field DeleteOptions.propagationPolicy of type
+//     v1.DeletionPropagation
+//   couldn't get version/kind; json parse error: invalid character 'x' looking for beginning of
+//     value
+//
+// A bad gracePeriodSeconds in the query is a 400 (strconv's text); values that decode but are
+// not allowed are a 422 Invalid for DeleteOptions.meta.k8s.io.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/http.h"
+#include "apiserver/registry.h"
+#include "registry/field_validation.h"
+
+namespace apiserver::endpoints {
+
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+  std::optional<bool> orphan_dependents;
+  std::optional<std::string> propagation_policy;
+  std::vector<std::string> dry_run;
+};
+
+std::optional<DeleteOptions> decode_delete_options(const http::Request& request,
+                                                   const registry::FieldValidator& validator,
+                                                   http::Response& failure);
+
+// The 409 Conflict upstream answers when a precondition does not hold: the object's uid and
+// resourceVersion (`resource_version`, the stored revision) against the options'.
+std::optional<http::Response> failed_precondition(const registry::Resource& r,
+                                                  const std::string& name,
+                                                  const DeleteOptions& options,
+                                                  const nlohmann::json& metadata,
+                                                  const std::string& resource_version);
+
+// Whether upstream's storage for the resource returns the deleted object (ReturnDeletedObject):
+// pods, services, serviceaccounts, persistentvolumes, persistentvolumeclaims, namespaces, the
+// dynamic resource allocation claims, and every custom resource.
+bool returns_deleted_object(const registry::Resource& r);
+
+// The 200 of a delete that removed the object: the object where upstream returns it, else a
+// Status with status Success and details {name, group, kind: resource, uid}.
+http::Response deleted_response(const registry::Resource& r, const nlohmann::json& object);
+
+}  // namespace apiserver::endpoints

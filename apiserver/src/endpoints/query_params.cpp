@@ -1,0 +1,168 @@
+#include "endpoints/query_params.h"
+
+#include <algorithm>
+#include <charconv>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "endpoints/status.h"
+#include "registry/go_text.h"
+#include "registry/objects.h"
+
+namespace apiserver::endpoints {
+namespace {
+
+using nlohmann::json;
+
+// Ten years: far beyond any client's wish, and a steady_clock deadline cannot overflow.
+constexpr int64_t kMaxWatchTimeoutSeconds = int64_t{10} * 365 * 24 * 3600;
+
+std::string num_error(const char* func, std::string_view text, const char* why) {
+  return std::string("strconv.") + func + ": parsing " + registry::go_quote(text) + ": " + why;
+}
+
+bool all_digits(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+}  // namespace
+
+std::optional<int64_t> go_parse_int64(std::string_view text, std::string& error) {
+  std::string_view digits = text;
+  bool negative = false;
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
+    negative = digits.front() == '-';
+    digits.remove_prefix(1);
+  }
+  if (!all_digits(digits)) {
+    error = num_error("ParseInt", text, "invalid syntax");
+    return std::nullopt;
+  }
+  // Parsed with its sign so that the most negative value fits.
+  std::string signed_digits = (negative ? "-" : "") + std::string(digits);
+  int64_t value = 0;
+  auto [end, ec] =
+      std::from_chars(signed_digits.data(), signed_digits.data() + signed_digits.size(), value);
+  if (ec != std::errc() || end != signed_digits.data() + signed_digits.size()) {
+    error = num_error("ParseInt", text, "value out of range");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<uint64_t> go_parse_uint64(std::string_view text, std::string& error) {
+  if (!all_digits(text)) {
+    error = num_error("ParseUint", text, "invalid syntax");
+    return std::nullopt;
+  }
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    error = num_error("ParseUint", text, "value out of range");
+    return std::nullopt;
+  }
+  return value;
+}
+
+std::optional<ListOptions> decode_list_options(const http::Request& request, bool watch,
+                                               http::Response& failure) {
+  ListOptions options;
+  options.resource_version = request.query_value("resourceVersion");
+  options.resource_version_match = request.query_value("resourceVersionMatch");
+  options.continue_token = request.query_value("continue");
+  std::string error;
+  // The parameter codec reads the first value even when it is empty.
+  if (request.has_query("timeoutSeconds")) {
+    auto parsed = go_parse_int64(request.query_value("timeoutSeconds"), error);
+    if (!parsed) {
+      failure = bad_request(error);
+      return std::nullopt;
+    }
+    options.timeout_seconds = *parsed;
+  }
+  if (request.has_query("limit")) {
+    auto parsed = go_parse_int64(request.query_value("limit"), error);
+    if (!parsed) {
+      failure = bad_request(error);
+      return std::nullopt;
+    }
+    options.limit = *parsed;
+  }
+  std::vector<registry::FieldError> errors;
+  const std::string& match = options.resource_version_match;
+  const std::string path = "resourceVersionMatch";
+  if (watch) {
+    // sendInitialEvents (the WatchList feature) is not served, so any match is forbidden.
+    if (!match.empty()) {
+      errors.push_back(registry::forbidden(
+          path,
+          "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+      if (match != "NotOlderThan") {
+        errors.push_back(
+            registry::not_supported(path, registry::go_quote(match), {"NotOlderThan"}));
+      }
+      if (!options.continue_token.empty()) {
+        errors.push_back(registry::forbidden(
+            path, "resourceVersionMatch is forbidden when continue is provided"));
+      }
+    }
+  } else if (!match.empty()) {
+    if (options.resource_version.empty()) {
+      errors.push_back(registry::forbidden(
+          path, "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+    }
+    if (!options.continue_token.empty()) {
+      errors.push_back(
+          registry::forbidden(path, "resourceVersionMatch is forbidden when continue is provided"));
+    }
+    if (match != "Exact" && match != "NotOlderThan") {
+      errors.push_back(
+          registry::not_supported(path, registry::go_quote(match), {"Exact", "NotOlderThan", ""}));
+    }
+    if (match == "Exact" && options.resource_version == "0") {
+      errors.push_back(registry::forbidden(
+          path, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""));
+    }
+  }
+  if (!errors.empty()) {
+    failure = invalid_status("meta.k8s.io", "ListOptions", "", errors);
+    return std::nullopt;
+  }
+  return options;
+}
+
+std::optional<uint64_t> parse_resource_version(const std::string& text,
+                                               registry::FieldError& error) {
+  if (text.empty() || text == "0") {
+    return 0;
+  }
+  std::string parse_error;
+  auto value = go_parse_uint64(text, parse_error);
+  if (!value) {
+    error = registry::invalid_rendered("resourceVersion", registry::go_quote(text), parse_error);
+    return std::nullopt;
+  }
+  return value;
+}
+
+http::Response too_large_resource_version(uint64_t requested, int64_t current) {
+  return status_with_details(
+      504, "Timeout",
+      "Timeout: Too large resource version: " + std::to_string(requested) +
+          ", current: " + std::to_string(current),
+      {{"causes", json::array({{{"reason", "ResourceVersionTooLarge"},
+                                {"message", "Too large resource version"}}})},
+       {"retryAfterSeconds", 1}});
+}
+
+int64_t watch_timeout_seconds(const std::optional<int64_t>& timeout_seconds,
+                              int64_t default_seconds) {
+  if (!timeout_seconds || *timeout_seconds == 0) {
+    return default_seconds;
+  }
+  return std::clamp<int64_t>(*timeout_seconds, 0, kMaxWatchTimeoutSeconds);
+}
+
+}  // namespace apiserver::endpoints

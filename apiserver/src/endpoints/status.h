@@ -1,0 +1,34 @@
+// The metav1 Status answers of the REST handlers, shared by the files that decode request bodies
+// and parameters: kube-apiserver's reasons, messages and details.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/http.h"
+#include "apiserver/registry.h"
+#include "registry/objects.h"
+
+namespace apiserver::endpoints {
+
+// "configmaps" for the core group, "deployments.apps" otherwise.
+std::string group_resource(const registry::Resource& r);
+// "ConfigMap" for the core group, "Deployment.apps" otherwise.
+std::string group_kind(const registry::Resource& r);
+
+// A Status with status Failure. An empty `reason` is left out, as upstream does for errors that
+// carry no API status (StatusReasonUnknown); null `details` are left out.
+http::Response status_with_details(int code, const std::string& reason, const std::string& message,
+                                   const nlohmann::json& details);
+http::Response bad_request(const std::string& message);
+// {name, group, kind: resource} as the storage errors carry them.
+nlohmann::json name_details(const registry::Resource& r, const std::string& name);
+// A 422 Invalid for `qualified_kind` ("ConfigMap", "DeleteOptions.meta.k8s.io") with the causes.
+http::Response invalid_status(const std::string& group, const std::string& kind,
+                              const std::string& name,
+                              const std::vector<registry::FieldError>& errors);
+http::Response json_response(int code, const nlohmann::json& body);
+
+}  // namespace apiserver::endpoints

@@ -1,0 +1,110 @@
+// The continue token: round trips, and every token that is not one gets upstream's text.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "endpoints/continue_token.h"
+
+using apiserver::endpoints::decode_continue;
+using apiserver::endpoints::decode_raw_url_base64;
+using apiserver::endpoints::encode_continue;
+
+namespace {
+
+constexpr const char* kPrefix = "/registry/configmaps/";
+
+// base64url without padding, as upstream encodes tokens.
+std::string token_of(const std::string& json_text) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  unsigned bits = 0;
+  int count = 0;
+  for (unsigned char c : json_text) {
+    bits = (bits << 8) | c;
+    count += 8;
+    while (count >= 6) {
+      count -= 6;
+      out += kAlphabet[(bits >> count) & 0x3F];
+    }
+  }
+  if (count > 0) {
+    out += kAlphabet[(bits << (6 - count)) & 0x3F];
+  }
+  return out;
+}
+
+std::string error_of(const std::string& token) {
+  std::string error;
+  auto decoded = decode_continue(token, kPrefix, error);
+  return decoded ? std::string("<valid>") : error;
+}
+
+}  // namespace
+
+TEST_CASE("a continue token round trips to its revision and full key", "[continue]") {
+  const std::string token = encode_continue(42, std::string("default/app\0", 12));
+  CHECK(token.find('=') == std::string::npos);
+  std::string error;
+  auto decoded = decode_continue(token, kPrefix, error);
+  REQUIRE(decoded);
+  CHECK(decoded->revision == 42);
+  CHECK(decoded->start_key == std::string("/registry/configmaps/default/app\0", 33));
+}
+
+TEST_CASE("upstream's own token format is read", "[continue]") {
+  std::string error;
+  auto decoded = decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":7,"start":"ns/b\u0000"})"),
+                                 kPrefix, error);
+  REQUIRE(decoded);
+  CHECK(decoded->revision == 7);
+}
+
+TEST_CASE("a token that is not one answers continue key is not valid", "[continue]") {
+  CHECK(error_of("abc$") == "continue key is not valid: illegal base64 data at input byte 3");
+  CHECK(error_of("eyJ2Ijo=") == "continue key is not valid: illegal base64 data at input byte 7");
+  CHECK(error_of("a") == "continue key is not valid: illegal base64 data at input byte 0");
+  CHECK(error_of(token_of("[1]")) ==
+        "continue key is not valid: json: cannot unmarshal array into Go value of type "
+        "storage.continueToken");
+  CHECK(error_of(token_of("{\"v\":")) == "continue key is not valid: unexpected end of JSON input");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":"7","start":"a"})")) ==
+        "continue key is not valid: json: cannot unmarshal string into Go struct field "
+        "continueToken.rv of type int64");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":1.5,"start":"a"})")) ==
+        "continue key is not valid: json: cannot unmarshal number 1.5 into Go struct field "
+        "continueToken.rv of type int64");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":99999999999999999999,"start":"a"})")) ==
+        "continue key is not valid: json: cannot unmarshal number 99999999999999999999 into Go "
+        "struct field continueToken.rv of type int64");
+  CHECK(error_of(token_of(R"({"v":{},"rv":1,"start":"a"})")) ==
+        "continue key is not valid: json: cannot unmarshal object into Go struct field "
+        "continueToken.v of type string");
+  CHECK(error_of(token_of(R"({"v":"v2","rv":1,"start":"a"})")) ==
+        "continue key is not valid: server does not recognize this encoded version v2");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","start":"a"})")) ==
+        "continue key is not valid: incorrect encoded start resourceVersion (version "
+        "meta.k8s.io/v1)");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":3})")) ==
+        "continue key is not valid: encoded start key empty (version meta.k8s.io/v1)");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":3,"start":"../secrets/x"})")) ==
+        "continue key is not valid: ../secrets/x");
+  CHECK(error_of(token_of(R"({"v":"meta.k8s.io/v1","rv":3,"start":"a//b"})")) ==
+        "continue key is not valid: a//b");
+}
+
+TEST_CASE("a negative revision reads the newest, as upstream", "[continue]") {
+  std::string error;
+  auto decoded =
+      decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":-4,"start":"a"})"), kPrefix, error);
+  REQUIRE(decoded);
+  CHECK(decoded->revision == 0);
+  CHECK(decoded->start_key == "/registry/configmaps/a");
+}
+
+TEST_CASE("raw url base64 skips line breaks and rejects padding", "[continue]") {
+  std::string error;
+  CHECK(decode_raw_url_base64("aGk\n", error) == std::optional<std::string>("hi"));
+  CHECK_FALSE(decode_raw_url_base64("aGk=", error));
+  CHECK(error == "illegal base64 data at input byte 3");
+}

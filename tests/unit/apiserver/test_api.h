@@ -1,0 +1,81 @@
+// An API server over an ephemeral store, driven through ApiServer::handle as the HTTPS layer
+// would: the fixture of the tests that send requests.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "apiserver/apiserver.h"
+#include "store/store.h"
+#include "test_request.h"
+
+namespace apiserver::testing {
+
+// Authenticated with a bearer token as user "admin".
+class Api {
+ public:
+  Api() {
+    store::Options options;
+    options.durability = store::Durability::Ephemeral;
+    auto opened = store::Store::open(options);
+    REQUIRE(opened.is_ok());
+    store_ = std::move(opened).value();
+    ApiServerConfig config;
+    config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    api_ = std::make_unique<ApiServer>(*store_, config);
+    api_->bootstrap();
+    api_->set_ready(true);
+  }
+
+  struct Reply {
+    int status;
+    nlohmann::json body;
+  };
+
+  // Starts a watch and returns its stream.
+  std::shared_ptr<http::ChunkStream> watch(const std::string& target) {
+    auto request = make_request("GET", target, nullptr);
+    auto response = api_->handle(request);
+    REQUIRE(response.status == 200);
+    REQUIRE(response.stream);
+    return response.stream;
+  }
+
+  store::Store& db() { return *store_; }
+  http::Response raw(http::Request& request) { return api_->handle(request); }
+
+  Reply call(const std::string& method, const std::string& target,
+             const nlohmann::json& body = nullptr) {
+    auto request = make_request(method, target, body);
+    auto response = api_->handle(request);
+    return {response.status, nlohmann::json::parse(response.body, nullptr, false)};
+  }
+
+  // PATCH with a content type and a raw body (YAML for apply).
+  Reply patch(const std::string& target, const std::string& type, const std::string& body) {
+    return send("PATCH", target, type, body);
+  }
+
+  // Any method with a raw body of the given content type.
+  Reply send(const std::string& method, const std::string& target, const std::string& type,
+             const std::string& body) {
+    auto request = make_request(method, target, nullptr);
+    request.headers["Content-Type"] = type;
+    request.body = body;
+    auto response = api_->handle(request);
+    return {response.status, nlohmann::json::parse(response.body, nullptr, false)};
+  }
+
+ private:
+  static http::Request make_request(const std::string& method, const std::string& target,
+                                    const nlohmann::json& body) {
+    return testing::make_request(method, target, body, "t0ken");
+  }
+
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<ApiServer> api_;
+};
+
+}  // namespace apiserver::testing
