@@ -328,8 +328,8 @@ TEST_CASE("pod cells follow printPod", "[table]") {
     CHECK(cells("", "v1", "pods", pod)[2] == "Unknown");
     pod["status"].erase("reason");
     pod["status"]["phase"] = "Succeeded";
-    pod["status"]["containerStatuses"] = {container_status(
-        "app", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}, false)};
+    pod["status"]["containerStatuses"] = json::array({container_status(
+        "app", {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}}, false)});
     CHECK(cells("", "v1", "pods", pod)[2] == "Completed");
   }
 
