@@ -160,8 +160,8 @@ std::map<std::string, std::vector<std::string>> parse_query(const std::string& q
     }
     size_t eq = part.find('=');
     auto key = unescape(part.substr(0, eq), true);
-    auto value = unescape(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1),
-                          true);
+    auto value =
+        unescape(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
     if (key && value) {
       out[*key].push_back(std::move(*value));
     }

@@ -82,9 +82,8 @@ TEST_CASE("the admit hook refuses from the header what handle() refuses", "[auth
   auto refused = api.admit(bad);
   REQUIRE(refused);
   CHECK(refused->status == 401);
-  CHECK(refused->body ==
-        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-        R"("message":"Unauthorized","reason":"Unauthorized","code":401})");
+  CHECK(refused->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                         R"("message":"Unauthorized","reason":"Unauthorized","code":401})");
   CHECK(api.handle(bad).body == refused->body);
 
   auto anonymous = with_authorization("");

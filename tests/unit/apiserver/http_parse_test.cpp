@@ -92,8 +92,7 @@ TEST_CASE("hostile durations are refused with Go's messages", "[http]") {
   CHECK(duration_error("1\xffs") == "time: unknown unit \"\\xffs\" in duration \"1\\xffs\"");
   CHECK(duration_error(std::string("1\0s", 3)) ==
         "time: unknown unit \"\\x00s\" in duration \"1\\x00s\"");
-  CHECK(duration_error("\xf0\x9f\x98\x80") ==
-        "time: invalid duration \"\\xf0\\x9f\\x98\\x80\"");
+  CHECK(duration_error("\xf0\x9f\x98\x80") == "time: invalid duration \"\\xf0\\x9f\\x98\\x80\"");
 }
 
 TEST_CASE("percent escapes decode by hand, strictly for client input", "[http]") {

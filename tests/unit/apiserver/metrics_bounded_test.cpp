@@ -54,11 +54,21 @@ TEST_CASE("10,000 distinct random paths add a bounded number of metric series",
   for (int i = 0; i < 10000; ++i) {
     std::string path;
     switch (i % 5) {
-      case 0: path = "/" + word(); break;
-      case 1: path = "/api/v1/" + word(); break;
-      case 2: path = "/apis/" + word() + "/v1/" + word(); break;
-      case 3: path = "/api/v1/namespaces/" + word() + "/configmaps/" + word(); break;
-      default: path = "/api/v1/namespaces/default/configmaps/" + word() + "/" + word(); break;
+      case 0:
+        path = "/" + word();
+        break;
+      case 1:
+        path = "/api/v1/" + word();
+        break;
+      case 2:
+        path = "/apis/" + word() + "/v1/" + word();
+        break;
+      case 3:
+        path = "/api/v1/namespaces/" + word() + "/configmaps/" + word();
+        break;
+      default:
+        path = "/api/v1/namespaces/default/configmaps/" + word() + "/" + word();
+        break;
     }
     apiserver::http::Request r;
     r.method = i % 7 == 0 ? word() : methods[random() % methods.size()];

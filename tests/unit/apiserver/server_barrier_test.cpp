@@ -32,10 +32,9 @@ apiserver::http::Request request_of(const std::string& user) {
 TEST_CASE("an internal error is the Status errors.NewInternalError makes", "[barrier]") {
   auto response = apiserver::server::internal_error("boom");
   CHECK(response.status == 500);
-  CHECK(response.body ==
-        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-        R"("message":"Internal error occurred: boom","reason":"InternalError",)"
-        R"("details":{"causes":[{"message":"boom"}]},"code":500})");
+  CHECK(response.body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                         R"("message":"Internal error occurred: boom","reason":"InternalError",)"
+                         R"("details":{"causes":[{"message":"boom"}]},"code":500})");
   // Bytes that are not UTF-8 do not make the answer itself fail.
   CHECK(apiserver::server::internal_error("bad \xff byte").status == 500);
 }
@@ -57,8 +56,8 @@ TEST_CASE("a handler that throws a std::exception gets a 500 and one log line", 
 TEST_CASE("a handler that throws something else gets a 500 too", "[barrier]") {
   LogCapture log;
   auto request = request_of("");
-  auto response = apiserver::server::serve_guarded(
-      request, []() -> apiserver::http::Response { throw 42; });
+  auto response =
+      apiserver::server::serve_guarded(request, []() -> apiserver::http::Response { throw 42; });
   CHECK(response.status == 500);
   CHECK(response.body.find(R"("message":"Internal error occurred: unknown exception")") !=
         std::string::npos);
@@ -82,8 +81,8 @@ TEST_CASE("a handler that does not throw is answered as it answers", "[barrier]"
 TEST_CASE("guarded work that throws is logged and reported, not propagated", "[barrier]") {
   LogCapture log;
   CHECK(apiserver::server::run_guarded("the namespace controller", [] {}));
-  CHECK_FALSE(apiserver::server::run_guarded(
-      "the namespace controller", [] { throw std::logic_error("queue broken"); }));
+  CHECK_FALSE(apiserver::server::run_guarded("the namespace controller",
+                                             [] { throw std::logic_error("queue broken"); }));
   CHECK(log.lines.str().find("internal error in the namespace controller: queue broken\n") !=
         std::string::npos);
 }

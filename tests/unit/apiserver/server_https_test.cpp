@@ -178,8 +178,9 @@ TEST_CASE("a handler that throws answers 500 and the connection serves on", "[se
   auto next = client.call("POST", "/after", "abc");
   CHECK(next.result_int() == 200);
   CHECK(next.body() == "ok POST /after 3");
-  CHECK(server.log().find("internal error serving GET /throw?x=1 user=\"alice\": handler broke\n") !=
-        std::string::npos);
+  CHECK(
+      server.log().find("internal error serving GET /throw?x=1 user=\"alice\": handler broke\n") !=
+      std::string::npos);
 }
 
 TEST_CASE("a handler that throws a non-standard exception answers 500", "[server][barrier]") {
@@ -212,8 +213,7 @@ TEST_CASE("a stream that throws ends its connection, not the server", "[server][
     client.send("GET /stream HTTP/1.1\r\nHost: x\r\n\r\n");
     CHECK(client.receive().result_int() == 0);  // the header came, the last chunk never does
   }
-  CHECK(server.log().find("internal error in a watch stream: stream broke\n") !=
-        std::string::npos);
+  CHECK(server.log().find("internal error in a watch stream: stream broke\n") != std::string::npos);
   CHECK(Client(server.port()).call("GET", "/fine").result_int() == 200);
 }
 
