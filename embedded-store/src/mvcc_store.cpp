@@ -6,6 +6,7 @@
 
 #include <cstring>
 
+#include "backend/fsync_dir.h"
 #include "replace.h"
 
 namespace store {
@@ -59,6 +60,8 @@ Status write_file_durably(const std::filesystem::path& path,
   ::close(fd);
   if (s.is_ok() && ::rename(part.c_str(), path.c_str()) != 0) {
     s = errno_status("rename to " + path.string());
+  } else if (s.is_ok()) {
+    s = backend::fsync_dir(path.parent_path());  // the rename itself survives a power loss
   }
   if (!s.is_ok()) {
     std::error_code ec;
@@ -440,7 +443,7 @@ Status MvccStore::run_defragment() {
   if (ec) {
     return Status(Code::Io, "replace " + data.string() + ": " + ec.message());
   }
-  return Status::ok();
+  return backend::fsync_dir(dir_);
 }
 
 // Replacing everything at once (Store::replace_all) runs alone in the commit loop, so the
@@ -917,7 +920,7 @@ Status restore_snapshot(const std::filesystem::path& snapshot, const std::filesy
   }
   std::filesystem::remove(dir / "lock.mdb", ec);
   std::filesystem::remove_all(staging, ec);
-  return Status::ok();
+  return backend::fsync_dir(dir);
 }
 
 }  // namespace store

@@ -18,6 +18,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "flags.h"
 
@@ -40,6 +41,12 @@ class DataDir {
   // Creates the root (and parents) if missing. Returns an empty string on success, else a
   // one-line message naming the path and the cause.
   std::string ensure_exists() const;
+
+  // What in the data directory others than its owner may read or enter: the root, store/,
+  // pki/ and snapshots/ when not 0700 to others, and the store's files, private keys, the
+  // admin token, the kubeconfig and snapshots when not 0600 (certificates are public). One line
+  // per path, naming it and its mode; missing paths are skipped.
+  std::vector<std::string> loose_permissions() const;
 
  private:
   std::filesystem::path root_;

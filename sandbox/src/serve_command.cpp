@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -110,6 +112,22 @@ fixtures::Transport in_process(apiserver::ApiServer& api, const std::string& adm
     apiserver::http::Response response = api.handle(request);
     return fixtures::Reply{response.status, std::move(response.body)};
   };
+}
+
+// Every connection, watch and store file takes a descriptor; the usual soft limit (1024) is
+// far below the hard one. Raised before the server starts, so that accept() runs out late.
+void raise_open_files_limit() {
+  struct rlimit limit {};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) {
+    return;
+  }
+  // Linux refuses an infinite descriptor limit; its usual ceiling (fs.nr_open) is 2^20.
+  rlim_t wanted = limit.rlim_max == RLIM_INFINITY ? rlim_t{1} << 20 : limit.rlim_max;
+  limit.rlim_cur = wanted;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    apiserver::log::warning("cannot raise the open files limit to " + std::to_string(wanted) +
+                            ": " + std::strerror(errno));
+  }
 }
 
 // --exit-with-parent: a SIGTERM (the graceful stop) when the parent process dies, and when the
@@ -254,7 +272,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   std::chrono::milliseconds request_timeout{60000};
   if (flags.has("request-timeout")) {
     auto parsed = apiserver::http::parse_duration(flags.get("request-timeout"));
-    if (!parsed || parsed->count() == 0) {
+    if (!parsed || parsed->count() <= 0) {
       return usage_error(command, "--request-timeout must be a positive duration such as 60s or 1m, got \"" +
                                       flags.get("request-timeout") + "\"", ctx);
     }
@@ -288,6 +306,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
   }
 
+  raise_open_files_limit();
+
   // Signals are taken by sigwait below; block them before any thread starts.
   sigset_t signals;
   sigemptyset(&signals);
@@ -317,6 +337,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     if (error = data->ensure_exists(); !error.empty()) {
       ctx.err << "kube-sandbox serve: " << error << "\n";
       return kExitFailure;
+    }
+    for (const auto& loose : data->loose_permissions()) {
+      apiserver::log::warning(loose);
     }
   }
 
@@ -372,6 +395,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
+  // Credentials are checked from the header: a refused request's body is never read.
+  server_options.admit = [&api](const apiserver::http::Request& r) { return api.admit(r); };
   auto server = apiserver::Server::start(
       server_options, [&api](apiserver::http::Request& r) { return api.handle(r); }, error);
   if (!server) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -60,6 +61,8 @@ class CrdController;
 namespace filters {
 class Metrics;
 struct UserInfo;
+struct RequestLabels;
+class TokenTable;
 }
 
 class ApiServer {
@@ -72,7 +75,13 @@ class ApiServer {
   // before readiness.
   void bootstrap(int secure_port = 6443);
 
+  // Serves one request through the whole filter chain. Callers in process (tests, fixtures) may
+  // call it directly: it authenticates as the server does and never throws.
   http::Response handle(http::Request& request);
+  // The filters that need only the request's header (authentication, and anonymous callers
+  // kept to the public paths), for the server layer to run before reading a body
+  // (ServerOptions::admit): the 401 or 403 answer, or nullopt to go on. handle() runs the same.
+  std::optional<http::Response> admit(const http::Request& request) const;
   // Requests that never block and take microseconds (reading one object, health, version): the
   // server layer may answer them on its network thread (ServerOptions::run_inline).
   static bool answers_quickly(const http::Request& request);
@@ -92,7 +101,14 @@ class ApiServer {
   snapshots::Error restore_snapshot(const std::string& name, snapshots::Restored& out);
 
  private:
-  http::Response authenticated(http::Request& request);
+  // The refusal of authentication or of the anonymous rule, or nullopt with `user` set.
+  std::optional<http::Response> refusal(const http::Request& request,
+                                        filters::UserInfo& user) const;
+  // `admitted` is set once the filters let the request through to route().
+  http::Response authenticated(http::Request& request, bool& admitted);
+  std::optional<filters::RequestLabels> metric_labels(const http::Request& request) const;
+  void log_request(const http::Request& request, const std::string& verb, int status,
+                   std::chrono::nanoseconds elapsed) const;
   http::Response route(http::Request& request);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
@@ -103,7 +119,7 @@ class ApiServer {
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<storage::Compactor> compactor_;
   std::unique_ptr<controllers::NamespaceController> namespaces_;
-  std::unique_ptr<std::map<std::string, filters::UserInfo>> tokens_;
+  std::unique_ptr<filters::TokenTable> tokens_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace apiserver::http {
@@ -72,13 +73,22 @@ struct Response {
 // the server runs it on a worker thread, never on a network thread.
 using Handler = std::function<Response(Request& request)>;
 
-// Splits "a=1&b=x%20y" into decoded pairs; '+' means space as in HTML forms.
+// Splits "a=1&b=x%20y" into decoded pairs; '+' means space as in HTML forms. As Go's
+// url.ParseQuery, a pair with a malformed escape or a ';' is dropped.
 std::map<std::string, std::vector<std::string>> parse_query(const std::string& query);
+// Decodes %XX escapes (and '+' as a space when `plus_is_space`); a malformed escape is kept as
+// it is. For text the program made itself; client input goes through unescape().
 std::string percent_decode(const std::string& s, bool plus_is_space);
+// The same, but nullopt on a malformed escape ('%' not followed by two hex digits), which Go's
+// url.PathUnescape and url.QueryUnescape refuse.
+std::optional<std::string> unescape(std::string_view s, bool plus_is_space);
 
-// A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "1.5h", "250ms", "0"), as
-// kube-apiserver's duration flags and the ?timeout= query parameter take it; nullopt when the
-// text is not one, or is negative.
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text);
+// A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "-1.5h", "250ms", "0"), as
+// kube-apiserver's duration flags and the ?timeout= query parameter take it; negative durations
+// are durations too (callers decide what they mean). nullopt when the text is not one or does
+// not fit in int64 nanoseconds; then `error`, when given, gets Go's message, such as
+// `time: invalid duration "1e999s"`.
+std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
+                                                       std::string* error = nullptr);
 
 }  // namespace apiserver::http

@@ -1,12 +1,17 @@
 // The HTTPS listener: TLS 1.2/1.3, HTTP/1.1 keep-alive, bounded request bodies, timeouts on every
 // network operation, chunked streaming for watches, and a graceful stop. It turns bytes into
 // http::Request, runs the handler on a worker pool and writes the http::Response back.
+//
+// Nothing a client sends can end the process: an exception that escapes the handler (or the
+// header parsing, or a stream) becomes a 500 InternalError Status for that request and one log
+// line (server/barrier.h); every other request carries on.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "apiserver/http.h"
@@ -34,6 +39,11 @@ struct ServerOptions {
   // Requests cheap enough to answer on the network thread that read them (e.g. reading one
   // object): no hand-off to a worker and back. They must never block; ?timeout= cannot cut them.
   std::function<bool(const http::Request&)> run_inline;
+  // Asked once the request line and headers are read, before any of the body: an answer refuses
+  // the request (401 for bad credentials, 403 for an anonymous caller...), which then gets it
+  // without its body ever being read, and the connection closes if a body was sent. The request
+  // has no body yet; `user` and `groups` are not set. nullopt lets the request on.
+  std::function<std::optional<http::Response>(const http::Request&)> admit;
 };
 
 class Server {

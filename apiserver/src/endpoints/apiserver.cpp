@@ -16,6 +16,7 @@
 #include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
+#include "server/barrier.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
 
@@ -111,7 +112,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
           *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
   for (const auto& [token, user] : config_.tokens) {
-    (*tokens_)[token] = {user.first, user.second};
+    tokens_->set(token, {user.first, user.second});
   }
   metrics_->add_gauge("apiserver_registered_watchers", "Watches open now.",
                       [this] { return static_cast<double>(resources_->open_watches()); });
@@ -254,53 +255,91 @@ http::Response ApiServer::health(const std::string& endpoint, const std::string&
   return text(200, "ok");
 }
 
-// The filter chain, in order: metrics around everything, authentication, then authorization of
-// anonymous callers.
+// The filter chain, in order: the barrier, metrics around everything, authentication, then
+// authorization of anonymous callers.
 http::Response ApiServer::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   metrics_->begin_request();
-  http::Response response = authenticated(request);
-  filters::RequestLabels labels;
-  labels.verb = request.method;
-  if (auto info = endpoints::parse_resource_path(request)) {
-    static const std::map<std::string, std::string> kVerbs = {
-        {"get", "GET"},       {"list", "LIST"},
-        {"watch", "WATCH"},   {"create", "POST"},
-        {"update", "PUT"},    {"patch", "PATCH"},
-        {"delete", "DELETE"}, {"deletecollection", "DELETE"}};
-    auto verb = kVerbs.find(info->verb);
-    labels.verb = verb == kVerbs.end() ? request.method : verb->second;
-    // Server-side apply is counted apart from other patches, as upstream does.
-    if (labels.verb == "PATCH" &&
-        request.header("Content-Type").rfind("application/apply-patch", 0) == 0) {
-      labels.verb = "APPLY";
-    }
-    labels.group = info->group;
-    labels.version = info->version;
-    labels.resource = info->resource;
-    labels.subresource = info->subresource;
-    labels.scope = !info->name.empty() || info->verb == "create" ? "resource"
-                   : !info->namespace_.empty()                   ? "namespace"
-                                                                 : "cluster";
-    if (auto dry = request.query.find("dryRun"); dry != request.query.end()) {
-      std::vector<std::string> values = dry->second;
-      std::sort(values.begin(), values.end());
-      values.erase(std::unique(values.begin(), values.end()), values.end());
-      for (const auto& v : values) {
-        labels.dry_run += (labels.dry_run.empty() ? "" : ",") + v;
-      }
-    }
-  }
+  bool admitted = false;
+  http::Response response =
+      server::serve_guarded(request, [&] { return authenticated(request, admitted); });
   auto elapsed = std::chrono::steady_clock::now() - started;
-  metrics_->end_request(labels, response.status, elapsed);
-  if (log::enabled(3)) {
-    log::info(3, "HTTP verb=\"" + labels.verb + "\" URI=\"" + request.target + "\" latency=\"" +
-                     std::to_string(std::chrono::duration<double, std::milli>(elapsed).count()) +
-                     "ms\" userAgent=\"" + request.header("User-Agent") + "\" user=\"" +
-                     request.user + "\" srcIP=\"" + request.remote_address +
-                     "\" resp=" + std::to_string(response.status));
+  // Only what a route serves is counted, as upstream instruments its routes: a path of the
+  // client's choosing never becomes a label.
+  std::optional<filters::RequestLabels> labels;
+  if (admitted) {
+    labels = metric_labels(request);
   }
+  if (labels) {
+    metrics_->end_request(*labels, response.status, elapsed);
+  } else {
+    metrics_->end_uncounted_request();
+  }
+  log_request(request, labels ? labels->verb : request.method, response.status, elapsed);
   return response;
+}
+
+std::optional<filters::RequestLabels> ApiServer::metric_labels(const http::Request& request) const {
+  filters::RequestLabels labels;
+  std::string method = filters::upper_ascii(request.method);
+  for (const char* root : {"/healthz", "/livez", "/readyz"}) {
+    if (request.path == root) {
+      labels.verb = filters::clean_verb(method == "HEAD" ? "GET" : method);
+      labels.subresource = request.path;
+      labels.component = "";  // upstream's health handlers name no component
+      return labels;
+    }
+  }
+  auto info = endpoints::parse_resource_path(request);
+  if (!info) {
+    return std::nullopt;
+  }
+  auto snapshot = registry_->snapshot();
+  const registry::Resource* resource = snapshot->find(info->group, info->version, info->resource);
+  if (resource == nullptr ||
+      (!info->subresource.empty() && resource->subresource(info->subresource) == nullptr)) {
+    return std::nullopt;  // upstream's not-found handler is not instrumented
+  }
+  labels.group = resource->group;
+  labels.version = resource->version;
+  labels.resource = resource->resource;
+  labels.subresource = info->subresource;
+  labels.scope = !info->name.empty() || info->verb == "create" ? "resource"
+                 : !info->namespace_.empty()                   ? "namespace"
+                                                               : "cluster";
+  std::string verb = method;
+  if (verb == "GET" || verb == "HEAD") {
+    verb = labels.scope == "resource" ? "GET" : "LIST";
+  }
+  if (info->verb == "watch") {
+    verb = "WATCH";
+  }
+  // Server-side apply is counted apart from other patches, as upstream does.
+  if (verb == "PATCH" && request.header("Content-Type") == "application/apply-patch+yaml") {
+    verb = "APPLY";
+  }
+  for (const char* connect : {"attach", "exec", "log", "portforward"}) {
+    if (info->subresource == connect) {
+      verb = "CONNECT";
+    }
+  }
+  labels.verb = filters::clean_verb(verb);
+  if (auto dry = request.query.find("dryRun"); dry != request.query.end()) {
+    labels.dry_run = filters::clean_dry_run(dry->second);
+  }
+  return labels;
+}
+
+void ApiServer::log_request(const http::Request& request, const std::string& verb, int status,
+                            std::chrono::nanoseconds elapsed) const {
+  if (!log::enabled(3)) {
+    return;
+  }
+  log::info(3, "HTTP verb=\"" + verb + "\" URI=\"" + request.target + "\" latency=\"" +
+                   std::to_string(std::chrono::duration<double, std::milli>(elapsed).count()) +
+                   "ms\" userAgent=\"" + request.header("User-Agent") + "\" user=\"" +
+                   request.user + "\" srcIP=\"" + request.remote_address +
+                   "\" resp=" + std::to_string(status));
 }
 
 bool ApiServer::answers_quickly(const http::Request& request) {
@@ -316,14 +355,14 @@ bool ApiServer::answers_quickly(const http::Request& request) {
   return info && info->verb == "get";
 }
 
-http::Response ApiServer::authenticated(http::Request& request) {
-  auto user = filters::authenticate(request, *tokens_);
-  if (!user) {
+std::optional<http::Response> ApiServer::refusal(const http::Request& request,
+                                                 filters::UserInfo& user) const {
+  auto who = filters::authenticate(request, *tokens_);
+  if (!who) {
     return status_response(401, "Unauthorized", "Unauthorized");
   }
-  request.user = user->name;
-  request.groups = user->groups;
-  if (filters::is_anonymous(*user) && !filters::is_public_info_path(request.path)) {
+  user = std::move(*who);
+  if (filters::is_anonymous(user) && !filters::is_public_info_path(request.path)) {
     std::string verb = request.method == "GET" || request.method == "HEAD" ? "get" : "post";
     if (request.method == "PUT") {
       verb = "put";
@@ -337,6 +376,26 @@ http::Response ApiServer::authenticated(http::Request& request) {
         "forbidden: User \"system:anonymous\" cannot " + verb + " path \"" + request.path + "\"",
         true);
   }
+  return std::nullopt;
+}
+
+std::optional<http::Response> ApiServer::admit(const http::Request& request) const {
+  filters::UserInfo user;
+  auto refused = refusal(request, user);
+  if (refused) {
+    log_request(request, request.method, refused->status, std::chrono::nanoseconds(0));
+  }
+  return refused;
+}
+
+http::Response ApiServer::authenticated(http::Request& request, bool& admitted) {
+  filters::UserInfo user;
+  if (auto refused = refusal(request, user)) {
+    return std::move(*refused);
+  }
+  admitted = true;
+  request.user = std::move(user.name);
+  request.groups = std::move(user.groups);
   return route(request);
 }
 

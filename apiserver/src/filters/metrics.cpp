@@ -1,12 +1,13 @@
 #include "filters/metrics.h"
 
+#include <set>
 #include <sstream>
 
 namespace apiserver::filters {
 namespace {
 
 std::string labels_text(const RequestLabels& l) {
-  return "component=\"apiserver\",dry_run=\"" + l.dry_run + "\",group=\"" + l.group +
+  return "component=\"" + l.component + "\",dry_run=\"" + l.dry_run + "\",group=\"" + l.group +
          "\",resource=\"" + l.resource + "\",scope=\"" + l.scope + "\",subresource=\"" +
          l.subresource + "\",verb=\"" + l.verb + "\",version=\"" + l.version + "\"";
 }
@@ -18,6 +19,38 @@ std::string number(double v) {
 }
 
 }  // namespace
+
+std::string clean_verb(const std::string& verb) {
+  static const std::set<std::string> kReported = {
+      "APPLY", "CONNECT", "CREATE", "DELETE", "DELETECOLLECTION", "GET",   "LIST",
+      "PATCH", "POST",    "PROXY",  "PUT",    "UPDATE",           "WATCH", "WATCHLIST"};
+  if (verb == "WATCHLIST") {
+    return "WATCH";
+  }
+  return kReported.count(verb) != 0 ? verb : "other";
+}
+
+std::string clean_dry_run(const std::vector<std::string>& values) {
+  if (values.empty()) {
+    return "";
+  }
+  for (const auto& v : values) {
+    if (v != "All") {
+      return "invalid";
+    }
+  }
+  return "All";
+}
+
+std::string upper_ascii(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (c >= 'a' && c <= 'z') {
+      c = static_cast<char>(c - 'a' + 'A');
+    }
+  }
+  return out;
+}
 
 void Metrics::end_request(const RequestLabels& labels, int code,
                           std::chrono::nanoseconds duration) {

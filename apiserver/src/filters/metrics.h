@@ -1,6 +1,7 @@
 // Request metrics in Prometheus' text format, with kube-apiserver's metric names:
 // apiserver_request_total and apiserver_request_duration_seconds by verb, group, version,
-// resource, subresource, scope, dry_run and code; apiserver_current_inflight_requests; plus the sandbox's own gauges
+// resource, subresource, scope, component, dry_run and code (only for requests a route served,
+// labelled from the registry row, so the number of series is bounded); apiserver_current_inflight_requests; plus the sandbox's own gauges
 // (registered watchers, store revision, database size) supplied by the caller.
 #pragma once
 
@@ -27,8 +28,19 @@ struct RequestLabels {
   std::string scope;
   // The request's dryRun values joined with ",", or "" (kube-apiserver's dry_run label).
   std::string dry_run;
+  // "apiserver" for resource requests; "" for the health roots, as upstream labels them.
+  std::string component = "apiserver";
   auto operator<=>(const RequestLabels&) const = default;
 };
+
+// Label values are bounded: a client chooses its method and query, never the label set.
+// The verb if kube-apiserver reports it (GET, LIST, WATCH, POST, PUT, PATCH, APPLY, DELETE,
+// CONNECT...), else "other".
+std::string clean_verb(const std::string& verb);
+// The dry_run label: "All" when every value is All, "invalid" otherwise, "" when none is given.
+std::string clean_dry_run(const std::vector<std::string>& values);
+// ASCII upper case (HTTP methods).
+std::string upper_ascii(const std::string& text);
 
 class Metrics {
  public:
@@ -37,6 +49,8 @@ class Metrics {
 
   void begin_request() { ++inflight_; }
   void end_request(const RequestLabels& labels, int code, std::chrono::nanoseconds duration);
+  // A request no route served (a path nothing knows): in flight until now, counted nowhere.
+  void end_uncounted_request() { --inflight_; }
   void add_gauge(const std::string& name, const std::string& help, Gauge gauge);
 
   std::string render() const;

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
+#include <charconv>
+#include <limits>
+
+#include "registry/go_text.h"
 
 namespace apiserver::http {
 
@@ -34,100 +37,244 @@ void Response::set_header(const std::string& name, const std::string& value) {
   headers.emplace_back(name, value);
 }
 
-std::string percent_decode(const std::string& s, bool plus_is_space) {
-  std::string out;
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') {
+    return c - '0';
+  }
+  if (c >= 'a' && c <= 'f') {
+    return c - 'a' + 10;
+  }
+  if (c >= 'A' && c <= 'F') {
+    return c - 'A' + 10;
+  }
+  return -1;
+}
+
+// Decodes into `out`; false at the first malformed escape when `strict`, else it is kept.
+bool decode_escapes(std::string_view s, bool plus_is_space, bool strict, std::string& out) {
+  out.clear();
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
-    if (c == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
-      out.push_back(static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16)));
-      i += 2;
+    if (c == '%') {
+      int high = i + 2 < s.size() ? hex_value(s[i + 1]) : -1;
+      int low = i + 2 < s.size() ? hex_value(s[i + 2]) : -1;
+      if (high >= 0 && low >= 0) {
+        out.push_back(static_cast<char>(high * 16 + low));
+        i += 2;
+        continue;
+      }
+      if (strict) {
+        return false;
+      }
+      out.push_back(c);
     } else if (c == '+' && plus_is_space) {
       out.push_back(' ');
     } else {
       out.push_back(c);
     }
   }
+  return true;
+}
+
+constexpr uint64_t kMaxDuration = uint64_t{1} << 63;  // one past int64's largest nanoseconds
+
+struct DurationUnit {
+  std::string_view name;
+  uint64_t nanoseconds;
+};
+constexpr DurationUnit kUnits[] = {
+    {"ns", 1},
+    {"us", 1000},
+    {"\xc2\xb5s", 1000},  // U+00B5 MICRO SIGN
+    {"\xce\xbcs", 1000},  // U+03BC GREEK SMALL LETTER MU
+    {"ms", 1000 * 1000},
+    {"s", 1000 * 1000 * 1000},
+    {"m", uint64_t{60} * 1000 * 1000 * 1000},
+    {"h", uint64_t{3600} * 1000 * 1000 * 1000},
+};
+
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+
+// Go's quoting in the time package's errors (not strconv.Quote): only '"' and '\' are escaped,
+// and every byte of a control or non-ASCII character is written as \xNN.
+std::string time_quote(std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < s.size();) {
+    auto byte = static_cast<unsigned char>(s[i]);
+    if (byte >= 0x80 || byte < 0x20) {
+      size_t width = 1;
+      registry::decode_rune(s, i, width);
+      for (size_t j = 0; j < width; ++j) {
+        auto b = static_cast<unsigned char>(s[i + j]);
+        out += "\\x";
+        out += kHex[b >> 4];
+        out += kHex[b & 0xF];
+      }
+      i += width;
+      continue;
+    }
+    if (byte == '"' || byte == '\\') {
+      out += '\\';
+    }
+    out += static_cast<char>(byte);
+    ++i;
+  }
+  out += '"';
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> unescape(std::string_view s, bool plus_is_space) {
+  std::string out;
+  if (!decode_escapes(s, plus_is_space, true, out)) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+std::string percent_decode(const std::string& s, bool plus_is_space) {
+  std::string out;
+  decode_escapes(s, plus_is_space, false, out);
   return out;
 }
 
 std::map<std::string, std::vector<std::string>> parse_query(const std::string& query) {
   std::map<std::string, std::vector<std::string>> out;
   size_t start = 0;
-  while (start <= query.size()) {
+  while (start < query.size()) {
     size_t end = query.find('&', start);
     if (end == std::string::npos) {
       end = query.size();
     }
-    std::string part = query.substr(start, end - start);
-    if (!part.empty()) {
-      size_t eq = part.find('=');
-      std::string key = percent_decode(part.substr(0, eq), true);
-      std::string value = eq == std::string::npos ? "" : percent_decode(part.substr(eq + 1), true);
-      out[key].push_back(value);
-    }
+    std::string_view part = std::string_view(query).substr(start, end - start);
     start = end + 1;
+    if (part.empty() || part.find(';') != std::string_view::npos) {
+      continue;
+    }
+    size_t eq = part.find('=');
+    auto key = unescape(part.substr(0, eq), true);
+    auto value =
+        unescape(eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1), true);
+    if (key && value) {
+      out[*key].push_back(std::move(*value));
+    }
   }
   return out;
 }
 
-std::optional<std::chrono::nanoseconds> parse_duration(const std::string& text) {
-  static const std::pair<const char*, double> kUnits[] = {
-      {"ns", 1.0},    {"us", 1e3},    {"\xc2\xb5s", 1e3}, {"\xce\xbcs", 1e3},
-      {"ms", 1e6},    {"s", 1e9},     {"m", 60e9},        {"h", 3600e9}};
-  size_t i = 0;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
-    if (text[i] == '-' && text != "-0") {
-      return std::nullopt;  // negative durations mean nothing here
+// Go's time.ParseDuration, step by step: every number is checked against int64 nanoseconds
+// before it grows, so no input overflows or throws.
+std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, std::string* error) {
+  auto fail = [&](const std::string& message) -> std::optional<std::chrono::nanoseconds> {
+    if (error != nullptr) {
+      *error = message;
     }
-    ++i;
+    return std::nullopt;
+  };
+  auto invalid = [&] { return fail("time: invalid duration " + time_quote(text)); };
+  std::string_view s = text;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
   }
-  if (text.substr(i) == "0") {
+  if (s == "0") {
     return std::chrono::nanoseconds(0);
   }
-  if (i == text.size()) {
-    return std::nullopt;
+  if (s.empty()) {
+    return invalid();
   }
-  double total = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-      ++i;
+  uint64_t total = 0;
+  while (!s.empty()) {
+    if (!(s[0] == '.' || is_digit(s[0]))) {
+      return invalid();
     }
-    bool whole = i > start;
-    double value = whole ? std::stod(text.substr(start, i - start)) : 0;
-    if (i < text.size() && text[i] == '.') {
-      size_t frac = ++i;
-      while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
-        ++i;
+    size_t digits = 0;
+    while (digits < s.size() && is_digit(s[digits])) {
+      ++digits;
+    }
+    uint64_t whole = 0;
+    if (digits > 0) {
+      auto [ptr, ec] = std::from_chars(s.data(), s.data() + digits, whole);
+      if (ec != std::errc() || whole > kMaxDuration) {
+        return invalid();
       }
-      if (!whole && i == frac) {
-        return std::nullopt;  // "." alone
+    }
+    s.remove_prefix(digits);
+    // The fraction keeps the digits that fit and ignores the rest, as Go does.
+    uint64_t fraction = 0;
+    double scale = 1;
+    bool fraction_digits = false;
+    if (!s.empty() && s[0] == '.') {
+      s.remove_prefix(1);
+      bool full = false;
+      while (!s.empty() && is_digit(s[0])) {
+        fraction_digits = true;
+        uint64_t digit = static_cast<uint64_t>(s[0] - '0');
+        s.remove_prefix(1);
+        if (full || fraction > (kMaxDuration - 1) / 10 || fraction * 10 + digit > kMaxDuration) {
+          full = true;
+          continue;
+        }
+        fraction = fraction * 10 + digit;
+        scale *= 10;
       }
-      if (i > frac) {
-        value += std::stod("0." + text.substr(frac, i - frac));
+    }
+    if (digits == 0 && !fraction_digits) {
+      return invalid();  // ".s", "-.s"
+    }
+    size_t unit_length = 0;
+    while (unit_length < s.size() && s[unit_length] != '.' && !is_digit(s[unit_length])) {
+      ++unit_length;
+    }
+    if (unit_length == 0) {
+      return fail("time: missing unit in duration " + time_quote(text));
+    }
+    std::string_view unit_name = s.substr(0, unit_length);
+    s.remove_prefix(unit_length);
+    const DurationUnit* unit = nullptr;
+    for (const auto& u : kUnits) {
+      if (u.name == unit_name) {
+        unit = &u;
       }
-    } else if (!whole) {
-      return std::nullopt;
     }
-    size_t unit_start = i;
-    while (i < text.size() && !std::isdigit(static_cast<unsigned char>(text[i])) &&
-           text[i] != '.') {
-      ++i;
+    if (unit == nullptr) {
+      return fail("time: unknown unit " + time_quote(unit_name) + " in duration " +
+                  time_quote(text));
     }
-    std::string unit = text.substr(unit_start, i - unit_start);
-    auto found = std::find_if(std::begin(kUnits), std::end(kUnits),
-                              [&](const auto& u) { return unit == u.first; });
-    if (found == std::end(kUnits)) {
-      return std::nullopt;  // a unit is required, and must be known
+    if (whole > kMaxDuration / unit->nanoseconds) {
+      return invalid();
     }
-    total += value * found->second;
-    if (total > 9.2e18) {
-      return std::nullopt;  // beyond Go's int64 nanoseconds
+    uint64_t value = whole * unit->nanoseconds;
+    if (fraction > 0) {
+      // Below one unit, so at most 3.6e12 ns: the conversion cannot overflow.
+      value += static_cast<uint64_t>(static_cast<double>(fraction) *
+                                     (static_cast<double>(unit->nanoseconds) / scale));
+      if (value > kMaxDuration) {
+        return invalid();
+      }
+    }
+    total += value;  // both at most 2^63: no wrap in 64 bits
+    if (total > kMaxDuration) {
+      return invalid();
     }
   }
-  return std::chrono::nanoseconds(static_cast<int64_t>(std::llround(total)));
+  if (negative) {
+    // -2^63 is int64's smallest value; the rest negate as they are.
+    return std::chrono::nanoseconds(total == kMaxDuration ? std::numeric_limits<int64_t>::min()
+                                                          : -static_cast<int64_t>(total));
+  }
+  if (total > kMaxDuration - 1) {
+    return invalid();
+  }
+  return std::chrono::nanoseconds(static_cast<int64_t>(total));
 }
 
 }  // namespace apiserver::http

@@ -17,7 +17,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "apiserver/log.h"
 #include "apiserver/server.h"
+#include "server/barrier.h"
 #include "server/gzip.h"
 
 namespace apiserver {
@@ -30,6 +32,8 @@ namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 
 constexpr size_t kHeaderLimit = 64 * 1024;
+// How long the listener waits before accepting again when the process is out of descriptors.
+constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 
 // A fixed pool of threads running handlers, with a bounded queue.
 class WorkerPool {
@@ -86,7 +90,7 @@ class WorkerPool {
         jobs_.pop_front();
         ++running_;
       }
-      job();
+      server::run_guarded("a request worker", job);
       std::lock_guard lock(mu_);
       --running_;
     }
@@ -128,6 +132,26 @@ std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
   return out;
 }
 
+// A metav1 Status with status Failure, in kube-apiserver's field order.
+http::Response failure(int status, const std::string& reason, const std::string& message) {
+  nlohmann::ordered_json doc = {{"kind", "Status"},
+                                {"apiVersion", "v1"},
+                                {"metadata", nlohmann::json::object()},
+                                {"status", "Failure"},
+                                {"message", message},
+                                {"reason", reason}};
+  if (status == 504) {
+    doc["details"] = nlohmann::json::object();  // upstream's timeout error carries (empty) details
+  }
+  doc["code"] = status;
+  http::Response r;
+  r.status = status;
+  r.set_header("Content-Type", "application/json");
+  // Messages may quote client bytes: invalid UTF-8 is replaced, never thrown over.
+  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
 class HttpsServer;
 
 class Session : public std::enable_shared_from_this<Session> {
@@ -141,21 +165,32 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void on_handshake(beast::error_code ec);
   void do_read();
-  void on_read(beast::error_code ec, size_t bytes);
+  void on_header(beast::error_code ec);
+  // The request line and headers into request_; an answer when the request ends here (a bad
+  // target or timeout, or the admit hook refused it). Runs inside the barrier.
+  std::optional<http::Response> accept_header();
+  void on_body(beast::error_code ec);
+  bool closes_on_read_error(beast::error_code ec);  // answers or closes after a failed read
+  void dispatch();  // the request, read whole, to its handler
   void respond(http::Response response);
   void on_write(bool close, beast::error_code ec, size_t bytes);
   void write_stream_header(const http::Response& response);
   void pump();
   void on_chunk_written(beast::error_code ec, size_t bytes);
+  void end_stream_abruptly();  // a stream that threw: close it and the connection
   void do_close();
   void write_error(int status, const std::string& reason, const std::string& message,
                    bool keep_alive = false);
   void write_timeout();  // 504 Timeout Status, as upstream's timeout filter words it
-  std::chrono::nanoseconds request_timeout(const http::Request& request) const;
+  // The request's deadline; nullopt with Go's message in `error` when ?timeout= does not parse.
+  std::optional<std::chrono::nanoseconds> request_timeout(const http::Request& request,
+                                                          std::string& error) const;
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::shared_ptr<http::Request> request_;  // the one being read, from its header on
+  std::chrono::nanoseconds timeout_{0};      // its deadline
   std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
   std::shared_ptr<bhttp::response<bhttp::empty_body>> stream_header_;
   std::shared_ptr<http::ChunkStream> body_stream_;
@@ -178,6 +213,7 @@ class HttpsServer final : public Server {
         handler_(std::move(handler)),
         ssl_ctx_(ssl::context::tls_server),
         acceptor_(net::make_strand(ioc_)),
+        accept_backoff_(acceptor_.get_executor()),
         workers_(options.worker_threads, options.max_queued_requests) {}
 
   ~HttpsServer() override { stop(std::chrono::milliseconds(0)); }
@@ -238,7 +274,7 @@ class HttpsServer final : public Server {
     port_ = acceptor_.local_endpoint().port();
     do_accept();
     for (unsigned i = 0; i < std::max(options_.network_threads, 1u); ++i) {
-      threads_.emplace_back([this] { ioc_.run(); });
+      threads_.emplace_back([this] { run_network_thread(); });
     }
     return true;
   }
@@ -257,6 +293,7 @@ class HttpsServer final : public Server {
     net::post(acceptor_.get_executor(), [this] {
       beast::error_code ec;
       acceptor_.close(ec);
+      accept_backoff_.cancel();
     });
     auto deadline = std::chrono::steady_clock::now() + grace;
     while (workers_.busy() > 0 && std::chrono::steady_clock::now() < deadline) {
@@ -298,6 +335,29 @@ class HttpsServer final : public Server {
   }
 
  private:
+  // What escapes a completion handler would end the thread and the process: it is logged and
+  // the thread goes back to serving.
+  void run_network_thread() {
+    while (true) {
+      bool returned = false;
+      server::run_guarded("a network thread", [&] {
+        ioc_.run();
+        returned = true;
+      });
+      if (returned) {
+        return;
+      }
+    }
+  }
+
+  // Out of descriptors (or kernel memory) is not fixed by retrying at once: accepting again in a
+  // loop would spin a core while every connection fails the same way.
+  static bool out_of_resources(const beast::error_code& ec) {
+    return ec == net::error::no_descriptors ||
+           ec == boost::system::errc::too_many_files_open_in_system ||
+           ec == net::error::no_buffer_space || ec == net::error::no_memory;
+  }
+
   void do_accept() {
     acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec,
                                                           tcp::socket socket) {
@@ -305,20 +365,42 @@ class HttpsServer final : public Server {
         if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
           return;
         }
+        if (out_of_resources(ec)) {
+          if (!accept_starved_) {
+            accept_starved_ = true;  // one line per episode, not one per retry
+            log::error("accepting connections failed: " + ec.message() + "; retrying every " +
+                       std::to_string(kAcceptBackoff.count()) + " ms until it succeeds");
+          }
+          accept_backoff_.expires_after(kAcceptBackoff);
+          accept_backoff_.async_wait([this](beast::error_code wait_ec) {
+            if (!wait_ec && acceptor_.is_open()) {
+              do_accept();
+            }
+          });
+          return;
+        }
       } else if (open_connections() >= options_.max_connections) {
+        accept_starved_ = false;
         beast::error_code ignored;
         socket.close(ignored);
       } else {
-        // Responses go out as soon as they are written: without this, Nagle's algorithm holds
-        // the tail of a response until the peer's delayed ACK (up to 40 ms on Linux).
-        beast::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        auto session = std::make_shared<Session>(std::move(socket), ssl_ctx_, *this);
-        {
-          std::lock_guard lock(sessions_mu_);
-          sessions_[session.get()] = session;
+        if (accept_starved_) {
+          accept_starved_ = false;
+          log::info(0, "accepting connections again");
         }
-        session->run();
+        // Whatever happens to this connection, the listener goes on accepting.
+        server::run_guarded("accepting a connection", [&] {
+          // Responses go out as soon as they are written: without this, Nagle's algorithm
+          // holds the tail of a response until the peer's delayed ACK (up to 40 ms on Linux).
+          beast::error_code ignored;
+          socket.set_option(tcp::no_delay(true), ignored);
+          auto session = std::make_shared<Session>(std::move(socket), ssl_ctx_, *this);
+          {
+            std::lock_guard lock(sessions_mu_);
+            sessions_[session.get()] = session;
+          }
+          session->run();
+        });
       }
       do_accept();
     });
@@ -329,6 +411,8 @@ class HttpsServer final : public Server {
   net::io_context ioc_;
   ssl::context ssl_ctx_;
   tcp::acceptor acceptor_;
+  net::steady_timer accept_backoff_;  // on the acceptor's strand, as accept_starved_
+  bool accept_starved_ = false;       // the last accept ran out of descriptors
   WorkerPool workers_;
   std::vector<std::thread> threads_;
   uint16_t port_ = 0;
@@ -351,7 +435,8 @@ void Session::run() {
 void Session::shutdown() {
   net::post(stream_.get_executor(), [self = shared_from_this()] {
     if (self->body_stream_) {
-      self->body_stream_->close();  // the stream finishes; pump() ends the response
+      // The stream finishes; pump() ends the response.
+      server::run_guarded("closing a watch stream", [&] { self->body_stream_->close(); });
       self->keep_alive_ = false;
       self->pump();
       return;
@@ -380,33 +465,23 @@ void Session::do_read() {
     return do_close();
   }
   parser_.emplace();
-  parser_->body_limit(server_.options().max_body_bytes);
+  // The body limit is set once the header is admitted: a refused request gets its 401 or 403,
+  // not a 413 for a body that will never be read.
+  parser_->body_limit(boost::none);
   parser_->header_limit(kHeaderLimit);
+  request_.reset();
   beast::get_lowest_layer(stream_).expires_after(server_.options().read_timeout);
-  bhttp::async_read(stream_, buffer_, *parser_,
-                    [self = shared_from_this()](beast::error_code ec, size_t bytes) {
-                      self->on_read(ec, bytes);
-                    });
+  // The header first: a request the admit hook refuses never has its body read.
+  bhttp::async_read_header(stream_, buffer_, *parser_,
+                           [self = shared_from_this()](beast::error_code ec, size_t) {
+                             self->on_header(ec);
+                           });
 }
 
 void Session::write_error(int status, const std::string& reason, const std::string& message,
                           bool keep_alive) {
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "application/json");
-  nlohmann::json doc = {{"kind", "Status"},
-                        {"apiVersion", "v1"},
-                        {"metadata", nlohmann::json::object()},
-                        {"status", "Failure"},
-                        {"message", message},
-                        {"reason", reason},
-                        {"code", status}};
-  if (status == 504) {
-    doc["details"] = nlohmann::json::object();  // upstream's timeout error carries (empty) details
-  }
-  r.body = doc.dump();
   keep_alive_ = keep_alive_ && keep_alive;
-  respond(std::move(r));
+  respond(failure(status, reason, message));
 }
 
 void Session::write_timeout() {
@@ -416,52 +491,123 @@ void Session::write_timeout() {
               true);
 }
 
-void Session::on_read(beast::error_code ec, size_t) {
-  if (ec == bhttp::error::end_of_stream || ec == net::error::operation_aborted ||
-      ec == beast::error::timeout) {
-    return do_close();
+bool Session::closes_on_read_error(beast::error_code ec) {
+  if (!ec) {
+    return false;
   }
   if (ec == bhttp::error::body_limit) {
-    return write_error(413, "RequestEntityTooLarge",
-                       "Request entity too large: limit is " +
-                           std::to_string(server_.options().max_body_bytes));
+    write_error(413, "RequestEntityTooLarge",
+                "Request entity too large: limit is " +
+                    std::to_string(server_.options().max_body_bytes));
+  } else if (ec == bhttp::error::header_limit) {
+    write_error(431, "BadRequest", "the request headers are too large");
+  } else {
+    do_close();  // end of stream, timeout, malformed HTTP or TLS: nothing useful to answer
   }
-  if (ec == bhttp::error::header_limit) {
-    return write_error(431, "BadRequest", "the request headers are too large");
-  }
-  if (ec) {
-    return do_close();  // malformed HTTP or TLS: nothing useful to answer
-  }
-  auto message = parser_->release();
-  keep_alive_ = message.keep_alive();
+  return true;
+}
 
-  auto request = std::make_shared<http::Request>();
-  request->method = std::string(message.method_string());
-  request->target = std::string(message.target());
-  auto q = request->target.find('?');
-  request->path = http::percent_decode(request->target.substr(0, q), false);
-  if (q != std::string::npos) {
-    request->query = http::parse_query(request->target.substr(q + 1));
+void Session::on_header(beast::error_code ec) {
+  if (closes_on_read_error(ec)) {
+    return;
   }
-  for (const auto& field : message) {
+  request_ = std::make_shared<http::Request>();
+  std::optional<http::Response> answer;
+  try {
+    answer = accept_header();
+  } catch (...) {
+    answer = server::internal_error_for(*request_, std::current_exception());
+  }
+  if (answer) {
+    // Answered from the header alone: a body still on the wire is never read, so the
+    // connection cannot carry another request.
+    keep_alive_ = keep_alive_ && parser_->is_done();
+    return respond(std::move(*answer));
+  }
+  if (parser_->is_done()) {
+    return on_body({});
+  }
+  // A declared length is checked here (Beast checks it only while reading the header); chunked
+  // bodies are checked as they come.
+  const size_t limit = server_.options().max_body_bytes;
+  if (auto length = parser_->content_length(); length && *length > limit) {
+    return write_error(413, "RequestEntityTooLarge",
+                       "Request entity too large: limit is " + std::to_string(limit));
+  }
+  parser_->body_limit(limit);
+  bhttp::async_read(stream_, buffer_, *parser_,
+                    [self = shared_from_this()](beast::error_code ec, size_t) {
+                      self->on_body(ec);
+                    });
+}
+
+std::optional<http::Response> Session::accept_header() {
+  const auto& header = parser_->get();
+  keep_alive_ = header.keep_alive();
+  http::Request& request = *request_;
+  request.method = std::string(header.method_string());
+  request.target = std::string(header.target());
+  request.remote_address = remote_address_;
+  request.client_certificate = client_certificate_;
+  for (const auto& field : header) {
     std::string name(field.name_string());
-    auto [it, inserted] = request->headers.emplace(name, std::string(field.value()));
+    auto [it, inserted] = request.headers.emplace(name, std::string(field.value()));
     if (!inserted) {
       it->second += ", " + std::string(field.value());
     }
   }
-  request->body = std::move(message.body());
-  request->remote_address = remote_address_;
-  request->client_certificate = client_certificate_;
-
-  accepts_gzip_ = server::accepts_gzip(request->header("Accept-Encoding"));
-  auto timeout = request_timeout(*request);
-  if (timeout.count() < 0) {
-    return write_error(400, "BadRequest", "invalid timeout specified in the request URL", true);
+  accepts_gzip_ = server::accepts_gzip(request.header("Accept-Encoding"));
+  auto q = request.target.find('?');
+  auto path = http::unescape(std::string_view(request.target).substr(0, q), false);
+  if (!path) {
+    // Go's HTTP server refuses a request line it cannot parse before any handler runs.
+    http::Response bad;
+    bad.status = 400;
+    bad.set_header("Content-Type", "text/plain; charset=utf-8");
+    bad.body = "400 Bad Request";
+    keep_alive_ = false;
+    return bad;
   }
+  request.path = std::move(*path);
+  if (q != std::string::npos) {
+    request.query = http::parse_query(request.target.substr(q + 1));
+  }
+  std::string timeout_error;
+  auto timeout = request_timeout(request, timeout_error);
+  if (!timeout) {
+    return failure(400, "BadRequest",
+                   "invalid timeout specified in the request URL - " + timeout_error);
+  }
+  timeout_ = *timeout;
+  if (server_.options().admit) {
+    return server_.options().admit(request);
+  }
+  return std::nullopt;
+}
 
-  if (server_.options().run_inline && server_.options().run_inline(*request)) {
-    return respond(server_.handler()(*request));
+void Session::on_body(beast::error_code ec) {
+  if (closes_on_read_error(ec)) {
+    return;
+  }
+  request_->body = std::move(parser_->get().body());
+  dispatch();
+}
+
+void Session::dispatch() {
+  auto request = request_;
+  const auto& options = server_.options();
+  if (options.run_inline) {
+    bool here = true;
+    http::Response response = server::serve_guarded(*request, [&] {
+      if (!options.run_inline(*request)) {
+        here = false;
+        return http::Response{};
+      }
+      return server_.handler()(*request);
+    });
+    if (here) {
+      return respond(std::move(response));
+    }
   }
 
   // No read timeout while the handler runs; the request deadline below bounds the wait. Both the
@@ -470,7 +616,7 @@ void Session::on_read(beast::error_code ec, size_t) {
   beast::get_lowest_layer(stream_).expires_never();
   auto self = shared_from_this();
   auto answered = std::make_shared<bool>(false);
-  auto deadline = std::make_shared<net::steady_timer>(stream_.get_executor(), timeout);
+  auto deadline = std::make_shared<net::steady_timer>(stream_.get_executor(), timeout_);
   deadline->async_wait([self, answered](beast::error_code ec) {
     if (ec || *answered) {
       return;
@@ -479,7 +625,8 @@ void Session::on_read(beast::error_code ec, size_t) {
     self->write_timeout();
   });
   bool queued = server_.workers().submit([self, request, answered, deadline] {
-    http::Response response = self->server_.handler()(*request);
+    http::Response response = server::serve_guarded(
+        *request, [&] { return self->server_.handler()(*request); });
     net::post(self->stream_.get_executor(),
               [self, answered, deadline, response = std::move(response)]() mutable {
                 // An answer that comes after the deadline is a timeout, even when the timer's
@@ -488,7 +635,7 @@ void Session::on_read(beast::error_code ec, size_t) {
                 bool late = deadline->expiry() <= net::steady_timer::clock_type::now();
                 if (*answered || late) {
                   if (response.stream) {
-                    response.stream->close();
+                    server::run_guarded("closing a late stream", [&] { response.stream->close(); });
                   }
                   if (!*answered) {
                     *answered = true;
@@ -508,17 +655,19 @@ void Session::on_read(beast::error_code ec, size_t) {
   }
 }
 
-// The server's --request-timeout, or the request's own ?timeout= when it is shorter (and not 0,
-// which means "no preference"), to the nanosecond as Go keeps it; negative when ?timeout= does
-// not parse.
-std::chrono::nanoseconds Session::request_timeout(const http::Request& request) const {
+// The server's --request-timeout, or the request's own ?timeout= when it is shorter and positive
+// (0 or less means "no preference", as upstream), to the nanosecond as Go keeps it. An empty
+// ?timeout= is no timeout parameter at all.
+std::optional<std::chrono::nanoseconds> Session::request_timeout(const http::Request& request,
+                                                                 std::string& error) const {
   std::chrono::nanoseconds limit = server_.options().request_timeout;
-  if (!request.has_query("timeout")) {
+  std::string value = request.query_value("timeout");
+  if (value.empty()) {
     return limit;
   }
-  auto asked = http::parse_duration(request.query_value("timeout"));
+  auto asked = http::parse_duration(value, &error);
   if (!asked) {
-    return std::chrono::nanoseconds(-1);
+    return std::nullopt;
   }
   return asked->count() > 0 && *asked < limit ? *asked : limit;
 }
@@ -563,6 +712,23 @@ void Session::on_write(bool close, beast::error_code ec, size_t) {
 
 void Session::write_stream_header(const http::Response& response) {
   body_stream_ = response.stream;
+  std::weak_ptr<Session> weak = shared_from_this();
+  try {
+    // Called on the producer's thread: nothing may escape into it.
+    body_stream_->set_wakeup([weak] {
+      server::run_guarded("waking a watch stream", [&] {
+        if (auto self = weak.lock()) {
+          net::post(self->stream_.get_executor(), [self] { self->pump(); });
+        }
+      });
+    });
+  } catch (...) {
+    // Nothing is written yet: the request can still get its 500.
+    auto stream = std::move(body_stream_);
+    server::run_guarded("closing a watch stream", [&] { stream->close(); });
+    return respond(server::internal_error_for(request_ ? *request_ : http::Request{},
+                                              std::current_exception()));
+  }
   self_while_streaming_ = shared_from_this();
   stream_header_ = std::make_shared<bhttp::response<bhttp::empty_body>>();
   stream_header_->result(static_cast<unsigned>(response.status));
@@ -579,19 +745,33 @@ void Session::write_stream_header(const http::Response& response) {
       [self = shared_from_this(), serializer](beast::error_code ec, size_t bytes) {
         self->on_chunk_written(ec, bytes);
       });
-  std::weak_ptr<Session> weak = shared_from_this();
-  body_stream_->set_wakeup([weak] {
-    if (auto self = weak.lock()) {
-      net::post(self->stream_.get_executor(), [self] { self->pump(); });
-    }
-  });
+}
+
+void Session::end_stream_abruptly() {
+  // The status line is out: the only way left to say "this failed" is to end the connection
+  // without the last chunk, as upstream aborts a handler that fails mid-stream.
+  if (body_stream_) {
+    server::run_guarded("closing a watch stream", [&] { body_stream_->close(); });
+    body_stream_.reset();
+  }
+  keep_alive_ = false;
+  do_close();
 }
 
 void Session::pump() {
   if (writing_chunk_ || !body_stream_ || closed_) {
     return;
   }
-  if (body_stream_->next(chunk_)) {
+  bool has_chunk = false;
+  bool finished = false;
+  bool ok = server::run_guarded("a watch stream", [&] {
+    has_chunk = body_stream_->next(chunk_);
+    finished = !has_chunk && body_stream_->finished();
+  });
+  if (!ok) {
+    return end_stream_abruptly();
+  }
+  if (has_chunk) {
     writing_chunk_ = true;
     beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
     net::async_write(stream_, bhttp::make_chunk(net::buffer(chunk_)),
@@ -600,7 +780,7 @@ void Session::pump() {
                      });
     return;
   }
-  if (body_stream_->finished()) {
+  if (finished) {
     writing_chunk_ = true;
     body_stream_.reset();
     beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
@@ -623,7 +803,7 @@ void Session::on_chunk_written(beast::error_code ec, size_t) {
   writing_chunk_ = false;
   if (ec) {
     if (body_stream_) {
-      body_stream_->close();
+      server::run_guarded("closing a watch stream", [&] { body_stream_->close(); });
       body_stream_.reset();
     }
     return do_close();
@@ -637,7 +817,7 @@ void Session::do_close() {
   }
   closed_ = true;
   if (body_stream_) {
-    body_stream_->close();
+    server::run_guarded("closing a watch stream", [&] { body_stream_->close(); });
     body_stream_.reset();
   }
   self_while_streaming_.reset();

@@ -23,6 +23,8 @@
 #include <set>
 #include <sstream>
 
+#include "server/fsync_dir.h"
+
 namespace apiserver::pki {
 namespace {
 
@@ -181,12 +183,8 @@ bool write_file_atomically(const fs::path& path, std::string_view content, mode_
     error = path.string() + ": " + errno_text(err);
     return false;
   }
-  fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  std::string not_durable;  // the file is whole either way; only a power loss could undo it
+  server::fsync_dir(path.parent_path(), not_durable);
   return true;
 }
 

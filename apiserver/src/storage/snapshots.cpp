@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "server/fsync_dir.h"
+
 namespace apiserver::snapshots {
 namespace {
 
@@ -92,10 +94,16 @@ Error save(store::Store& store, const std::filesystem::path& dir, const std::str
     }
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace, ec);
+    // The new directory's own entry, so that a saved snapshot cannot vanish with it.
+    std::string error;
+    if (!server::fsync_dir(dir.parent_path(), error)) {
+      return {ErrorKind::Failed, "create " + dir.string() + ": " + error};
+    }
   }
   auto file = file_of(dir, name);
   existed = std::filesystem::exists(file, ec);
-  // Store::snapshot writes a temporary file and renames it: a reader never sees half of one.
+  // Store::snapshot writes a temporary file, renames it and fsyncs the directory: a reader never
+  // sees half of one, and an acknowledged one survives a power loss.
   if (auto s = store.snapshot(file); !s.is_ok()) {
     return {ErrorKind::Failed, "save snapshot \"" + name + "\": " + s.message()};
   }
@@ -162,6 +170,10 @@ Error remove(const std::filesystem::path& dir, const std::string& name, Info& ou
   if (!std::filesystem::remove(file_of(dir, name), ec)) {
     return ec ? Error{ErrorKind::Failed, "delete snapshot \"" + name + "\": " + ec.message()}
               : not_found(name);
+  }
+  std::string error;
+  if (!server::fsync_dir(dir, error)) {
+    return {ErrorKind::Failed, "delete snapshot \"" + name + "\": " + error};
   }
   return {};
 }

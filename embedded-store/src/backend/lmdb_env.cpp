@@ -153,7 +153,13 @@ Result<std::unique_ptr<Env>> Env::open(const EnvOptions& options) {
     flags |= MDB_RDONLY | MDB_NOSUBDIR | MDB_NOLOCK;
   }
   const std::filesystem::path& where = read_only ? options.read_only_file : options.dir;
-  rc = mdb_env_open(raw, where.c_str(), flags, 0640);
+  // The files hold every Secret: owner only. A new store's directory is made owner-only too;
+  // an existing one keeps the mode its owner chose (the sandbox warns about a loose one).
+  if (!read_only && ec) {
+    std::filesystem::permissions(options.dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, ec);
+  }
+  rc = mdb_env_open(raw, where.c_str(), flags, 0600);
   if (rc != 0) {
     return lmdb_error(rc, ("open " + where.string()).c_str());
   }

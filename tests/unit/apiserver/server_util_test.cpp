@@ -7,23 +7,6 @@
 
 using namespace std::chrono_literals;
 
-TEST_CASE("durations parse as Go's time.ParseDuration", "[http]") {
-  using apiserver::http::parse_duration;
-  CHECK(parse_duration("60s") == 60s);
-  CHECK(parse_duration("1m30s") == 90s);
-  CHECK(parse_duration("1.5h") == 90min);
-  CHECK(parse_duration("250ms") == 250ms);
-  CHECK(parse_duration("2us") == 2us);
-  CHECK(parse_duration("0") == 0s);
-  CHECK(parse_duration(".5s") == 500ms);
-  CHECK_FALSE(parse_duration(""));
-  CHECK_FALSE(parse_duration("60"));
-  CHECK_FALSE(parse_duration("1d"));
-  CHECK_FALSE(parse_duration("-1s"));
-  CHECK_FALSE(parse_duration("s"));
-  CHECK_FALSE(parse_duration("1.s5"));
-}
-
 TEST_CASE("gzip produces a member any gzip reader takes", "[gzip]") {
   using apiserver::server::gzip;
   std::string data;

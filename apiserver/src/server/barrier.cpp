@@ -1,0 +1,103 @@
+#include "server/barrier.h"
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/log.h"
+
+namespace apiserver::server {
+namespace {
+
+// A log line names the request, not all of it: targets may be as long as the header limit.
+constexpr size_t kMaxLoggedTarget = 512;
+
+}  // namespace
+
+http::Response internal_error(const std::string& detail) {
+  nlohmann::ordered_json doc = {{"kind", "Status"},
+                                {"apiVersion", "v1"},
+                                {"metadata", nlohmann::json::object()},
+                                {"status", "Failure"},
+                                {"message", "Internal error occurred: " + detail},
+                                {"reason", "InternalError"},
+                                {"details", {{"causes", {{{"message", detail}}}}}},
+                                {"code", 500}};
+  http::Response r;
+  r.status = 500;
+  r.set_header("Content-Type", "application/json");
+  // Invalid UTF-8 in an exception's text must not make the error itself throw.
+  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+std::string describe_exception(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "unknown exception";
+  }
+}
+
+std::string describe_request(std::string_view method, std::string_view target,
+                             std::string_view user) {
+  std::string out(method);
+  out += ' ';
+  if (target.size() > kMaxLoggedTarget) {
+    out += target.substr(0, kMaxLoggedTarget);
+    out += "...";
+  } else {
+    out += target;
+  }
+  if (!user.empty()) {
+    out += " user=\"";
+    out += user;
+    out += '"';
+  }
+  return out;
+}
+
+std::string describe_request(const http::Request& request) {
+  return describe_request(request.method, request.target.empty() ? request.path : request.target,
+                          request.user);
+}
+
+http::Response internal_error_for(const http::Request& request,
+                                  const std::exception_ptr& error) noexcept {
+  try {
+    std::string detail = describe_exception(error);
+    log::error("internal error serving " + describe_request(request) + ": " + detail);
+    return internal_error(detail);
+  } catch (...) {
+    // Out of memory while reporting: a bare 500 allocates nothing.
+    http::Response r;
+    r.status = 500;
+    return r;
+  }
+}
+
+http::Response serve_guarded(const http::Request& request,
+                             const std::function<http::Response()>& serve) {
+  try {
+    return serve();
+  } catch (...) {
+    return internal_error_for(request, std::current_exception());
+  }
+}
+
+bool run_guarded(std::string_view what, const std::function<void()>& work) noexcept {
+  try {
+    work();
+    return true;
+  } catch (...) {
+    try {
+      log::error("internal error in " + std::string(what) + ": " +
+                 describe_exception(std::current_exception()));
+    } catch (...) {
+      // Nothing more can be said: the caller carries on.
+    }
+    return false;
+  }
+}
+
+}  // namespace apiserver::server
