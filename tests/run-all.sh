@@ -6,6 +6,10 @@
 # Long stress runs are hidden behind Catch2's [.] tags and are not run here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A request may nest JSON 10,000 levels deep, and tests and fuzz targets run request code on their
+# main thread, whose sanitizer frames need more than the usual 8 MiB there (the server binary sizes
+# its own threads' stacks).
+ulimit -s 65536 2>/dev/null || true
 
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Paths relative to the checkout in cache keys, and the build directory left out of them (it is

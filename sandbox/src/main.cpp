@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/thread_stacks.h"
 #include "cli.h"
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // Before any thread starts: threads that run request code need room for deep client JSON.
+  apiserver::set_default_thread_stack(apiserver::kRequestThreadStackBytes);
   try {
     return sandbox::run_cli(args, std::cout, std::cerr);
   } catch (const std::exception& e) {

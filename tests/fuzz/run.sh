@@ -7,6 +7,10 @@
 # The targets are built by `cmake --build --preset asan --target ks_fuzzers`; KS_FUZZ_BIN_DIR
 # names their folder (default build/asan/tests/fuzz).
 set -euo pipefail
+# A request may nest JSON 10,000 levels deep, and tests and fuzz targets run request code on their
+# main thread, whose sanitizer frames need more than the usual 8 MiB there (the server binary sizes
+# its own threads' stacks).
+ulimit -s 65536 2>/dev/null || true
 here=$(cd "$(dirname "$0")" && pwd)
 seconds=${1:-10}
 shift || true
