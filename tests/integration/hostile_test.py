@@ -17,11 +17,13 @@ Upstream sources named below are paths in k8s.io/apiserver (apiserver/...), k8s.
 Usage: hostile_test.py KUBECONFIG   (with_sandbox.sh passes it)
   HOSTILE_ONLY=TEXT runs only the cases whose name contains TEXT; HOSTILE_LIST=1 lists the names.
 """
+import atexit
 import base64
 import http.client
 import json
 import os
 import re
+import shutil
 import socket
 import ssl
 import sys
@@ -83,6 +85,7 @@ class Sandbox:
         url = urlparse(fields["server"])
         self.host, self.port = url.hostname, url.port or 443
         self.tmp = tempfile.mkdtemp()
+        atexit.register(shutil.rmtree, self.tmp, True)
         ca = os.path.join(self.tmp, "ca.crt")
         cert = os.path.join(self.tmp, "client.crt")
         key = os.path.join(self.tmp, "client.key")
