@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "backend/fsync_dir.h"
+#include "guard.h"
 #include "replace.h"
 
 namespace store {
@@ -274,22 +275,31 @@ void MvccStore::commit_loop() {
       }
     }
     space_cv_.notify_all();
-    switch (writes.front()->kind) {
-      case PendingWrite::Kind::Compact:
-        writes.front()->done.set_value(run_compaction(writes.front()->compact_revision));
-        break;
-      case PendingWrite::Kind::Defragment:
-        writes.front()->done.set_value(run_defragment());
-        break;
-      case PendingWrite::Kind::Replace:
-        writes.front()->done.set_value(
-            run_replace(*writes.front()->contents, *writes.front()->replaced));
-        break;
-      case PendingWrite::Kind::Apply:
-        run_batch(writes);
-        break;
+    if (writes.front()->kind == PendingWrite::Kind::Apply) {
+      run_batch(writes);
+      continue;
     }
+    PendingWrite& write = *writes.front();
+    Status result;
+    std::string detail;
+    const bool ok = run_guarded(
+        "commit loop: maintenance", [&] { result = run_maintenance(write); }, &detail);
+    write.done.set_value(ok ? result : Status(Code::Internal, detail));
   }
+}
+
+Status MvccStore::run_maintenance(PendingWrite& write) {
+  switch (write.kind) {
+    case PendingWrite::Kind::Compact:
+      return run_compaction(write.compact_revision);
+    case PendingWrite::Kind::Defragment:
+      return run_defragment();
+    case PendingWrite::Kind::Replace:
+      return run_replace(*write.contents, *write.replaced);
+    case PendingWrite::Kind::Apply:
+      break;
+  }
+  return Status(Code::Internal, "not a maintenance write");
 }
 
 void MvccStore::run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes) {
@@ -309,13 +319,31 @@ void MvccStore::run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes) {
     Batch batch(txn.value(), index_, lessor_, before, options_, *clock_, rng_);
     std::vector<Status> results;
     Status fatal;
-    for (auto& w : writes) {
-      Status s = w->apply(batch);
+    std::optional<size_t> threw;  // the write whose apply threw: it may have half-written
+    std::string detail;
+    for (size_t i = 0; i < writes.size(); ++i) {
+      Status s;
+      if (!run_guarded(
+              "commit loop: a write", [&] { s = writes[i]->apply(batch); }, &detail)) {
+        threw = i;
+        break;
+      }
       if (s.code() == Code::Io) {
         fatal = s;
         break;
       }
       results.push_back(s);
+    }
+    if (threw) {
+      // Nothing of the batch is visible yet: drop the transaction, fail that write alone and run
+      // the others again from the start.
+      txn->abort();
+      writes[*threw]->done.set_value(Status(Code::Internal, detail));
+      writes.erase(writes.begin() + static_cast<std::ptrdiff_t>(*threw));
+      if (writes.empty()) {
+        return;
+      }
+      continue;
     }
     if (fatal.is_ok() && batch.revision() != before) {
       fatal = txn->put(backend::Db::Meta, kMetaRevision, encode_i64(batch.revision()));
@@ -766,7 +794,7 @@ void MvccStore::lease_loop() {
         return;
       }
     }
-    expire_leases();
+    run_guarded("lease timer", [&] { expire_leases(); });
   }
 }
 

@@ -72,6 +72,8 @@ class MvccStore final : public Store, public HistorySource {
 
   void commit_loop();
   void run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes);
+  // A compaction, defragmentation or replace (a write that runs alone).
+  Status run_maintenance(PendingWrite& write);
   Status run_compaction(Revision revision);
   Status run_defragment();
   Status run_replace(const std::vector<KeyValue>& contents, ReplaceResponse& response);

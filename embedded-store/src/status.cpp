@@ -34,6 +34,8 @@ const char* default_message(Code code) {
       return "the store is closed";
     case Code::Io:
       return "storage I/O error";
+    case Code::Internal:
+      return "internal error in the store";
   }
   return "unknown error";
 }

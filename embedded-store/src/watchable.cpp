@@ -1,16 +1,25 @@
 #include "watchable.h"
 
+#include "guard.h"
+
 namespace store {
 namespace {
 
 constexpr size_t kHistoryRevisionsPerRead = 256;
 constexpr auto kSyncPollInterval = std::chrono::milliseconds(100);
+constexpr auto kSyncFailureBackoff = std::chrono::seconds(1);
+
+// A watcher's notify callback is the owner's code, run on a store thread: one that throws must
+// not end the thread (nor keep the other watchers from theirs).
+void notify(const std::function<void()>& n) {
+  if (n) {
+    run_guarded("watch notify callback", n);
+  }
+}
 
 void run(std::vector<std::function<void()>>& notifies) {
   for (auto& n : notifies) {
-    if (n) {
-      n();
-    }
+    notify(n);
   }
   notifies.clear();
 }
@@ -121,15 +130,15 @@ bool WatcherImpl::try_next(WatchResponse& out) {
   return got;
 }
 
-void WatcherImpl::set_notify(std::function<void()> notify) {
+void WatcherImpl::set_notify(std::function<void()> callback) {
   bool pending = false;
   {
     std::lock_guard lock(mu_);
-    notify_ = std::move(notify);
+    notify_ = callback;
     pending = !queue_.empty();
   }
-  if (pending && notify_) {
-    notify_();
+  if (pending) {
+    notify(callback);
   }
 }
 
@@ -144,11 +153,9 @@ void WatcherImpl::cancel() {
     hub->remove(id_, "");
     return;
   }
-  std::function<void()> notify;
-  push_final(WatchResponse{}, notify);
-  if (notify) {
-    notify();
-  }
+  std::function<void()> callback;
+  push_final(WatchResponse{}, callback);
+  notify(callback);
 }
 
 bool WatcherImpl::finished() const {
@@ -314,7 +321,7 @@ size_t WatchHub::watcher_count() const {
 }
 
 void WatchHub::remove(int64_t id, const std::string& reason, Revision compact_revision) {
-  std::function<void()> notify;
+  std::function<void()> callback;
   {
     std::lock_guard lock(mu_);
     auto it = watchers_.find(id);
@@ -325,16 +332,14 @@ void WatchHub::remove(int64_t id, const std::string& reason, Revision compact_re
     r.header.revision = revision_;
     r.cancel_reason = reason;
     r.compact_revision = compact_revision;
-    it->second->push_final(std::move(r), notify);
+    it->second->push_final(std::move(r), callback);
     watchers_.erase(it);
   }
-  if (notify) {
-    notify();
-  }
+  notify(callback);
 }
 
 void WatchHub::request_progress(int64_t id) {
-  std::function<void()> notify;
+  std::function<void()> callback;
   {
     std::lock_guard lock(mu_);
     auto it = watchers_.find(id);
@@ -348,12 +353,10 @@ void WatchHub::request_progress(int64_t id) {
       WatchResponse progress;
       progress.header.revision = revision_;
       progress.watch_id = id;
-      w.progress_pending_ = !w.push(std::move(progress), notify);
+      w.progress_pending_ = !w.push(std::move(progress), callback);
     }
   }
-  if (notify) {
-    notify();
-  }
+  notify(callback);
 }
 
 void WatchHub::kick() {
@@ -366,23 +369,28 @@ void WatchHub::kick() {
 
 void WatchHub::sync_loop() {
   auto last_progress_check = std::chrono::steady_clock::now();
+  std::chrono::milliseconds wait = kSyncPollInterval;
   while (!stop_) {
     {
       std::unique_lock lock(kick_mu_);
-      kick_cv_.wait_for(lock, kSyncPollInterval, [&] { return kicked_ || stop_.load(); });
+      kick_cv_.wait_for(lock, wait, [&] { return kicked_ || stop_.load(); });
       kicked_ = false;
     }
     if (stop_) {
       break;
     }
-    while (!stop_ && sync_once()) {
-    }
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_progress_check >= std::min<std::chrono::milliseconds>(
-                                          progress_interval_, std::chrono::seconds(1))) {
-      last_progress_check = now;
-      send_periodic_progress();
-    }
+    const bool ok = run_guarded("watch sync thread", [&] {
+      while (!stop_ && sync_once()) {
+      }
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_progress_check >=
+          std::min<std::chrono::milliseconds>(progress_interval_, std::chrono::seconds(1))) {
+        last_progress_check = now;
+        send_periodic_progress();
+      }
+    });
+    // A pass that failed is tried again, but not at the poll rate.
+    wait = ok ? kSyncPollInterval : kSyncFailureBackoff;
   }
 }
 

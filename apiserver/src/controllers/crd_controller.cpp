@@ -5,6 +5,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "controllers/guard.h"
 #include "registry/custom_resources.h"
 #include "registry/objects.h"
 
@@ -116,7 +117,8 @@ void CrdController::resync() {
 
 bool CrdController::idle() const {
   std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_ && !woken_ && !relist_ && terminating_.empty();
+  return queue_.empty() && !busy_ && !woken_ && !relist_ && terminating_.empty() &&
+         retry_.waiting() == 0;
 }
 
 void CrdController::enqueue(const std::string& name) {
@@ -155,7 +157,7 @@ void CrdController::watch_and_list(bool now) {
   }
   for (const auto& name : names) {
     if (now) {
-      reconcile(name);
+      work_on(name);
     } else {
       enqueue(name);
     }
@@ -185,30 +187,60 @@ void CrdController::drain_watch() {
 void CrdController::run() {
   std::unique_lock lock(mu_);
   while (!stop_) {
-    cv_.wait_for(lock, kIdleWake, [&] { return stop_ || woken_ || !queue_.empty(); });
+    auto wake = RetryBackoff::Clock::now() + kIdleWake;
+    if (auto due = retry_.next_due()) {
+      wake = std::min(wake, *due);
+    }
+    cv_.wait_until(lock, wake, [&] { return stop_ || woken_ || !queue_.empty(); });
     if (stop_) {
       return;
     }
     woken_ = false;
     busy_ = true;
+    for (auto& name : retry_.take_due(RetryBackoff::Clock::now())) {
+      queue_.insert(std::move(name));
+    }
     // CRDs whose custom resources are still going are looked at again on every wake.
     queue_.insert(terminating_.begin(), terminating_.end());
     bool relist = relist_;
     relist_ = false;
     lock.unlock();
-    if (relist) {
-      watch_and_list(false);
-    }
-    drain_watch();
+    const bool followed = run_guarded("crd controller: follow customresourcedefinitions", [&] {
+      if (relist) {
+        watch_and_list(false);
+      }
+      drain_watch();
+    });
     lock.lock();
+    if (!followed) {
+      relist_ = true;  // watch and list again on the next wake
+    }
     while (!queue_.empty() && !stop_) {
       std::string name = *queue_.begin();
       queue_.erase(queue_.begin());
       lock.unlock();
-      reconcile(name);
+      work_on(name);
       lock.lock();
     }
     busy_ = false;
+  }
+}
+
+void CrdController::work_on(const std::string& name) {
+  const bool ok = run_guarded("crd controller: reconcile customresourcedefinition " + name,
+                              [&] { reconcile(name); });
+  bool dropped = false;
+  {
+    std::lock_guard lock(mu_);
+    if (ok) {
+      retry_.forget(name);
+    } else {
+      dropped = !retry_.failed(name, RetryBackoff::Clock::now());
+    }
+  }
+  if (dropped) {
+    log::error("crd controller: too many failing customresourcedefinitions; " + name +
+               " waits for its next change");
   }
 }
 

@@ -27,6 +27,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "controllers/retry_backoff.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -60,6 +61,9 @@ class CrdController {
   void watch_and_list(bool now);
   void drain_watch();
   void enqueue(const std::string& name);
+  // reconcile() behind the controllers' barrier: a CRD whose reconcile threw is tried again
+  // after a backoff.
+  void work_on(const std::string& name);
   void reconcile(const std::string& name);
   // The finalizer's work; false while custom resources remain (it is tried again later).
   bool finalize(const nlohmann::json& crd);
@@ -76,9 +80,11 @@ class CrdController {
   std::shared_ptr<store::Watcher> watcher_;  // used by the controller thread (and start())
   // Rows published per CRD name; used by reconcile() only, which runs on one thread at a time.
   std::map<std::string, std::set<Row>> published_;
-  mutable std::mutex mu_;  // protects queue_, busy_, stop_, woken_, relist_, terminating_
+  // protects queue_, retry_, busy_, stop_, woken_, relist_, terminating_
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::set<std::string> queue_;
+  RetryBackoff retry_;  // CRDs whose reconcile failed unexpectedly, until they are due again
   std::set<std::string> terminating_;  // CRDs whose finalizer still waits for instances
   bool busy_ = false;
   bool stop_ = false;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "apiserver/log.h"
+#include "controllers/guard.h"
 #include "registry/objects.h"
 
 namespace apiserver::controllers {
@@ -12,6 +14,10 @@ using nlohmann::json;
 
 constexpr size_t kMaxQueued = 10000;
 constexpr auto kRetryInterval = std::chrono::milliseconds(500);
+
+std::string name_of(const std::string& key) {
+  return key.substr(key.rfind('/') + 1);
+}
 
 bool has_finalizers(const json& object) {
   const json& meta = object.value("metadata", json::object());
@@ -53,30 +59,53 @@ void NamespaceController::resync() {
   for (const auto& item : namespaces.items) {
     json ns = json::parse(item.value, nullptr, false);
     if (ns.is_object() && ns.value("/status/phase"_json_pointer, "") == "Terminating") {
-      enqueue(ns["metadata"].value("name", ""));
+      enqueue(name_of(item.key));
     }
   }
 }
 
 bool NamespaceController::idle() const {
   std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_;
+  return queue_.empty() && !busy_ && retry_.waiting() == 0;
 }
 
 void NamespaceController::run() {
   std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    auto ready = [&] { return stop_ || !queue_.empty(); };
+    if (auto due = retry_.next_due()) {
+      cv_.wait_until(lock, *due, ready);
+    } else {
+      cv_.wait(lock, ready);
+    }
     if (stop_) {
       return;
+    }
+    for (auto& due : retry_.take_due(RetryBackoff::Clock::now())) {
+      queue_.insert(std::move(due));
+    }
+    if (queue_.empty()) {
+      continue;
     }
     std::string name = *queue_.begin();
     queue_.erase(queue_.begin());
     busy_ = true;
     lock.unlock();
-    bool done = finalize(name);
+    bool done = false;
+    const bool ok = run_guarded("namespace controller: finalize namespace " + name,
+                                [&] { done = finalize(name); });
     lock.lock();
     busy_ = false;
+    if (!ok) {
+      if (!retry_.failed(name, RetryBackoff::Clock::now())) {
+        lock.unlock();
+        log::error("namespace controller: too many failing namespaces; " + name +
+                   " waits for the next resync");
+        lock.lock();
+      }
+      continue;
+    }
+    retry_.forget(name);
     if (!done && !stop_) {
       // Objects with finalizers still hold it: look again soon.
       cv_.wait_for(lock, kRetryInterval, [&] { return stop_; });
@@ -129,14 +158,17 @@ bool NamespaceController::finalize(const std::string& name) {
     return false;
   }
   // Everything is gone: drop the "kubernetes" finalizer, and the namespace with it.
-  json& spec_finalizers = ns["spec"]["finalizers"];
-  if (spec_finalizers.is_array()) {
+  bool spec_clear = true;
+  auto spec = ns.find("spec");
+  if (spec != ns.end() && spec->is_object() && spec->contains("finalizers") &&
+      (*spec)["finalizers"].is_array()) {
+    json& spec_finalizers = (*spec)["finalizers"];
     spec_finalizers.erase(std::remove(spec_finalizers.begin(), spec_finalizers.end(),
                                       json("kubernetes")),
                           spec_finalizers.end());
+    spec_clear = spec_finalizers.empty();
   }
   int64_t revision = 0;
-  bool spec_clear = !spec_finalizers.is_array() || spec_finalizers.empty();
   if (spec_clear && !has_finalizers(ns)) {
     return !storage_.remove(ns_key, ns_object.mod_revision, revision) ||
            storage_.get(ns_key, ns_object).kind == storage::ErrorKind::NotFound;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "apiserver/registry.h"
+#include "controllers/retry_backoff.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -35,9 +36,10 @@ class NamespaceController {
 
   std::shared_ptr<registry::Registry> registry_;
   storage::Storage& storage_;
-  mutable std::mutex mu_;  // protects queue_, busy_, stop_
+  mutable std::mutex mu_;  // protects queue_, retry_, busy_, stop_
   std::condition_variable cv_;
   std::set<std::string> queue_;
+  RetryBackoff retry_;  // namespaces whose finalize threw, until they are due again
   bool busy_ = false;
   bool stop_ = false;
   std::thread thread_;

@@ -1,8 +1,11 @@
 #include "controllers/namespace_defaults.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "controllers/guard.h"
 
 namespace apiserver::controllers {
 namespace {
@@ -81,7 +84,7 @@ void NamespaceDefaultsController::watch_and_list(bool now) {
   if (!storage_.list("/registry/namespaces/", "", 0, 0, namespaces)) {
     for (const auto& item : namespaces.items) {
       if (now) {
-        reconcile(name_of(item.key));
+        work_on(name_of(item.key));
       } else {
         enqueue(name_of(item.key));
       }
@@ -91,7 +94,7 @@ void NamespaceDefaultsController::watch_and_list(bool now) {
 
 bool NamespaceDefaultsController::idle() const {
   std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_ && !woken_;
+  return queue_.empty() && !busy_ && !woken_ && !relist_ && retry_.waiting() == 0;
 }
 
 void NamespaceDefaultsController::enqueue(const std::string& ns) {
@@ -132,23 +135,58 @@ void NamespaceDefaultsController::drain_watches() {
 void NamespaceDefaultsController::run() {
   std::unique_lock lock(mu_);
   while (!stop_) {
-    cv_.wait_for(lock, kIdleWake, [&] { return stop_ || woken_ || !queue_.empty(); });
+    auto wake = RetryBackoff::Clock::now() + kIdleWake;
+    if (auto due = retry_.next_due()) {
+      wake = std::min(wake, *due);
+    }
+    cv_.wait_until(lock, wake, [&] { return stop_ || woken_ || !queue_.empty(); });
     if (stop_) {
       return;
     }
     woken_ = false;
     busy_ = true;
+    for (auto& ns : retry_.take_due(RetryBackoff::Clock::now())) {
+      queue_.insert(std::move(ns));
+    }
+    const bool relist = relist_;
+    relist_ = false;
     lock.unlock();
-    drain_watches();
+    const bool followed = run_guarded("namespace defaults controller: follow namespaces", [&] {
+      if (relist) {
+        watch_and_list(false);
+      }
+      drain_watches();
+    });
     lock.lock();
+    if (!followed) {
+      relist_ = true;  // watch and list again on the next wake
+    }
     while (!queue_.empty() && !stop_) {
       std::string ns = *queue_.begin();
       queue_.erase(queue_.begin());
       lock.unlock();
-      reconcile(ns);
+      work_on(ns);
       lock.lock();
     }
     busy_ = false;
+  }
+}
+
+void NamespaceDefaultsController::work_on(const std::string& ns) {
+  const bool ok = run_guarded("namespace defaults controller: reconcile namespace " + ns,
+                              [&] { reconcile(ns); });
+  bool dropped = false;
+  {
+    std::lock_guard lock(mu_);
+    if (ok) {
+      retry_.forget(ns);
+    } else {
+      dropped = !retry_.failed(ns, RetryBackoff::Clock::now());
+    }
+  }
+  if (dropped) {
+    log::error("namespace defaults controller: too many failing namespaces; " + ns +
+               " waits for its next change");
   }
 }
 

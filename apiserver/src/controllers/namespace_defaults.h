@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "apiserver/http.h"
+#include "controllers/retry_backoff.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -38,6 +39,9 @@ class NamespaceDefaultsController {
 
  private:
   void run();
+  // reconcile() behind the controllers' barrier: a namespace whose reconcile threw is tried
+  // again after a backoff.
+  void work_on(const std::string& ns);
   void reconcile(const std::string& ns);
   void enqueue(const std::string& ns);
   void drain_watches();
@@ -47,9 +51,11 @@ class NamespaceDefaultsController {
   Client client_;
   const std::string root_ca_pem_;
   std::vector<std::shared_ptr<store::Watcher>> watchers_;  // used by the controller thread only
-  mutable std::mutex mu_;                                  // protects queue_, busy_, stop_, woken_
+  mutable std::mutex mu_;  // protects queue_, retry_, busy_, stop_, woken_, relist_
   std::condition_variable cv_;
   std::set<std::string> queue_;
+  RetryBackoff retry_;   // namespaces whose reconcile failed unexpectedly, until they are due
+  bool relist_ = false;  // following the watches failed: watch and list again
   bool busy_ = false;
   bool stop_ = false;
   bool woken_ = false;

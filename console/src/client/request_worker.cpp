@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "client/guard.h"
+
 namespace console::client {
 
 namespace {
@@ -60,12 +62,22 @@ void RequestWorker::run() {
     const auto start = std::chrono::steady_clock::now();
     ApiReply reply;
     reply.id = queued->id;
-    reply.sent = client_.request(queued->request, reply.response, reply.error);
+    const std::string what = queued->request.method + " " + queued->request.target;
+    if (!detail::run_guarded(
+            what,
+            [&] { reply.sent = client_.request(queued->request, reply.response, reply.error); },
+            reply.error)) {
+      reply.sent = false;  // completes with the error; the next request goes on
+      reply.response = Response{};
+    }
     reply.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - start)
                            .count();
     --in_flight_;
-    replies_.try_push(std::move(reply));  // cannot be full: see submit()
+    // Cannot be full (see submit()); the UI's wake-up it may run is guarded like the request.
+    std::string ignored;
+    detail::run_guarded(
+        "request worker: reply to " + what, [&] { replies_.try_push(std::move(reply)); }, ignored);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "client/guard.h"
 #include "client/https_connection.h"
 #include "model/json_fields.h"
 
@@ -192,6 +193,10 @@ bool decode_event(std::string_view text, StreamMessage& out, std::string& error)
   if (is_table(object)) {
     json& rows = object["rows"];
     if (rows.is_array() && !rows.empty()) {
+      if (!rows[0].is_object()) {
+        error = "a watch event's Table row is not an object";
+        return false;
+      }
       out.item.object = std::move(rows[0]["object"]);
       out.item.cells = std::move(rows[0]["cells"]);
     } else {
@@ -265,7 +270,11 @@ void WatchStream::post_state(StreamState state, std::string error, int64_t retry
   message.state = state;
   message.error = std::move(error);
   message.retry_in_ms = retry_in_ms;
-  out_.try_push(std::move(message));  // a lost state message is superseded by the next
+  // A lost state message is superseded by the next; so is one whose wake-up threw.
+  std::string ignored;
+  detail::run_guarded(
+      "watch " + target_.path + ": post state", [&] { out_.try_push(std::move(message)); },
+      ignored);
 }
 
 bool WatchStream::list(StreamMessage& listed, std::string& error) {
@@ -367,57 +376,65 @@ WatchStream::WatchEnd WatchStream::watch(std::string& resource_version, std::str
   }
 }
 
+bool WatchStream::retry(Backoff& backoff, const std::string& error) {
+  const auto delay = backoff.next();
+  post_state(StreamState::Retrying, error, delay.count());
+  return pause(delay);
+}
+
+bool WatchStream::round(Backoff& backoff, std::string& resource_version, bool& need_list) {
+  if (need_list) {
+    post_state(StreamState::Listing);
+    StreamMessage listed;
+    std::string error;
+    if (!list(listed, error)) {
+      return !stop_ && retry(backoff, error);
+    }
+    std::string rv = listed.resource_version;
+    if (!out_.try_push(std::move(listed))) {
+      return retry(backoff, "the console fell behind; listing " + target_.path + " again");
+    }
+    resource_version = std::move(rv);
+    need_list = false;
+  }
+  std::string error;
+  bool started = false;
+  const WatchEnd end = watch(resource_version, error, started);
+  if (started) {
+    backoff.reset();
+  }
+  switch (end) {
+    case WatchEnd::Closed:
+      break;  // the server's timeoutSeconds: resume at once
+    case WatchEnd::Expired:
+      need_list = true;  // 410 Gone: the version was compacted
+      break;
+    case WatchEnd::Overflow:
+      need_list = true;
+      retry(backoff, error);
+      break;
+    case WatchEnd::Failed:
+      retry(backoff, error);
+      break;
+    case WatchEnd::Stopped:
+      break;
+  }
+  return true;
+}
+
 void WatchStream::run() {
   Backoff backoff(options_.initial_backoff, options_.max_backoff);
   std::string resource_version;
   bool need_list = true;
-  auto retry = [&](const std::string& error) {
-    const auto delay = backoff.next();
-    post_state(StreamState::Retrying, error, delay.count());
-    return pause(delay);
-  };
-  while (!stop_) {
-    if (need_list) {
-      post_state(StreamState::Listing);
-      StreamMessage listed;
-      std::string error;
-      if (!list(listed, error)) {
-        if (stop_ || !retry(error)) {
-          break;
-        }
-        continue;
-      }
-      std::string rv = listed.resource_version;
-      if (!out_.try_push(std::move(listed))) {
-        if (!retry("the console fell behind; listing " + target_.path + " again")) {
-          break;
-        }
-        continue;
-      }
-      resource_version = std::move(rv);
-      need_list = false;
-    }
+  bool go_on = true;
+  while (go_on && !stop_) {
     std::string error;
-    bool started = false;
-    const WatchEnd end = watch(resource_version, error, started);
-    if (started) {
-      backoff.reset();
-    }
-    switch (end) {
-      case WatchEnd::Closed:
-        break;  // the server's timeoutSeconds: resume at once
-      case WatchEnd::Expired:
-        need_list = true;  // 410 Gone: the version was compacted
-        break;
-      case WatchEnd::Overflow:
-        need_list = true;
-        retry(error);
-        break;
-      case WatchEnd::Failed:
-        retry(error);
-        break;
-      case WatchEnd::Stopped:
-        break;
+    if (!detail::run_guarded(
+            "watch " + target_.path, [&] { go_on = round(backoff, resource_version, need_list); },
+            error)) {
+      // What the UI holds may have missed an event: list again, after a backoff.
+      need_list = true;
+      go_on = retry(backoff, error);
     }
   }
   post_state(StreamState::Stopped);

@@ -28,6 +28,7 @@ enum class Code {
   Locked,             // the data directory is held by another process
   Closed,             // the store is closing or closed
   Io,                 // LMDB or the file system failed
+  Internal,           // an unexpected failure inside the store (a bug); nothing was changed
 };
 
 // etcd's message for each code (without detail); kept stable for clients and tests.

@@ -50,7 +50,8 @@ class Watcher {
   virtual bool try_next(WatchResponse& out) = 0;
 
   // Called (from a store thread, without store locks held) whenever a response is queued.
-  // Keep it short: post work elsewhere. Set it before draining; it may fire at once.
+  // Keep it short: post work elsewhere. Set it before draining; it may fire at once. An
+  // exception it throws is written to stderr and dropped; the watch goes on.
   virtual void set_notify(std::function<void()> notify) = 0;
 
   // Asks for a progress notification: an empty response whose header revision is the store

@@ -58,6 +58,8 @@ struct StringMaker<store::Code> {
         return "Closed";
       case store::Code::Io:
         return "Io";
+      case store::Code::Internal:
+        return "Internal";
     }
     return "Code(" + std::to_string(static_cast<int>(code)) + ")";
   }

@@ -158,6 +158,11 @@ class WatchStream {
   enum class WatchEnd { Closed, Expired, Overflow, Failed, Stopped };
 
   void run();
+  // One round: a LIST when `need_list`, then one WATCH; false once the stream is to stop. An
+  // exception escaping it is caught by run(), which retries with a fresh LIST.
+  bool round(Backoff& backoff, std::string& resource_version, bool& need_list);
+  // Posts Retrying and waits the backoff's next delay; false when stopped meanwhile.
+  bool retry(Backoff& backoff, const std::string& error);
   bool list(StreamMessage& listed, std::string& error);
   WatchEnd watch(std::string& resource_version, std::string& error, bool& started);
   void post_state(StreamState state, std::string error = {}, int64_t retry_in_ms = 0);
