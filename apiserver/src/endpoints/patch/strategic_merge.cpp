@@ -510,6 +510,46 @@ std::variant<std::string, SmpError> patch_strategy(const PatchMeta& meta) {
 
 // ---- The merge ---------------------------------------------------------------------------------
 
+// discardNullValuesFromPatch: null map members go, recursively (null list items stay).
+void discard_nulls(json& value) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end();) {
+      if (it->is_null()) {
+        it = value.erase(it);
+      } else {
+        discard_nulls(*it);
+        ++it;
+      }
+    }
+  } else if (value.is_array()) {
+    for (json& item : value) {
+      discard_nulls(item);
+    }
+  }
+}
+
+// removeDirectives: false when `value` is itself a map holding $patch; otherwise such maps are
+// dropped from inside it, recursively.
+bool remove_directives(json& value) {
+  if (value.is_object()) {
+    if (value.contains(kDirectiveMarker)) {
+      return false;
+    }
+    for (auto it = value.begin(); it != value.end();) {
+      it = remove_directives(*it) ? std::next(it) : value.erase(it);
+    }
+  } else if (value.is_array()) {
+    json kept = json::array();
+    for (json& item : value) {
+      if (remove_directives(item)) {
+        kept.push_back(std::move(item));
+      }
+    }
+    value = std::move(kept);
+  }
+  return true;
+}
+
 class Merger {
  public:
   explicit Merger(const registry::SchemaIndex& index) : index_(index) {}
@@ -558,15 +598,20 @@ class Merger {
         continue;
       }
       auto found = original.find(key);
-      if (found == original.end()) {
-        original[key] = std::move(value);
+      if (found == original.end() || go_type(*found) != go_type(value)) {
+        // The patch value replaces: without its nulls and directives. A deletion list for a
+        // field the original lacks (or holds as another type) does nothing.
+        if (!is_delete_list) {
+          discard_nulls(value);
+          if (remove_directives(value)) {
+            original[key] = std::move(value);
+          } else {
+            original.erase(key);
+          }
+        }
         continue;
       }
       GoType type = go_type(*found);
-      if (type != go_type(value)) {
-        *found = std::move(value);
-        continue;
-      }
       if (type == GoType::Map) {
         auto lookup = lookup_struct(schema, key, /*strict=*/false);
         if (auto* e = std::get_if<SmpError>(&lookup)) {
