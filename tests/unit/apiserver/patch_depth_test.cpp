@@ -210,3 +210,16 @@ TEST_CASE("managedFields with a 10000 levels deep fieldsV1 set are decoded", "[s
   json result = update_managed_fields(*type, nullptr, sent, writer);
   REQUIRE(result["metadata"]["managedFields"].is_array());
 }
+
+TEST_CASE("field sets of values with invalid UTF-8 are built without throwing", "[ssa][depth]") {
+  auto type = ObjectType::builtin("", "v1", "ConfigMap");
+  REQUIRE(type.has_value());
+  // YAML bodies can carry bytes that are not UTF-8; finalizers are a set list keyed by value.
+  json config = config_map_with(1);
+  config.erase("x");
+  config["metadata"]["finalizers"] = json::array({std::string("a\xff")});
+  Writer writer{"kubectl", "v1", "", "2024-05-01T10:00:00Z", {}};
+  ApplyResult result;
+  REQUIRE_NOTHROW(result = apply(*type, nullptr, config, writer, false));
+  CHECK(result.outcome == ApplyResult::Outcome::Ok);
+}

@@ -18,7 +18,8 @@ const FieldSet& empty_set() {
 // Canonical form of a path element key; nullopt when it is not one.
 std::optional<std::string> canonical_element(const std::string& key, std::string* error) {
   if (key.size() < 2 || key[1] != ':') {
-    *error = "unknown path element key " + json(key).dump();
+    *error = "unknown path element key " +
+             json(key).dump(-1, ' ', false, json::error_handler_t::replace);
     return std::nullopt;
   }
   std::string body = key.substr(2);
@@ -28,7 +29,7 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'k': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_object() || value.empty()) {
-        *error = "invalid key in " + json(key).dump();
+        *error = "invalid key in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "k:" + value.dump();
@@ -36,7 +37,8 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'v': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded()) {
-        *error = "invalid value in " + json(key).dump();
+        *error =
+            "invalid value in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "v:" + value.dump();
@@ -44,13 +46,15 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'i': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_number_integer()) {
-        *error = "invalid index in " + json(key).dump();
+        *error =
+            "invalid index in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "i:" + value.dump();
     }
     default:
-      *error = "unknown path element key " + json(key).dump();
+      *error = "unknown path element key " +
+               json(key).dump(-1, ' ', false, json::error_handler_t::replace);
       return std::nullopt;
   }
 }
@@ -119,7 +123,8 @@ std::string go_quote(const std::string& s) {
 
 // value.ToString: strings quoted, everything else as JSON.
 std::string value_string(const json& value) {
-  return value.is_string() ? go_quote(value.get<std::string>()) : value.dump();
+  return value.is_string() ? go_quote(value.get<std::string>())
+                           : value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace

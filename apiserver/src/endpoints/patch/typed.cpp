@@ -109,7 +109,7 @@ class Walker {
   // The path element of a set-list or map-list item.
   std::string item_element(const Node& list, const json& item) const {
     if (list.shape == Shape::SetList) {
-      return "v:" + item.dump();
+      return "v:" + item.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     json keys = json::object();
     const json* names = index_.extension(list.schema, "x-kubernetes-list-map-keys");
@@ -127,7 +127,7 @@ class Walker {
         }
       }
     }
-    return "k:" + keys.dump();
+    return "k:" + keys.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 
   // The fields below `value` (relative to it). Sets are built bottom-up, so each node costs the
