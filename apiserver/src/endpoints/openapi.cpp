@@ -871,6 +871,9 @@ void put_paths(std::string& out, Flavor f, const Model& model,
 json convert_schema(Flavor f, const json& schema);
 
 json convert_map(Flavor f, const json& m) {
+  if (!m.is_object()) {
+    return m;  // a CRD's schema is client data: never iterate a non-object for keys
+  }
   json out = json::object();
   for (auto it = m.begin(); it != m.end(); ++it) {
     out[it.key()] = convert_schema(f, it.value());

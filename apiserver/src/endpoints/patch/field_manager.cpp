@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "endpoints/patch/deep_stack.h"
 #include "endpoints/patch/field_manager.h"
 #include "registry/go_text.h"
 
@@ -446,8 +447,10 @@ json status(int code, const std::string& reason, const std::string& message, jso
 
 // ---------------------------------------------------------------------------------------------
 
-json update_managed_fields(const ObjectType& type, const json* live, const json& new_object,
-                           const Writer& writer) {
+namespace {
+
+json update_managed_fields_of(const ObjectType& type, const json* live, const json& new_object,
+                              const Writer& writer) {
   if (!new_object.is_object() || !new_object.contains("metadata") ||
       !new_object["metadata"].is_object()) {
     return new_object;
@@ -505,8 +508,20 @@ json update_managed_fields(const ObjectType& type, const json* live, const json&
   return after;
 }
 
-ApplyResult apply(const ObjectType& type, const json* live, const json& config,
-                  const Writer& writer, bool force) {
+}  // namespace
+
+json update_managed_fields(const ObjectType& type, const json* live, const json& new_object,
+                           const Writer& writer) {
+  const std::size_t depth =
+      std::max(live != nullptr ? json_depth(*live) : 0, json_depth(new_object));
+  return with_stack_for(depth,
+                        [&] { return update_managed_fields_of(type, live, new_object, writer); });
+}
+
+namespace {
+
+ApplyResult apply_of(const ObjectType& type, const json* live, const json& config,
+                     const Writer& writer, bool force) {
   ApplyResult result;
   if (!config.is_object()) {
     result.outcome = ApplyResult::Outcome::BadRequest;
@@ -581,6 +596,14 @@ ApplyResult apply(const ObjectType& type, const json* live, const json& config,
   result.object = result.changed ? std::move(merged) : std::move(live_object);
   set_managed_fields(result.object, managers);
   return result;
+}
+
+}  // namespace
+
+ApplyResult apply(const ObjectType& type, const json* live, const json& config,
+                  const Writer& writer, bool force) {
+  const std::size_t depth = std::max(live != nullptr ? json_depth(*live) : 0, json_depth(config));
+  return with_stack_for(depth, [&] { return apply_of(type, live, config, writer, force); });
 }
 
 std::string describe_manager(const std::string& id) {

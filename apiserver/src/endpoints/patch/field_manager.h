@@ -47,6 +47,11 @@ using FieldPath = std::vector<std::string>;
 class FieldSet {
  public:
   FieldSet() = default;
+  FieldSet(const FieldSet&) = default;
+  FieldSet(FieldSet&&) = default;
+  FieldSet& operator=(const FieldSet&) = default;
+  FieldSet& operator=(FieldSet&&) = default;
+  ~FieldSet();
 
   // Parses a fieldsV1 object. nullopt with *error set when it is not an object tree of
   // "f:"/"k:"/"v:"/"i:"/"." keys with object values, or a k:/v:/i: key is not valid JSON of the
@@ -84,6 +89,9 @@ class FieldSet {
   const std::map<std::string, FieldSet>& children() const { return children_; }
 
  private:
+  void add_all(const FieldSet& other);
+  void collect_paths(FieldPath& prefix, std::vector<FieldPath>& out) const;
+
   std::set<std::string> members_;
   std::map<std::string, FieldSet> children_;
 };

@@ -1,6 +1,7 @@
 // FieldSet: the fieldsV1 set type (structured-merge-diff fieldpath.Set and its serialization).
 #include <cstdio>
 
+#include "endpoints/patch/deep_stack.h"
 #include "endpoints/patch/field_manager.h"
 
 namespace apiserver::endpoints::patch {
@@ -17,7 +18,8 @@ const FieldSet& empty_set() {
 // Canonical form of a path element key; nullopt when it is not one.
 std::optional<std::string> canonical_element(const std::string& key, std::string* error) {
   if (key.size() < 2 || key[1] != ':') {
-    *error = "unknown path element key " + json(key).dump();
+    *error = "unknown path element key " +
+             json(key).dump(-1, ' ', false, json::error_handler_t::replace);
     return std::nullopt;
   }
   std::string body = key.substr(2);
@@ -27,7 +29,7 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'k': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_object() || value.empty()) {
-        *error = "invalid key in " + json(key).dump();
+        *error = "invalid key in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "k:" + value.dump();
@@ -35,7 +37,8 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'v': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded()) {
-        *error = "invalid value in " + json(key).dump();
+        *error =
+            "invalid value in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "v:" + value.dump();
@@ -43,13 +46,15 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'i': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_number_integer()) {
-        *error = "invalid index in " + json(key).dump();
+        *error =
+            "invalid index in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         return std::nullopt;
       }
       return "i:" + value.dump();
     }
     default:
-      *error = "unknown path element key " + json(key).dump();
+      *error = "unknown path element key " +
+               json(key).dump(-1, ' ', false, json::error_handler_t::replace);
       return std::nullopt;
   }
 }
@@ -118,7 +123,8 @@ std::string go_quote(const std::string& s) {
 
 // value.ToString: strings quoted, everything else as JSON.
 std::string value_string(const json& value) {
-  return value.is_string() ? go_quote(value.get<std::string>()) : value.dump();
+  return value.is_string() ? go_quote(value.get<std::string>())
+                           : value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace
@@ -128,12 +134,33 @@ std::optional<FieldSet> FieldSet::from_fields_v1(const json& fields, std::string
   if (error == nullptr) {
     error = &ignored;
   }
-  FieldSet out;
-  FieldPath prefix;
-  if (!parse_into(fields, out, prefix, error)) {
-    return std::nullopt;
+  return with_stack_for(json_depth(fields), [&]() -> std::optional<FieldSet> {
+    FieldSet out;
+    FieldPath prefix;
+    if (!parse_into(fields, out, prefix, error)) {
+      return std::nullopt;
+    }
+    return out;
+  });
+}
+
+// Children are taken apart level by level: a set as deep as the object it describes would
+// otherwise be destroyed by one recursive call per level.
+FieldSet::~FieldSet() {
+  std::vector<std::map<std::string, FieldSet>> pending;
+  if (!children_.empty()) {
+    pending.push_back(std::move(children_));
   }
-  return out;
+  while (!pending.empty()) {
+    std::map<std::string, FieldSet> level = std::move(pending.back());
+    pending.pop_back();
+    for (auto& [element, child] : level) {
+      if (!child.children_.empty()) {
+        pending.push_back(std::move(child.children_));
+        child.children_.clear();
+      }
+    }
+  }
 }
 
 json FieldSet::to_fields_v1() const {
@@ -192,16 +219,21 @@ const FieldSet& FieldSet::child(const std::string& element) const {
 
 FieldSet FieldSet::union_with(const FieldSet& other) const {
   FieldSet out = *this;
-  out.members_.insert(other.members_.begin(), other.members_.end());
+  out.add_all(other);
+  return out;
+}
+
+// In place, so that each level is copied once.
+void FieldSet::add_all(const FieldSet& other) {
+  members_.insert(other.members_.begin(), other.members_.end());
   for (const auto& [element, set] : other.children_) {
-    auto it = out.children_.find(element);
-    if (it == out.children_.end()) {
-      out.children_.emplace(element, set);
+    auto [it, inserted] = children_.try_emplace(element);
+    if (inserted) {
+      it->second = set;
     } else {
-      it->second = it->second.union_with(set);
+      it->second.add_all(set);
     }
   }
-  return out;
 }
 
 FieldSet FieldSet::intersection(const FieldSet& other) const {
@@ -267,16 +299,22 @@ FieldSet FieldSet::recursive_difference(const FieldSet& other) const {
 
 std::vector<FieldPath> FieldSet::paths() const {
   std::vector<FieldPath> out;
+  FieldPath prefix;
+  collect_paths(prefix, out);
+  return out;
+}
+
+void FieldSet::collect_paths(FieldPath& prefix, std::vector<FieldPath>& out) const {
   for (const auto& member : members_) {
-    out.push_back({member});
+    prefix.push_back(member);
+    out.push_back(prefix);
+    prefix.pop_back();
   }
   for (const auto& [element, set] : children_) {
-    for (auto& path : set.paths()) {
-      path.insert(path.begin(), element);
-      out.push_back(std::move(path));
-    }
+    prefix.push_back(element);
+    set.collect_paths(prefix, out);
+    prefix.pop_back();
   }
-  return out;
 }
 
 std::string field_element(const std::string& name) {

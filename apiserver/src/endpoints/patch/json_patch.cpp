@@ -1,10 +1,12 @@
 #include "endpoints/patch/json_patch.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
 
+#include "endpoints/patch/deep_stack.h"
 #include "registry/go_text.h"
 
 namespace apiserver::endpoints::patch {
@@ -103,6 +105,26 @@ std::vector<std::string_view> split_path(std::string_view path) {
     parts.push_back(path.substr(start, slash - start));
     start = slash + 1;
   }
+}
+
+// The number of reference tokens in `path`: the depth of the container a value lands in.
+size_t path_depth(std::string_view path) {
+  return static_cast<size_t>(std::count(path.begin(), path.end(), '/'));
+}
+
+// Upstream decodes the patched object with Go's decoder, which stops at kMaxPatchedDepth levels;
+// a patch may build deeper documents (a copy into its own subtree doubles the depth), so each
+// operation's result is checked as it lands. The kind byte is what Go's scanner names.
+Error too_deep(const json& value) {
+  return std::string("couldn't get version/kind; json parse error: invalid character '") +
+         (value.is_array() ? '[' : '{') + "' exceeded max depth";
+}
+
+Error check_depth(std::string_view path, const json& value) {
+  if (path_depth(path) + json_depth(value) > kMaxPatchedDepth) {
+    return too_deep(value);
+  }
+  return {};
 }
 
 // The size of Go's compact encoding of `v` (encoding/json with HTML escaping, Go >= 1.22).
@@ -363,7 +385,11 @@ class Applier {
       return "add operation does not apply: doc is missing path: \"" + path.value +
              "\": " + kMissing;
     }
-    if (Error e = add(*t.container, t.key, value_of(op))) {
+    json value = value_of(op);
+    if (Error e = check_depth(path.value, value)) {
+      return e;
+    }
+    if (Error e = add(*t.container, t.key, std::move(value))) {
       return "error in add for path: '" + path.value + "': " + *e;
     }
     return {};
@@ -408,7 +434,11 @@ class Applier {
       return "replace operation does not apply: doc is missing key: " + path.value + ": " +
              kMissing;
     }
-    set(*t.container, t.key, value_of(op));
+    json value = value_of(op);
+    if (Error e = check_depth(path.value, value)) {
+      return e;
+    }
+    set(*t.container, t.key, std::move(value));
     return {};
   }
 
@@ -438,6 +468,9 @@ class Applier {
     if (t.container == nullptr) {
       return "move operation does not apply: doc is missing destination path: " + path.value +
              ": " + kMissing;
+    }
+    if (Error e = check_depth(path.value, value)) {
+      return e;
     }
     if (Error e = add(*t.container, t.key, std::move(value))) {
       return "error in move for path: '" + path.value + "': " + *e;
@@ -507,6 +540,9 @@ class Applier {
              std::to_string(copied_) + ", exceeding the limit " +
              std::to_string(kJsonPatchMaxCopyBytes);
     }
+    if (Error e = check_depth(path.value, value)) {
+      return e;
+    }
     if (Error e = add(*t.container, t.key, std::move(value))) {
       return "error while adding value during copy: " + *e;
     }
@@ -516,6 +552,22 @@ class Applier {
   json doc_;
   int64_t copied_ = 0;
 };
+
+// How deep the document may get while `patch` runs: a value lands below its path's tokens, and
+// a copy or move may take the document's deepest subtree along.
+size_t depth_bound(const json& document, const json& patch) {
+  size_t bound = json_depth(document);
+  const size_t values = json_depth(patch);
+  for (const json& op : patch) {
+    const auto path = op.is_object() ? op.find("path") : op.end();
+    if (path == op.end() || !path->is_string()) {
+      continue;
+    }
+    const size_t tokens = path_depth(path->get_ref<const std::string&>());
+    bound = std::min(kMaxPatchedDepth, std::max(bound, tokens + std::max(bound, values)));
+  }
+  return bound;
+}
 
 }  // namespace
 
@@ -542,15 +594,17 @@ std::variant<json, PatchError> apply_json_patch(const json& document, const json
     return unprocessable("json: cannot unmarshal " + registry::go_json_kind(document) +
                          " into Go value of type jsonpatch.partialDoc");
   }
-  Applier applier(document);
-  if (patch.is_array()) {
-    for (const auto& op : patch) {
-      if (Error e = applier.apply(op)) {
-        return unprocessable(std::move(*e));
+  return with_stack_for(depth_bound(document, patch), [&]() -> std::variant<json, PatchError> {
+    Applier applier(document);
+    if (patch.is_array()) {
+      for (const auto& op : patch) {
+        if (Error e = applier.apply(op)) {
+          return unprocessable(std::move(*e));
+        }
       }
     }
-  }
-  return applier.take();
+    return applier.take();
+  });
 }
 
 std::variant<std::vector<std::string>, PatchError> json_patch_strict_errors(const json& patch) {

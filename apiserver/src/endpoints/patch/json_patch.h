@@ -38,6 +38,9 @@
 //   (<, >, &) never match; it also treats {} and [] as equal to null. Not reproduced.
 // - Where evanphx dereferences nil (null values inside arrays under `test`, operations on a
 //   null document) this module gives the nearest defined answer instead of a panic.
+// - An operation that would nest the document deeper than kMaxPatchedDepth (10,000) levels fails
+//   as an application failure (422, see above). Upstream builds such a document and then fails to
+//   decode it (also a 422 Invalid, whose message quotes the whole patched JSON).
 // - The input is parsed JSON: duplicate member names have already collapsed (last wins, as Go's
 //   map decoding does) and syntax errors are the caller's to report (kube: 400 with Go's text).
 #pragma once

@@ -1,7 +1,9 @@
 #include "endpoints/patch/merge_patch.h"
 
+#include "endpoints/patch/deep_stack.h"
 #include "registry/go_text.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -73,9 +75,7 @@ PatchError error_with(int code, const char* reason, const char* text) {
   return PatchError{code, reason, text, text};
 }
 
-}  // namespace
-
-std::variant<json, PatchError> apply_merge_patch(const json& document, const json& patch) {
+std::variant<json, PatchError> merge_patch_of(const json& document, const json& patch) {
   if (document.is_null()) {
     return error_with(500, "", "Invalid JSON Document");
   }
@@ -97,17 +97,8 @@ std::variant<json, PatchError> apply_merge_patch(const json& document, const jso
   return error_with(400, "BadRequest", "Invalid JSON Patch");
 }
 
-std::optional<PatchError> merge_patch_strict_error(const json& patch) {
-  if (patch.is_object() || patch.is_null()) {
-    return std::nullopt;
-  }
-  const std::string text = std::string("error decoding patch: json: cannot unmarshal ") +
-                           registry::go_json_kind(patch) +
-                           " into Go value of type map[string]interface {}";
-  return PatchError{400, "BadRequest", text, text};
-}
-
-json create_merge_patch(const json& from, const json& to) {
+// jsonpatch.CreateMergePatch on two decoded values.
+json diff_objects(const json& from, const json& to) {
   if (!from.is_object() || !to.is_object()) {
     return to;
   }
@@ -118,7 +109,7 @@ json create_merge_patch(const json& from, const json& to) {
     if (before == from.end()) {
       patch[key] = *it;
     } else if (before->is_object() && it->is_object()) {
-      json nested = create_merge_patch(*before, *it);
+      json nested = diff_objects(*before, *it);
       if (!nested.empty()) {
         patch[key] = std::move(nested);
       }
@@ -132,6 +123,29 @@ json create_merge_patch(const json& from, const json& to) {
     }
   }
   return patch;
+}
+
+}  // namespace
+
+// The result is never deeper than the deeper of the two inputs.
+std::variant<json, PatchError> apply_merge_patch(const json& document, const json& patch) {
+  return with_stack_for(std::max(json_depth(document), json_depth(patch)),
+                        [&] { return merge_patch_of(document, patch); });
+}
+
+std::optional<PatchError> merge_patch_strict_error(const json& patch) {
+  if (patch.is_object() || patch.is_null()) {
+    return std::nullopt;
+  }
+  const std::string text = std::string("error decoding patch: json: cannot unmarshal ") +
+                           registry::go_json_kind(patch) +
+                           " into Go value of type map[string]interface {}";
+  return PatchError{400, "BadRequest", text, text};
+}
+
+json create_merge_patch(const json& from, const json& to) {
+  return with_stack_for(std::max(json_depth(from), json_depth(to)),
+                        [&] { return diff_objects(from, to); });
 }
 
 }  // namespace apiserver::endpoints::patch

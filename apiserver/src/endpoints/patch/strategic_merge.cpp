@@ -1,5 +1,6 @@
 #include "endpoints/patch/strategic_merge.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "endpoints/patch/deep_stack.h"
 #include "registry/go_text.h"
 
 // The structure follows upstream's patch.go function by function (mergeMap,
@@ -162,52 +164,79 @@ std::string go_float(double f) {
   return sign + digits.substr(0, int_digits) + "." + digits.substr(int_digits);
 }
 
-// fmt's rendering of a decoded JSON value with verb 'v' or 's' (maps print their keys sorted).
-std::string go_sprint(const json& v, char verb) {
-  auto bad_verb = [verb](const std::string& type, const std::string& text) {
-    return verb == 's' ? "%!s(" + type + "=" + text + ")" : text;
+// fmt's rendering of a decoded JSON value with verb 'v' or 's' (maps print their keys sorted),
+// appended to `out` (one buffer for the whole value: deep values render in linear time).
+void go_sprint_into(std::string& out, const json& v, char verb) {
+  auto bad_verb = [&out, verb](const char* type, const std::string& text) {
+    out += verb == 's' ? "%!s(" + std::string(type) + "=" + text + ")" : text;
   };
   switch (v.type()) {
     case json::value_t::null:
-      return verb == 's' ? "%!s(<nil>)" : "<nil>";
+      out += verb == 's' ? "%!s(<nil>)" : "<nil>";
+      return;
     case json::value_t::string:
-      return v.get<std::string>();
+      out += v.get_ref<const std::string&>();
+      return;
     case json::value_t::boolean:
-      return bad_verb("bool", v.get<bool>() ? "true" : "false");
+      bad_verb("bool", v.get<bool>() ? "true" : "false");
+      return;
     case json::value_t::number_integer:
-      return bad_verb("int64", std::to_string(v.get<std::int64_t>()));
+      bad_verb("int64", std::to_string(v.get<std::int64_t>()));
+      return;
     case json::value_t::number_unsigned:
       if (fits_int64(v)) {
-        return bad_verb("int64", std::to_string(v.get<std::uint64_t>()));
+        bad_verb("int64", std::to_string(v.get<std::uint64_t>()));
+      } else {
+        bad_verb("float64", go_float(static_cast<double>(v.get<std::uint64_t>())));
       }
-      return bad_verb("float64", go_float(static_cast<double>(v.get<std::uint64_t>())));
+      return;
     case json::value_t::number_float:
-      return bad_verb("float64", go_float(v.get<double>()));
+      bad_verb("float64", go_float(v.get<double>()));
+      return;
     case json::value_t::array: {
-      std::string out = "[";
+      out += '[';
       for (size_t i = 0; i < v.size(); ++i) {
-        out += (i == 0 ? "" : " ") + go_sprint(v[i], verb);
+        if (i != 0) {
+          out += ' ';
+        }
+        go_sprint_into(out, v[i], verb);
       }
-      return out + "]";
+      out += ']';
+      return;
     }
     case json::value_t::object: {
-      std::string out = "map[";
+      out += "map[";
       bool first = true;
       for (auto it = v.begin(); it != v.end(); ++it) {
-        out += (first ? "" : " ") + it.key() + ":" + go_sprint(it.value(), verb);
+        if (!first) {
+          out += ' ';
+        }
+        out += it.key();
+        out += ':';
+        go_sprint_into(out, it.value(), verb);
         first = false;
       }
-      return out + "]";
+      out += ']';
+      return;
     }
     default:
-      return "";
+      return;
   }
+}
+
+std::string go_sprint(const json& v, char verb) {
+  std::string out;
+  go_sprint_into(out, v, verb);
+  return out;
 }
 
 std::string go_sprint_items(const Items& items) {
   std::string out = "[";
   for (size_t i = 0; i < items.size(); ++i) {
-    out += (i == 0 ? "" : " ") + go_sprint(items[i], 'v');
+    if (i != 0) {
+      out += ' ';
+    }
+    go_sprint_into(out, items[i], 'v');
   }
   return out + "]";
 }
@@ -481,6 +510,46 @@ std::variant<std::string, SmpError> patch_strategy(const PatchMeta& meta) {
 
 // ---- The merge ---------------------------------------------------------------------------------
 
+// discardNullValuesFromPatch: null map members go, recursively (null list items stay).
+void discard_nulls(json& value) {
+  if (value.is_object()) {
+    for (auto it = value.begin(); it != value.end();) {
+      if (it->is_null()) {
+        it = value.erase(it);
+      } else {
+        discard_nulls(*it);
+        ++it;
+      }
+    }
+  } else if (value.is_array()) {
+    for (json& item : value) {
+      discard_nulls(item);
+    }
+  }
+}
+
+// removeDirectives: false when `value` is itself a map holding $patch; otherwise such maps are
+// dropped from inside it, recursively.
+bool remove_directives(json& value) {
+  if (value.is_object()) {
+    if (value.contains(kDirectiveMarker)) {
+      return false;
+    }
+    for (auto it = value.begin(); it != value.end();) {
+      it = remove_directives(*it) ? std::next(it) : value.erase(it);
+    }
+  } else if (value.is_array()) {
+    json kept = json::array();
+    for (json& item : value) {
+      if (remove_directives(item)) {
+        kept.push_back(std::move(item));
+      }
+    }
+    value = std::move(kept);
+  }
+  return true;
+}
+
 class Merger {
  public:
   explicit Merger(const registry::SchemaIndex& index) : index_(index) {}
@@ -529,15 +598,20 @@ class Merger {
         continue;
       }
       auto found = original.find(key);
-      if (found == original.end()) {
-        original[key] = std::move(value);
+      if (found == original.end() || go_type(*found) != go_type(value)) {
+        // The patch value replaces: without its nulls and directives. A deletion list for a
+        // field the original lacks (or holds as another type) does nothing.
+        if (!is_delete_list) {
+          discard_nulls(value);
+          if (remove_directives(value)) {
+            original[key] = std::move(value);
+          } else {
+            original.erase(key);
+          }
+        }
         continue;
       }
       GoType type = go_type(*found);
-      if (type != go_type(value)) {
-        *found = std::move(value);
-        continue;
-      }
       if (type == GoType::Map) {
         auto lookup = lookup_struct(schema, key, /*strict=*/false);
         if (auto* e = std::get_if<SmpError>(&lookup)) {
@@ -1391,16 +1465,20 @@ std::variant<json, SmpError> apply_strategic_merge_patch(const registry::SchemaI
     return bad_request("json: cannot unmarshal " + registry::go_json_kind(patch) +
                        " into Go value of type map[string]interface {}");
   }
-  json result = original.is_object() ? original : json::object();
-  Merger merger(index);
-  Status status = merger.merge_map(result, patch, GoSchema{schema, name_of(schema)});
-  if (merger.panic_message()) {
-    return SmpError{SmpErrorKind::Panic, *merger.panic_message()};
-  }
-  if (status) {
-    return *status;
-  }
-  return result;
+  // The merged object is never deeper than the deeper input.
+  return with_stack_for(
+      std::max(json_depth(original), json_depth(patch)), [&]() -> std::variant<json, SmpError> {
+        json result = original.is_object() ? original : json::object();
+        Merger merger(index);
+        Status status = merger.merge_map(result, patch, GoSchema{schema, name_of(schema)});
+        if (merger.panic_message()) {
+          return SmpError{SmpErrorKind::Panic, *merger.panic_message()};
+        }
+        if (status) {
+          return *status;
+        }
+        return result;
+      });
 }
 
 }  // namespace apiserver::endpoints::patch

@@ -4,9 +4,10 @@
 // (x-kubernetes-patch-strategy, x-kubernetes-patch-merge-key).
 //
 // What the merge does (server side: parallel lists merged, unmatched nulls ignored):
-// - Objects merge key by key; `null` deletes a key; a value whose JSON type differs from the
-//   original's replaces it; scalars replace; a key the original lacks takes the patch value as it
-//   is, directives inside it included (upstream's typed decode drops them; see "Not covered").
+// - Objects merge key by key; `null` deletes a key; scalars replace; a value whose JSON type
+//   differs from the original's, or for a key the original lacks, replaces it without its null
+//   members and without maps holding `$patch` (a value that is such a map removes the key).
+//   `$deleteFromPrimitiveList/<f>` for such a field does nothing.
 // - Lists replace, unless the field's patch strategy is "merge":
 //   - lists of objects merge item by item on the patch merge key (containers by name, ports by
 //     containerPort, env by name, volumes by name, ownerReferences by uid, ...);
@@ -68,8 +69,7 @@
 // Not covered (documented differences):
 // - The typed decode after the merge (FromUnstructuredWithValidation: unknown fields dropped or
 //   reported, type errors → 422 "Invalid value" on field "patch", then defaulting) is the
-//   caller's. Until then the result may hold keys upstream's decode drops: unknown fields and
-//   directives inside values copied from the patch where the live object had no such key.
+//   caller's. Until then the result may hold keys upstream's decode drops: unknown fields.
 // - Upstream's original is a typed object, so it never holds unknown fields. An original that
 //   does (this sandbox stores JSON) merges those fields like JSON merge patch instead of failing;
 //   a patch-driven `$setElementOrder/<unknown>` fails as upstream does.

@@ -109,7 +109,7 @@ class Walker {
   // The path element of a set-list or map-list item.
   std::string item_element(const Node& list, const json& item) const {
     if (list.shape == Shape::SetList) {
-      return "v:" + item.dump();
+      return "v:" + item.dump(-1, ' ', false, json::error_handler_t::replace);
     }
     json keys = json::object();
     const json* names = index_.extension(list.schema, "x-kubernetes-list-map-keys");
@@ -127,46 +127,42 @@ class Walker {
         }
       }
     }
-    return "k:" + keys.dump();
+    return "k:" + keys.dump(-1, ' ', false, json::error_handler_t::replace);
   }
 
-  void to_set(const Node& node, const json& value, FieldPath& path, FieldSet& out) const {
+  // The fields below `value` (relative to it). Sets are built bottom-up, so each node costs the
+  // same whatever its depth.
+  FieldSet to_set(const Node& node, const json& value) const {
+    FieldSet out;
     Shape shape = effective(node, value);
-    if (is_granular_map(shape)) {
-      if (!value.is_object()) {
-        return;
-      }
+    if (is_granular_map(shape) && value.is_object()) {
       for (auto it = value.begin(); it != value.end(); ++it) {
         bool named = false;
         Node child = field(node, it.key(), &named);
-        path.push_back(field_element(it.key()));
-        to_set(child, it.value(), path, out);
+        const std::string element = field_element(it.key());
         const json& v = it.value();
-        if (v.is_null() || (v.is_object() && v.empty()) || !named) {
-          out.insert(path);
+        if (v.is_null() || (v.is_object() && v.empty()) || !named || is_leaf(child, v)) {
+          out.insert({element});
         }
-        path.pop_back();
+        out.set_child(element, to_set(child, v));
       }
-      return;
-    }
-    if (is_granular_list(shape)) {
-      if (!value.is_array()) {
-        return;
-      }
+    } else if (is_granular_list(shape) && value.is_array()) {
       Node item_type = item(node);
       for (const json& entry : value) {
-        path.push_back(item_element(node, entry));
-        to_set(item_type, entry, path, out);
-        out.insert(path);
-        path.pop_back();
+        const std::string element = item_element(node, entry);
+        out.insert({element});
+        out.set_child(element, to_set(item_type, entry));
       }
-      return;
     }
-    out.insert(path);
+    return out;
   }
 
-  void compare(const Node& node, const json* lhs, const json* rhs, FieldPath& path,
-               Comparison& out) const {
+  // What happened to one node, as its parent records it.
+  enum class Change { None, Added, Modified, Removed };
+
+  // Compares the nodes lhs and rhs: changes below them go to `out` (relative paths), the change
+  // of the node itself is returned.
+  Change compare(const Node& node, const json* lhs, const json* rhs, Comparison& out) const {
     const json& any = rhs != nullptr ? *rhs : *lhs;
     Shape shape = effective(node, any);
     if (node.shape == Shape::Deduced && lhs != nullptr && rhs != nullptr &&
@@ -181,13 +177,12 @@ class Walker {
     };
     if ((!is_granular_map(shape) && !is_granular_list(shape)) || !fits(lhs) || !fits(rhs)) {
       if (lhs == nullptr) {
-        out.added.insert(path);
-      } else if (rhs == nullptr) {
-        out.removed.insert(path);
-      } else if (*lhs != *rhs) {
-        out.modified.insert(path);
+        return Change::Added;
       }
-      return;
+      if (rhs == nullptr) {
+        return Change::Removed;
+      }
+      return *lhs != *rhs ? Change::Modified : Change::None;
     }
     if (is_granular_map(shape)) {
       std::set<std::string> keys;
@@ -201,9 +196,9 @@ class Walker {
       for (const auto& key : keys) {
         bool named = false;
         Node child = field(node, key, &named);
-        path.push_back(field_element(key));
-        compare(child, member(lhs, key), member(rhs, key), path, out);
-        path.pop_back();
+        Comparison below;
+        Change change = compare(child, member(lhs, key), member(rhs, key), below);
+        record(out, field_element(key), change, std::move(below));
       }
     } else {
       Node item_type = item(node);
@@ -219,54 +214,58 @@ class Walker {
       for (const auto& element : elements) {
         auto l = left.find(element);
         auto r = right.find(element);
-        path.push_back(element);
-        compare(item_type, l == left.end() ? nullptr : l->second,
-                r == right.end() ? nullptr : r->second, path, out);
-        path.pop_back();
+        Comparison below;
+        Change change = compare(item_type, l == left.end() ? nullptr : l->second,
+                                r == right.end() ? nullptr : r->second, below);
+        record(out, element, change, std::move(below));
       }
     }
     if (lhs == nullptr) {
-      out.added.insert(path);
-    } else if (rhs == nullptr) {
-      out.removed.insert(path);
+      return Change::Added;
     }
+    return rhs == nullptr ? Change::Removed : Change::None;
   }
 
-  json merge(const Node& node, const json& lhs, const json& rhs) const {
+  // Merges `rhs` into `lhs` in place.
+  void merge(const Node& node, json& lhs, const json& rhs) const {
     Shape shape = effective(node, rhs);
     if (is_granular_map(shape) && rhs.is_object()) {
       if (node.shape == Shape::Deduced && !lhs.is_object()) {
-        return rhs;
+        lhs = rhs;
+        return;
       }
-      json out = lhs.is_object() ? lhs : json::object();
+      if (!lhs.is_object()) {
+        lhs = json::object();
+      }
       for (auto it = rhs.begin(); it != rhs.end(); ++it) {
         if (it.value().is_null()) {
-          out.erase(it.key());
+          lhs.erase(it.key());
           continue;
         }
         bool named = false;
         Node child = field(node, it.key(), &named);
-        auto existing = out.find(it.key());
-        if (existing == out.end()) {
-          out[it.key()] = it.value();
+        auto existing = lhs.find(it.key());
+        if (existing == lhs.end()) {
+          lhs[it.key()] = it.value();
         } else {
-          *existing = merge(child, *existing, it.value());
+          merge(child, *existing, it.value());
         }
       }
-      return out;
+      return;
     }
     if (is_granular_list(shape) && rhs.is_array() && lhs.is_array()) {
       Node item_type = item(node);
       std::map<std::string, const json*> right = items_by_element(node, &rhs);
       std::set<std::string> used;
       json out = json::array();
-      for (const json& entry : lhs) {
+      for (json& entry : lhs) {
         std::string element = item_element(node, entry);
         auto r = right.find(element);
         if (r != right.end() && used.insert(element).second) {
-          out.push_back(merge(item_type, entry, *r->second));
+          merge(item_type, entry, *r->second);
+          out.push_back(std::move(entry));
         } else if (r == right.end()) {
-          out.push_back(entry);
+          out.push_back(std::move(entry));
         }
       }
       for (const json& entry : rhs) {
@@ -274,9 +273,10 @@ class Walker {
           out.push_back(entry);
         }
       }
-      return out;
+      lhs = std::move(out);
+      return;
     }
-    return rhs;
+    lhs = rhs;
   }
 
   // Returns the value without the members of `set`; *emptied when removal left nothing.
@@ -365,6 +365,26 @@ class Walker {
     }
     auto it = object->find(key);
     return it == object->end() ? nullptr : &*it;
+  }
+
+  // A value with no fields of its own: its parent owns it as a member.
+  static bool is_leaf(const Node& node, const json& value) {
+    Shape shape = effective(node, value);
+    return !is_granular_map(shape) && !is_granular_list(shape);
+  }
+
+  // Puts one child's comparison under `element`.
+  static void record(Comparison& out, const std::string& element, Change change, Comparison below) {
+    if (change == Change::Added) {
+      out.added.insert({element});
+    } else if (change == Change::Modified) {
+      out.modified.insert({element});
+    } else if (change == Change::Removed) {
+      out.removed.insert({element});
+    }
+    out.added.set_child(element, std::move(below.added));
+    out.modified.set_child(element, std::move(below.modified));
+    out.removed.set_child(element, std::move(below.removed));
   }
 
   std::map<std::string, const json*> items_by_element(const Node& list, const json* value) const {
@@ -480,23 +500,21 @@ std::optional<ObjectType> ObjectType::builtin(const std::string& group, const st
 
 FieldSet to_field_set(const ObjectType& type, const json& value) {
   Walker walker(type);
-  FieldSet out;
-  FieldPath path;
-  walker.to_set(walker.root(), value, path, out);
-  return out;
+  return walker.to_set(walker.root(), value);
 }
 
 Comparison compare(const ObjectType& type, const json& lhs, const json& rhs) {
   Walker walker(type);
   Comparison out;
-  FieldPath path;
-  walker.compare(walker.root(), &lhs, &rhs, path, out);
+  walker.compare(walker.root(), &lhs, &rhs, out);
   return out;
 }
 
 json merge(const ObjectType& type, const json& live, const json& config) {
   Walker walker(type);
-  return walker.merge(walker.root(), live, config);
+  json out = live;
+  walker.merge(walker.root(), out, config);
+  return out;
 }
 
 json remove_items(const ObjectType& type, const json& value, const FieldSet& set) {
