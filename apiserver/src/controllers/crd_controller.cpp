@@ -5,7 +5,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
-#include "controllers/guard.h"
+#include "guard.h"
 #include "registry/custom_resources.h"
 #include "registry/objects.h"
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apiserver/log.h"
-#include "controllers/guard.h"
+#include "guard.h"
 #include "registry/objects.h"
 
 namespace apiserver::controllers {

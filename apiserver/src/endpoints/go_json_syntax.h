@@ -16,10 +16,12 @@
 #include <string>
 #include <string_view>
 
+#include "registry/walk_depth.h"
+
 namespace apiserver::endpoints {
 
-// Go's limit on nested arrays and objects (sigs.k8s.io/json and encoding/json alike).
-constexpr size_t kGoMaxNestingDepth = 10000;
+// Go's limit on nested arrays and objects.
+inline constexpr size_t kGoMaxNestingDepth = registry::kMaxNestingDepth;
 
 // nullopt when `data` is exactly one JSON value with optional white space around it; else Go's
 // text for the first error. Iterative; time linear in the input, memory linear in the depth.

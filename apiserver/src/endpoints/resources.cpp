@@ -23,6 +23,7 @@
 #include "endpoints/reviews.h"
 #include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
+#include "guard.h"
 #include "registry/crd_schema.h"
 #include "registry/custom_resources.h"
 #include "registry/defaults.h"
@@ -1071,7 +1072,7 @@ class WatchTicker {
       }
       lock.unlock();
       for (auto& s : live) {
-        s->tick(now);
+        run_guarded("the watch ticker", [&] { s->tick(now); });
       }
       lock.lock();
     }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "registry/walk_depth.h"
+
 namespace apiserver::endpoints {
 namespace {
 
@@ -20,7 +22,7 @@ using nlohmann::json;
 // go-yaml v2's limits: flow nesting deeper than this is refused by its scanner, and alias
 // expansion may only be a share of all decoding work, shrinking from 99% to 10% as documents
 // grow from 400,000 to 4,000,000 decoded nodes.
-constexpr int kMaxDepth = 10000;
+constexpr int kMaxDepth = static_cast<int>(registry::kMaxNestingDepth);
 constexpr double kAliasRatioRangeLow = 400000;
 constexpr double kAliasRatioRangeHigh = 4000000;
 
@@ -577,9 +579,58 @@ void emit(YAML::Emitter& out, const json& root) {
   }
 }
 
+// go-yaml v2's reader checks the input's UTF-8 before it scans anything; the first problem it
+// finds, in its words, or "" for valid text.
+std::string utf8_problem(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto lead = static_cast<unsigned char>(text[i]);
+    size_t width = 0;
+    char32_t value = 0;
+    if ((lead & 0x80) == 0) {
+      ++i;
+      continue;
+    } else if ((lead & 0xE0) == 0xC0) {
+      width = 2;
+      value = lead & 0x1F;
+    } else if ((lead & 0xF0) == 0xE0) {
+      width = 3;
+      value = lead & 0x0F;
+    } else if ((lead & 0xF8) == 0xF0) {
+      width = 4;
+      value = lead & 0x07;
+    } else {
+      return "invalid leading UTF-8 octet";
+    }
+    if (text.size() - i < width) {
+      return "incomplete UTF-8 octet sequence";
+    }
+    for (size_t k = 1; k < width; ++k) {
+      const auto trail = static_cast<unsigned char>(text[i + k]);
+      if ((trail & 0xC0) != 0x80) {
+        return "invalid trailing UTF-8 octet";
+      }
+      value = (value << 6) | (trail & 0x3F);
+    }
+    const bool shortest = (width == 2 && value >= 0x80) || (width == 3 && value >= 0x800) ||
+                          (width == 4 && value >= 0x10000);
+    if (!shortest) {
+      return "invalid length of a UTF-8 sequence";
+    }
+    if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) {
+      return "invalid Unicode character";
+    }
+    i += width;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<json> yaml_to_json(const std::string& text, std::string& error) {
+  if (std::string problem = utf8_problem(text); !problem.empty()) {
+    error = "error converting YAML to JSON: yaml: " + problem;
+    return std::nullopt;
+  }
   if (const int line = excessive_flow_depth_line(text); line != 0) {
     error = "error converting YAML to JSON: yaml: " +
             (line > 1 ? "line " + std::to_string(line) + ": " : std::string()) +

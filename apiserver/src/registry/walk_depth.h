@@ -4,13 +4,17 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <utility>
 #include <vector>
 
 namespace apiserver::registry {
 
-inline constexpr int kMaxWalkDepth = 10050;
+// Go's limit on nested arrays and objects in a decoded body (sigs.k8s.io/json and encoding/json
+// alike); the decoders of every layer above use this one constant.
+inline constexpr std::size_t kMaxNestingDepth = 10000;
+inline constexpr int kMaxWalkDepth = static_cast<int>(kMaxNestingDepth) + 50;
 // Schemas (CRD openAPIV3Schema, with their defaults and enums) nest far less in practice; they are
 // refused past this many JSON levels, so that parsing and copying them stays shallow.
 inline constexpr int kMaxSchemaDepth = 1000;

@@ -29,16 +29,6 @@ http::Response internal_error(const std::string& detail) {
   return r;
 }
 
-std::string describe_exception(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "unknown exception";
-  }
-}
-
 std::string describe_request(std::string_view method, std::string_view target,
                              std::string_view user) {
   std::string out(method);
@@ -82,21 +72,6 @@ http::Response serve_guarded(const http::Request& request,
     return serve();
   } catch (...) {
     return internal_error_for(request, std::current_exception());
-  }
-}
-
-bool run_guarded(std::string_view what, const std::function<void()>& work) noexcept {
-  try {
-    work();
-    return true;
-  } catch (...) {
-    try {
-      log::error("internal error in " + std::string(what) + ": " +
-                 describe_exception(std::current_exception()));
-    } catch (...) {
-      // Nothing more can be said: the caller carries on.
-    }
-    return false;
   }
 }
 

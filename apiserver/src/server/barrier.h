@@ -11,14 +11,12 @@
 #include <string_view>
 
 #include "apiserver/http.h"
+#include "guard.h"
 
 namespace apiserver::server {
 
 // "Internal error occurred: <detail>", reason InternalError, code 500, one cause with <detail>.
 http::Response internal_error(const std::string& detail);
-
-// What an exception says about itself: what() of a std::exception, else a fixed text.
-std::string describe_exception(const std::exception_ptr& error);
 
 // "GET /api/v1/pods?limit=1 user=\"alice\"" for log lines; the target is cut at a bound.
 std::string describe_request(std::string_view method, std::string_view target,
@@ -33,8 +31,8 @@ http::Response internal_error_for(const http::Request& request,
 http::Response serve_guarded(const http::Request& request,
                              const std::function<http::Response()>& serve);
 
-// Runs `work`; if it throws, logs one line naming `what` and returns false. For code that
-// answers no request: thread loops, callbacks, controllers.
-bool run_guarded(std::string_view what, const std::function<void()>& work) noexcept;
+// Work that answers no request uses the library's one guard (guard.h).
+using apiserver::describe_exception;
+using apiserver::run_guarded;
 
 }  // namespace apiserver::server

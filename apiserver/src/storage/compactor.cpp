@@ -1,5 +1,7 @@
 #include "storage/compactor.h"
 
+#include "guard.h"
+
 namespace apiserver::storage {
 
 Compactor::Compactor(store::Store& store, std::chrono::milliseconds interval)
@@ -25,9 +27,11 @@ void Compactor::run() {
   std::unique_lock lock(mu_);
   while (!cv_.wait_for(lock, interval_, [&] { return stop_; })) {
     lock.unlock();
-    if (previous > store_.compacted_revision()) {
-      store_.compact({previous, false});  // Compacted/Future answers only mean nothing to do
-    }
+    run_guarded("the compactor", [&] {
+      if (previous > store_.compacted_revision()) {
+        store_.compact({previous, false});  // Compacted/Future answers only mean nothing to do
+      }
+    });
     previous = store_.current_revision();
     lock.lock();
   }

@@ -4,6 +4,8 @@
 #include <functional>
 #include <limits>
 
+#include "guard.h"
+
 namespace apiserver::storage {
 namespace {
 
@@ -429,7 +431,8 @@ void WatchCacheSet::run() {
     ready.swap(ready_);
     lock.unlock();
     for (WatchCache* cache : ready) {
-      cache->drain();  // caches live as long as the set, and the set outlives this thread
+      // Caches live as long as the set, and the set outlives this thread.
+      run_guarded("the watch cache", [cache] { cache->drain(); });
     }
     lock.lock();
   }

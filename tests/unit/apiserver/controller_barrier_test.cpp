@@ -11,7 +11,7 @@
 
 #include "apiserver/log.h"
 #include "controllers/crd_controller.h"
-#include "controllers/guard.h"
+#include "guard.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
 #include "controllers/retry_backoff.h"
@@ -114,14 +114,14 @@ TEST_CASE("the controller guard reports an escaped exception and logs what was b
   std::string log;
   {
     LogCapture capture;
-    CHECK(apiserver::controllers::run_guarded("test: reconcile x", [] {}));
-    CHECK_FALSE(apiserver::controllers::run_guarded("test: reconcile x",
+    CHECK(apiserver::run_guarded("test: reconcile x", [] {}));
+    CHECK_FALSE(apiserver::run_guarded("test: reconcile x",
                                                     [] { throw std::out_of_range("index 7"); }));
-    CHECK_FALSE(apiserver::controllers::run_guarded("test: reconcile y", [] { throw 42; }));
+    CHECK_FALSE(apiserver::run_guarded("test: reconcile y", [] { throw 42; }));
     log = capture.text();
   }
-  CHECK(log.find("test: reconcile x: unexpected exception: index 7\n") != std::string::npos);
-  CHECK(log.find("test: reconcile y: unexpected exception: of unknown type\n") !=
+  CHECK(log.find("internal error in test: reconcile x: index 7\n") != std::string::npos);
+  CHECK(log.find("internal error in test: reconcile y: unknown exception\n") !=
         std::string::npos);
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("a CRD whose reconcile throws is retried and then established",
   }
   CHECK(established);
   CHECK(log.find("crd controller: reconcile customresourcedefinition gadgets.example.com: "
-                 "unexpected exception: injected failure") != std::string::npos);
+                 "injected failure") != std::string::npos);
 }
 
 TEST_CASE("a namespace whose defaults reconcile throws is retried",
@@ -195,8 +195,7 @@ TEST_CASE("a namespace whose defaults reconcile throws is retried",
   const auto calls = client.calls();
   CHECK(calls[0] == "POST /api/v1/namespaces/team/serviceaccounts");
   CHECK(calls[1] == calls[0]);
-  CHECK(log.find("namespace defaults controller: reconcile namespace team: unexpected "
-                 "exception: injected failure") != std::string::npos);
+  CHECK(log.find("namespace defaults controller: reconcile namespace team: injected failure") != std::string::npos);
 }
 
 TEST_CASE("a terminating namespace whose spec is not an object is still finalized",

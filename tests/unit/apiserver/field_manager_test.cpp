@@ -386,6 +386,14 @@ TEST_CASE("more than ten update managers fold the oldest into ancient-changes", 
 // ---------------------------------------------------------------------------------------------
 // Apply
 
+TEST_CASE("an apply configuration without metadata is applied, not a crash", "[ssa][apply]") {
+  auto cm = kind("", "v1", "ConfigMap");
+  ApplyResult r = apply(cm, nullptr, json{{"apiVersion", "v1"}, {"kind", "ConfigMap"}},
+                        writer("kubectl", "v1", kT0), false);
+  REQUIRE(r.outcome == ApplyResult::Outcome::Ok);
+  CHECK(r.object["kind"] == "ConfigMap");
+}
+
 TEST_CASE("apply creates the object and owns exactly the applied fields", "[ssa][apply]") {
   auto cm = kind("", "v1", "ConfigMap");
   ApplyResult r =

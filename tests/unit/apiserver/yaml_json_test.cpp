@@ -145,3 +145,17 @@ TEST_CASE("JSON to YAML round-trips awkward strings, keys and deep values", "[ya
   const std::string yaml = json_to_yaml(deep);
   CHECK(yaml.size() > 10000);
 }
+
+TEST_CASE("YAML that is not valid UTF-8 is refused with go-yaml's reader texts", "[yaml]") {
+  CHECK(convert_error("a: \xff\n") ==
+        "error converting YAML to JSON: yaml: invalid leading UTF-8 octet");
+  CHECK(convert_error("a: \xc3") ==
+        "error converting YAML to JSON: yaml: incomplete UTF-8 octet sequence");
+  CHECK(convert_error("a: \xc3(\n") ==
+        "error converting YAML to JSON: yaml: invalid trailing UTF-8 octet");
+  CHECK(convert_error("a: \xc0\xaf\n") ==
+        "error converting YAML to JSON: yaml: invalid length of a UTF-8 sequence");
+  CHECK(convert_error("a: \xed\xa0\x80\n") ==
+        "error converting YAML to JSON: yaml: invalid Unicode character");
+  CHECK(must_convert("a: \xc3\xa9\n")["a"] == "\xc3\xa9");
+}

@@ -13,11 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "registry/walk_depth.h"
+
 namespace apiserver::endpoints::patch {
 
 // The deepest document the patch algorithms produce: Go's decoder limit, which upstream
 // applies when it decodes the patched object.
-inline constexpr std::size_t kMaxPatchedDepth = 10000;
+inline constexpr std::size_t kMaxPatchedDepth = registry::kMaxNestingDepth;
 // Values up to this deep are walked on the caller's stack.
 inline constexpr std::size_t kInlineDepth = 128;
 // The stack of a deep walk: room for kMaxPatchedDepth levels of the heaviest walk (server-side

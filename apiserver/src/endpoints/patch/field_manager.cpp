@@ -220,12 +220,21 @@ json without_managed_fields(const json& object) {
 }
 
 void set_managed_fields(json& object, const Managers& managers) {
-  json& meta = object["metadata"];
-  if (managers.empty()) {
-    meta.erase("managedFields");
-  } else {
-    meta["managedFields"] = encode(managers);
+  if (!object.is_object()) {
+    return;
   }
+  auto meta = object.find("metadata");
+  const bool has_meta = meta != object.end() && meta->is_object();
+  if (managers.empty()) {
+    if (has_meta) {
+      meta->erase("managedFields");  // an apply configuration may carry no metadata at all
+    }
+    return;
+  }
+  if (!has_meta) {
+    object["metadata"] = json::object();
+  }
+  object["metadata"]["managedFields"] = encode(managers);
 }
 
 const json* managed_fields_of(const json& object) {
