@@ -16,6 +16,7 @@
 #include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
+#include "registry/go_text.h"
 #include "server/barrier.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
@@ -63,6 +64,43 @@ std::string accepted_encoding(const std::string& accept) {
     start = end + 1;
   }
   return yaml ? "yaml" : "";
+}
+
+// The 403 kube-apiserver's authorization filter answers for a resource request
+// (responsewriters.ForbiddenStatus with errors.NewForbidden): the message names the verb, the
+// resource (with its subresource) and the group, and the details carry group, resource and name.
+http::Response forbidden_resource(const endpoints::RequestInfo& info, const std::string& user) {
+  std::string resource = info.resource;
+  if (!info.subresource.empty()) {
+    resource += "/" + info.subresource;
+  }
+  std::string why = "User " + registry::go_quote(user) + " cannot " + info.verb + " resource " +
+                    registry::go_quote(resource) + " in API group " + registry::go_quote(info.group);
+  why += info.namespace_.empty() ? " at the cluster scope"
+                                 : " in the namespace " + registry::go_quote(info.namespace_);
+  std::string qualified = info.group.empty() ? info.resource : info.resource + "." + info.group;
+  std::string message = info.name.empty()
+                            ? qualified + " is forbidden: " + why
+                            : qualified + " " + registry::go_quote(info.name) +
+                                  " is forbidden: " + why;
+  nlohmann::ordered_json details;
+  if (!info.name.empty()) {
+    details["name"] = info.name;
+  }
+  if (!info.group.empty()) {
+    details["group"] = info.group;
+  }
+  details["kind"] = info.resource;
+  nlohmann::ordered_json doc = {{"kind", "Status"},     {"apiVersion", "v1"},
+                                {"metadata", nlohmann::json::object()},
+                                {"status", "Failure"},  {"message", message},
+                                {"reason", "Forbidden"}, {"details", details},
+                                {"code", 403}};
+  http::Response r;
+  r.status = 403;
+  r.set_header("Content-Type", "application/json");
+  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
 }
 
 }  // namespace
@@ -363,6 +401,9 @@ std::optional<http::Response> ApiServer::refusal(const http::Request& request,
   }
   user = std::move(*who);
   if (filters::is_anonymous(user) && !filters::is_public_info_path(request.path)) {
+    if (auto info = endpoints::parse_resource_path(request)) {
+      return forbidden_resource(*info, user.name);
+    }
     std::string verb = request.method == "GET" || request.method == "HEAD" ? "get" : "post";
     if (request.method == "PUT") {
       verb = "put";

@@ -317,4 +317,40 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
   return body;
 }
 
+std::optional<std::string> json_patch_shape_error(const nlohmann::json& patch) {
+  auto cannot = [](const nlohmann::json& value, const std::string& type) {
+    return "json: cannot unmarshal " + registry::go_json_kind(value) + " into Go " + type;
+  };
+  if (patch.is_null()) {
+    return std::nullopt;
+  }
+  if (!patch.is_array()) {
+    return cannot(patch, "value of type []handlers.jsonPatchOp");
+  }
+  // Go's decoder reports the first type error of the whole value, struct fields included.
+  for (const auto& op : patch) {
+    if (op.is_null()) {
+      continue;
+    }
+    if (!op.is_object()) {
+      return cannot(op, "value of type handlers.jsonPatchOp");
+    }
+    for (const char* field : {"op", "path", "from"}) {
+      auto it = op.find(field);
+      if (it != op.end() && !it->is_null() && !it->is_string()) {
+        return cannot(*it, std::string("struct field jsonPatchOp.") + field + " of type string");
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> merge_patch_shape_error(const nlohmann::json& patch) {
+  if (patch.is_null() || patch.is_object()) {
+    return std::nullopt;
+  }
+  return "json: cannot unmarshal " + registry::go_json_kind(patch) +
+         " into Go value of type map[string]interface {}";
+}
+
 }  // namespace apiserver::endpoints

@@ -46,6 +46,14 @@ std::optional<nlohmann::json> decode_object_body(const http::Request& request,
                                                  const registry::FieldValidator& validator,
                                                  http::Response& failure);
 
+// The errors of the strict decodes kube-apiserver runs on a patch before it applies it, when
+// fieldValidation is Strict or Warn (the default): a JSON patch into its list of operations
+// (`json: cannot unmarshal object into Go value of type []handlers.jsonPatchOp`, or `... Go
+// struct field jsonPatchOp.path of type string`), a merge patch into a map (`json: cannot
+// unmarshal array into Go value of type map[string]interface {}`). nullopt when the shape decodes.
+std::optional<std::string> json_patch_shape_error(const nlohmann::json& patch);
+std::optional<std::string> merge_patch_shape_error(const nlohmann::json& patch);
+
 // The lower-cased media type of a Content-Type or Accept entry, without parameters.
 std::string media_type(const std::string& value);
 

@@ -1470,7 +1470,9 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   registry::FieldError rv_error;
   auto rv = parse_resource_version(options->resource_version, rv_error);
   if (!rv) {
-    return invalid_status(r.group, r.resource, info.name, {rv_error});
+    // The watch cache's parse error is a storage error without a status, which the watch
+    // handler passes on as a 500.
+    return status_with_details(500, "", registry::render_field_errors({rv_error}), json());
   }
   // Past the newest revision the store could ever reach: upstream would wait for it, then give up.
   if (*rv >= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
@@ -2011,28 +2013,29 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
                                       const http::Request& request) {
   enum class Kind { Json, Merge, Strategic, Apply };
   std::string type = media_type(request.header("Content-Type"));
-  Kind kind;
+  std::optional<Kind> parsed;
   if (type == "application/json-patch+json") {
-    kind = Kind::Json;
+    parsed = Kind::Json;
   } else if (type == "application/merge-patch+json") {
-    kind = Kind::Merge;
+    parsed = Kind::Merge;
   } else if (type == "application/strategic-merge-patch+json") {
-    kind = Kind::Strategic;
+    parsed = Kind::Strategic;
   } else if (type == "application/apply-patch+yaml") {
-    kind = Kind::Apply;
-  } else {
-    return status_response(415, "UnsupportedMediaType",
-                           "the body of the request was in an unknown format - accepted media "
-                           "types include: application/json-patch+json, "
-                           "application/merge-patch+json, application/apply-patch+yaml, "
-                           "application/strategic-merge-patch+json");
+    parsed = Kind::Apply;
   }
-  if (kind == Kind::Strategic && r.custom) {
+  if (!parsed && !r.custom) {
+    // Built-in kinds' PATCH routes consume only the patch types: the router refuses the rest
+    // before any handler runs, in go-restful's words.
+    return status_with_details(415, "UnsupportedMediaType", "415: Unsupported Media Type", json());
+  }
+  if (!parsed || (*parsed == Kind::Strategic && r.custom)) {
+    // The custom resource handler takes every type but strategic merge patch.
     return status_response(415, "UnsupportedMediaType",
                            "the body of the request was in an unknown format - accepted media "
                            "types include: application/json-patch+json, "
                            "application/merge-patch+json, application/apply-patch+yaml");
   }
+  const Kind kind = *parsed;
   bool is_apply = kind == Kind::Apply;
   if (auto invalid =
           patch::validate_field_manager("PatchOptions", request.query_value("fieldManager"),
@@ -2072,6 +2075,14 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return bad_request(kind == Kind::Merge ? "Invalid JSON Patch" : error);
     }
     body = std::move(*parsed);
+    if (request.query_value("fieldValidation", "Warn") != "Ignore") {
+      auto shape = kind == Kind::Json    ? json_patch_shape_error(body)
+                   : kind == Kind::Merge ? merge_patch_shape_error(body)
+                                         : std::nullopt;
+      if (shape) {
+        return bad_request("error decoding patch: " + *shape);
+      }
+    }
   }
   auto object_type =
       scale ? patch::ObjectType::builtin("autoscaling", "v1", "Scale") : object_type_of(r);

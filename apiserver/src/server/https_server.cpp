@@ -31,7 +31,8 @@ namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 
-constexpr size_t kHeaderLimit = 64 * 1024;
+// The request line and headers together, as Go's http.DefaultMaxHeaderBytes bounds them (1 MiB).
+constexpr size_t kHeaderLimit = 1 << 20;
 // How long the listener waits before accepting again when the process is out of descriptors.
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
 

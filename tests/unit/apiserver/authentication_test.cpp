@@ -91,8 +91,16 @@ TEST_CASE("the admit hook refuses from the header what handle() refuses", "[auth
   auto forbidden = api.admit(anonymous);
   REQUIRE(forbidden);
   CHECK(forbidden->status == 403);
-  CHECK(nlohmann::json::parse(forbidden->body)["message"] ==
-        "forbidden: User \"system:anonymous\" cannot post path \"/api/v1/pods\"");
+  // A resource request is refused as the authorization filter refuses it.
+  CHECK(forbidden->body ==
+        R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":)"
+        R"("pods is forbidden: User \"system:anonymous\" cannot create resource \"pods\" in )"
+        R"(API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},)"
+        R"("code":403})");
+  auto path = with_authorization("");
+  path.path = "/logs";
+  CHECK(nlohmann::json::parse(api.admit(path)->body)["message"] ==
+        "forbidden: User \"system:anonymous\" cannot get path \"/logs\"");
   CHECK(api.handle(anonymous).status == 403);
 
   auto health = with_authorization("");
