@@ -579,14 +579,25 @@ void emit(YAML::Emitter& out, const json& root) {
   }
 }
 
-// go-yaml v2's reader checks the input's UTF-8 before it scans anything; the first problem it
-// finds, in its words, or "" for valid text.
+// go-yaml v2's reader checks the input's UTF-8, and that every character is one YAML allows,
+// before it scans anything; the first problem it finds, in its words, or "" for valid text.
+// YAML's printable set: tab, line feed, carriage return, the rest of ASCII but DEL and the C0
+// controls, NEL, and every other code point but the C1 controls, surrogates, U+FFFE and U+FFFF.
+bool yaml_printable(char32_t c) {
+  return c == 0x09 || c == 0x0A || c == 0x0D || (c >= 0x20 && c <= 0x7E) || c == 0x85 ||
+         (c >= 0xA0 && c <= 0xD7FF) || (c >= 0xE000 && c <= 0xFFFD) ||
+         (c >= 0x10000 && c <= 0x10FFFF);
+}
+
 std::string utf8_problem(std::string_view text) {
   for (size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
     size_t width = 0;
     char32_t value = 0;
     if ((lead & 0x80) == 0) {
+      if (!yaml_printable(lead)) {
+        return "control characters are not allowed";
+      }
       ++i;
       continue;
     } else if ((lead & 0xE0) == 0xC0) {
@@ -618,6 +629,9 @@ std::string utf8_problem(std::string_view text) {
     }
     if ((value >= 0xD800 && value <= 0xDFFF) || value > 0x10FFFF) {
       return "invalid Unicode character";
+    }
+    if (!yaml_printable(value)) {
+      return "control characters are not allowed";
     }
     i += width;
   }

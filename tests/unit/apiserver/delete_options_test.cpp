@@ -8,25 +8,10 @@
 #include "test_api.h"
 
 using apiserver::testing::Api;
+using apiserver::testing::check_status;
+using apiserver::testing::configmap;
+using apiserver::testing::kConfigMaps;
 using nlohmann::json;
-
-namespace {
-
-constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
-
-json configmap(const std::string& name) {
-  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
-}
-
-void check_status(const Api::Reply& reply, int code, const std::string& reason,
-                  const std::string& message) {
-  CHECK(reply.status == code);
-  CHECK(reply.body.value("code", 0) == code);
-  CHECK(reply.body.value("reason", "") == reason);
-  CHECK(reply.body.value("message", "") == message);
-}
-
-}  // namespace
 
 TEST_CASE("a DeleteOptions body with a value of the wrong type answers as upstream",
           "[apiserver][delete]") {

@@ -78,4 +78,20 @@ class Api {
   std::unique_ptr<ApiServer> api_;
 };
 
+inline constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
+
+inline nlohmann::json configmap(const std::string& name) {
+  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
+}
+
+// The reply is a Status with exactly this code, reason and message.
+inline void check_status(const Api::Reply& reply, int code, const std::string& reason,
+                         const std::string& message) {
+  CHECK(reply.status == code);
+  CHECK(reply.body.value("kind", "") == "Status");
+  CHECK(reply.body.value("code", 0) == code);
+  CHECK(reply.body.value("reason", "") == reason);
+  CHECK(reply.body.value("message", "") == message);
+}
+
 }  // namespace apiserver::testing

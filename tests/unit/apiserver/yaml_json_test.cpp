@@ -157,5 +157,9 @@ TEST_CASE("YAML that is not valid UTF-8 is refused with go-yaml's reader texts",
         "error converting YAML to JSON: yaml: invalid length of a UTF-8 sequence");
   CHECK(convert_error("a: \xed\xa0\x80\n") ==
         "error converting YAML to JSON: yaml: invalid Unicode character");
+  CHECK(convert_error(std::string("\0\0\0\na: 1\n", 9)) ==
+        "error converting YAML to JSON: yaml: control characters are not allowed");
+  CHECK(convert_error("a: \xc2\x80\n") ==
+        "error converting YAML to JSON: yaml: control characters are not allowed");
   CHECK(must_convert("a: \xc3\xa9\n")["a"] == "\xc3\xa9");
 }
