@@ -10,8 +10,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -21,6 +19,7 @@
 #include "apiserver/server.h"
 #include "server/barrier.h"
 #include "server/gzip.h"
+#include "server/worker_pool.h"
 
 namespace apiserver {
 namespace {
@@ -35,76 +34,6 @@ using tcp = boost::asio::ip::tcp;
 constexpr size_t kHeaderLimit = 1 << 20;
 // How long the listener waits before accepting again when the process is out of descriptors.
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
-
-// A fixed pool of threads running handlers, with a bounded queue.
-class WorkerPool {
- public:
-  WorkerPool(unsigned threads, size_t capacity) : capacity_(capacity) {
-    for (unsigned i = 0; i < std::max(threads, 1u); ++i) {
-      threads_.emplace_back([this] { run(); });
-    }
-  }
-  ~WorkerPool() { stop(); }
-
-  bool submit(std::function<void()> job) {
-    {
-      std::lock_guard lock(mu_);
-      if (stopping_ || jobs_.size() >= capacity_) {
-        return false;
-      }
-      jobs_.push_back(std::move(job));
-    }
-    cv_.notify_one();
-    return true;
-  }
-
-  // Runs what is queued, then ends the threads.
-  void stop() {
-    {
-      std::lock_guard lock(mu_);
-      stopping_ = true;
-    }
-    cv_.notify_all();
-    for (auto& t : threads_) {
-      if (t.joinable()) {
-        t.join();
-      }
-    }
-  }
-
-  size_t busy() const {
-    std::lock_guard lock(mu_);
-    return jobs_.size() + running_;
-  }
-
- private:
-  void run() {
-    while (true) {
-      std::function<void()> job;
-      {
-        std::unique_lock lock(mu_);
-        cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) {
-          return;
-        }
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
-        ++running_;
-      }
-      server::run_guarded("a request worker", job);
-      std::lock_guard lock(mu_);
-      --running_;
-    }
-  }
-
-  const size_t capacity_;
-  mutable std::mutex mu_;  // protects jobs_, stopping_, running_
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
-  bool stopping_ = false;
-  size_t running_ = 0;
-  std::vector<std::thread> threads_;
-};
 
 std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
   X509* cert = SSL_get1_peer_certificate(ssl);
@@ -327,7 +256,7 @@ class HttpsServer final : public Server {
 
   const ServerOptions& options() const { return options_; }
   const http::Handler& handler() const { return handler_; }
-  WorkerPool& workers() { return workers_; }
+  server::WorkerPool& workers() { return workers_; }
   bool stopping() const { return stopped_.load(); }
 
   void forget(Session* session) {
@@ -414,7 +343,7 @@ class HttpsServer final : public Server {
   tcp::acceptor acceptor_;
   net::steady_timer accept_backoff_;  // on the acceptor's strand, as accept_starved_
   bool accept_starved_ = false;       // the last accept ran out of descriptors
-  WorkerPool workers_;
+  server::WorkerPool workers_;
   std::vector<std::thread> threads_;
   uint16_t port_ = 0;
   std::atomic<bool> stopped_{false};
