@@ -12,9 +12,9 @@ build_pkgs=(
   libimgui-dev libglfw3-dev libgl-dev libstb-dev fonts-dejavu-core
   catch2
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  clang libfuzzer-14-dev    # the sanitizer tree (cmake --preset asan) and the fuzz targets
 )
 test_pkgs=(
+  clang libfuzzer-14-dev    # the sanitizer tree (cmake --preset asan) and the fuzz targets
   python3 python3-kubernetes python3-yaml
   etcd-client etcd-server
   xvfb xauth libgl1-mesa-dri mesa-utils imagemagick xdotool
