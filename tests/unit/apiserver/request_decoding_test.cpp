@@ -122,16 +122,7 @@ TEST_CASE("review bodies are typed before they are answered", "[apiserver][decod
 
 TEST_CASE("a Scale body is typed as an autoscaling/v1 Scale", "[apiserver][decode]") {
   Api api;
-  json deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", {{"name", "web"}}},
-      {"spec",
-       {{"replicas", 1},
-        {"selector", {{"matchLabels", {{"app", "web"}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", "web"}}}}},
-          {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}}}}}};
+  json deployment = apiserver::testing::deployment("web", 1);
   const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
   REQUIRE(api.call("POST", deployments, deployment).status == 201);
   json scale = {{"apiVersion", "autoscaling/v1"},

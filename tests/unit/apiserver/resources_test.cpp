@@ -575,16 +575,7 @@ TEST_CASE("dryRun=All runs a write without keeping it", "[apiserver][patch]") {
 
 TEST_CASE("the scale subresource reads and writes replicas", "[apiserver][patch]") {
   Api api;
-  json deployment = {
-      {"apiVersion", "apps/v1"},
-      {"kind", "Deployment"},
-      {"metadata", {{"name", "web"}}},
-      {"spec",
-       {{"replicas", 2},
-        {"selector", {{"matchLabels", {{"app", "web"}}}}},
-        {"template",
-         {{"metadata", {{"labels", {{"app", "web"}}}}},
-          {"spec", {{"containers", json::array({{{"name", "app"}, {"image", "nginx"}}})}}}}}}}};
+  json deployment = apiserver::testing::deployment("web", 2);
   REQUIRE(api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment).status ==
           201);
   const std::string scale = "/apis/apps/v1/namespaces/default/deployments/web/scale";

@@ -84,6 +84,21 @@ inline nlohmann::json configmap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
 }
 
+// A Deployment of one container labelled app=<name>.
+inline nlohmann::json deployment(const std::string& name, int replicas) {
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "Deployment"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"replicas", replicas},
+            {"selector", {{"matchLabels", {{"app", name}}}}},
+            {"template",
+             {{"metadata", {{"labels", {{"app", name}}}}},
+              {"spec",
+               {{"containers",
+                 nlohmann::json::array({{{"name", "app"}, {"image", "nginx"}}})}}}}}}}};
+}
+
 // The reply is a Status with exactly this code, reason and message.
 inline void check_status(const Api::Reply& reply, int code, const std::string& reason,
                          const std::string& message) {
