@@ -367,6 +367,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.client_ca_pem = pki->ca_cert_pem;
   server_options.request_timeout = request_timeout;
   server_options.run_inline = &apiserver::ApiServer::answers_quickly;
+  server_options.long_running = &apiserver::ApiServer::long_running;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
                                               flags.get("tls-private-key-file"), error);

@@ -153,6 +153,15 @@ sed 's/replicas: 5}/replicas: 5, foo: 1}/' "$tmp/ssa.yaml" >"$tmp/ssa-unknown.ya
 expect "server-side apply is strict" 'Error from server: failed to create typed patch object (media/applied; media.example.com/v1, Kind=VideoProcessor): .spec.foo: field not declared in schema' \
   "$(out k apply --server-side -f "$tmp/ssa-unknown.yaml")"
 
+# a body of another kind decodes (custom resources are unstructured) and validation refuses it
+cat >"$tmp/other-kind.json" <<'JSON'
+{"apiVersion": "media.example.com/v1", "kind": "AudioProcessor", "metadata": {"name": "other"}, "spec": {"codec": "aac"}}
+JSON
+expect "another kind" 'The AudioProcessor "other" is invalid: kind: Invalid value: "AudioProcessor": must be VideoProcessor' \
+  "$(out k create --raw /apis/media.example.com/v1/namespaces/media/videoprocessors -f "$tmp/other-kind.json")"
+expect "another kind stored nothing" "Error from server (NotFound): videoprocessors.media.example.com \"other\" not found" \
+  "$(out k get vp other -n media)"
+
 # the watch saw the changes
 sleep 1
 kill "$watch_pid" 2>/dev/null || true

@@ -269,6 +269,11 @@ def cases(sb):
          'invalid timeout specified in the request URL - time: invalid duration "'
          + "9" * 400 + 's"'),
 
+        # request_deadline.go: long-running requests (a watch) skip the timeout parameter.
+        ("timeout of 400 digits on a watch",
+         lambda: list_with("watch=true&timeoutSeconds=1&timeout=" + "9" * 400 + "s"),
+         200, None, None),
+
         # Continue tokens that decode to JSON of other shapes (encoding/json's messages).
         ("continue token of an array", lambda: cont(b"[]"), 400, "BadRequest",
          BAD_CONTINUE + ": json: cannot unmarshal array into Go value of type "

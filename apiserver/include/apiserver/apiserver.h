@@ -85,6 +85,9 @@ class ApiServer {
   // Requests that never block and take microseconds (reading one object, health, version): the
   // server layer may answer them on its network thread (ServerOptions::run_inline).
   static bool answers_quickly(const http::Request& request);
+  // kube-apiserver's long-running requests: watches, and the attach, exec, log, portforward and
+  // proxy subresources (ServerOptions::long_running).
+  static bool long_running(const http::Request& request);
 
   // Readiness: false until start-up work (bootstrap objects, fixtures) is done, and again once
   // shutdown begins.

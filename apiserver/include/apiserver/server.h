@@ -39,6 +39,9 @@ struct ServerOptions {
   // Requests cheap enough to answer on the network thread that read them (e.g. reading one
   // object): no hand-off to a worker and back. They must never block; ?timeout= cannot cut them.
   std::function<bool(const http::Request&)> run_inline;
+  // Requests that last as long as the client wants (a watch, exec, logs...): as in
+  // kube-apiserver's request-deadline filter, their ?timeout= is not read at all.
+  std::function<bool(const http::Request&)> long_running;
   // Asked once the request line and headers are read, before any of the body: an answer refuses
   // the request (401 for bad credentials, 403 for an anonymous caller...), which then gets it
   // without its body ever being read, and the connection closes if a body was sent. The request

@@ -393,6 +393,16 @@ bool ApiServer::answers_quickly(const http::Request& request) {
   return info && info->verb == "get";
 }
 
+bool ApiServer::long_running(const http::Request& request) {
+  auto info = endpoints::parse_resource_path(request);
+  if (!info) {
+    return false;
+  }
+  static const std::set<std::string> kStreaming = {"attach", "exec", "log", "portforward",
+                                                   "proxy"};
+  return info->verb == "watch" || kStreaming.count(info->subresource) != 0;
+}
+
 std::optional<http::Response> ApiServer::refusal(const http::Request& request,
                                                  filters::UserInfo& user) const {
   auto who = filters::authenticate(request, *tokens_);

@@ -99,29 +99,6 @@ std::string internal_package(const std::string& group) {
   return group.substr(0, group.find('.'));
 }
 
-struct GroupVersionKind {
-  std::string group;
-  std::string version;
-  std::string kind;
-  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
-};
-
-// schema.ParseGroupVersion: "", "v1", "apps/v1"; more than one '/' is an error.
-std::optional<GroupVersionKind> parse_group_version(const std::string& text) {
-  GroupVersionKind gvk;
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) {
-    gvk.version = text;
-    return gvk;
-  }
-  if (text.find('/', slash + 1) != std::string::npos) {
-    return std::nullopt;
-  }
-  gvk.group = text.substr(0, slash);
-  gvk.version = text.substr(slash + 1);
-  return gvk;
-}
-
 // The body's group/version/kind completed from the endpoint's, as the serializer does.
 void default_gvk(GroupVersionKind& actual, const registry::Resource& r) {
   if (actual.kind.empty()) {
@@ -137,6 +114,21 @@ void default_gvk(GroupVersionKind& actual, const registry::Resource& r) {
 }
 
 }  // namespace
+
+std::optional<GroupVersionKind> parse_group_version(const std::string& text) {
+  GroupVersionKind gvk;
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) {
+    gvk.version = text;
+    return gvk;
+  }
+  if (text.find('/', slash + 1) != std::string::npos) {
+    return std::nullopt;
+  }
+  gvk.group = text.substr(0, slash);
+  gvk.version = text.substr(slash + 1);
+  return gvk;
+}
 
 std::optional<json> parse_client_json(std::string_view text, std::string& go_error) {
   if (auto error = go_json_syntax_error(text)) {
@@ -275,10 +267,8 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
   const bool same =
       actual->group == r.group && actual->version == r.version && actual->kind == r.kind;
   if (!same && r.custom) {
-    // Custom resources are decoded as unstructured objects: only the version is checked.
-    if (actual->kind != r.kind) {
-      return cannot_handle("the kind in the body does not match");
-    }
+    // Custom resources are decoded as unstructured objects: only the version is checked here, and
+    // a body of another kind keeps its kind for validation to refuse (custom_type_meta_errors).
   } else if (!same) {
     if (actual->version.empty()) {
       return cannot_handle("Object 'apiVersion' is missing in '" + request.body + "'");
@@ -309,7 +299,7 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
     return cannot_handle("json: cannot unmarshal " + registry::go_json_kind(*meta) +
                          " into Go struct field " + r.kind + ".metadata of type v1.ObjectMeta");
   }
-  body["kind"] = r.kind;
+  body["kind"] = r.custom ? actual->kind : r.kind;
   body["apiVersion"] = r.group_version();
   if (!body.contains("metadata") || !body["metadata"].is_object()) {
     body["metadata"] = json::object();

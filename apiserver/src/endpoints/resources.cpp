@@ -35,6 +35,7 @@
 #include "registry/selectors.h"
 #include "registry/table.h"
 #include "registry/validation.h"
+#include "server/barrier.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -420,6 +421,10 @@ std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
     return std::nullopt;
   }
   std::vector<std::string> problems;
+  const json* kind = find_path(object, {"kind"});
+  if (kind && kind->is_string() && *kind != r.kind) {
+    return problems;  // another kind is not pruned: validation refuses it
+  }
   // metadata is an ObjectMeta, typed as for any kind: what it does not have is dropped.
   static const std::set<std::string> kObjectMeta = {"name",
                                                     "generateName",
@@ -485,6 +490,29 @@ void custom_validation(const Resource& r, const json& object,
     more = registry::validate_crd(object);
   }
   errors.insert(errors.end(), more.begin(), more.end());
+}
+
+// A custom resource body of another kind or apiVersion: upstream's 422, which names the kind and
+// group the body claims (its typer reads them from the object). Without a kind or version the
+// typer fails first, and that is a 500.
+std::optional<http::Response> custom_type_meta_invalid(const Resource& r, const json& object) {
+  auto errors = registry::custom_type_meta_errors(r, object);
+  if (errors.empty()) {
+    return std::nullopt;
+  }
+  const json* kind = find_path(object, {"kind"});
+  const json* api_version = find_path(object, {"apiVersion"});
+  auto gv = parse_group_version(api_version && api_version->is_string()
+                                    ? api_version->get<std::string>()
+                                    : std::string());
+  if (!kind || !kind->is_string() || kind->get_ref<const std::string&>().empty() || !gv) {
+    return server::internal_error("Object 'Kind' is missing in 'object has no kind field '");
+  }
+  if (gv->version.empty()) {
+    return server::internal_error("Object 'apiVersion' is missing in 'object has no apiVersion field'");
+  }
+  return invalid_status(gv->group, kind->get<std::string>(), string_at(object, {"metadata", "name"}),
+                        errors);
 }
 
 // Custom resources are defaulted when read back, as upstream does when it decodes them from
@@ -1630,6 +1658,11 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   if (generated) {
     meta["name"] = generate + registry::random_name_suffix();
   }
+  if (r.custom) {
+    if (auto refused = custom_type_meta_invalid(r, *body)) {
+      return *refused;
+    }
+  }
   registry::apply_defaults(r, *body);
   custom_defaults(r, *body);
   auto errors = registry::validate_create(r, *body);
@@ -1789,6 +1822,11 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     }
     if (r.group.empty() && r.resource == "namespaces") {
       updated["spec"] = current.value("spec", json::object());
+    }
+  }
+  if (r.custom) {
+    if (auto refused = custom_type_meta_invalid(r, updated)) {
+      return *refused;
     }
   }
   auto errors = registry::validate_update(r, updated, current);
@@ -2251,8 +2289,15 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       }
       patched = std::move(scaled);
     }
-    patched["kind"] = r.kind;
-    patched["apiVersion"] = r.group_version();
+    // A patched custom resource keeps the kind and apiVersion the patch gave it, for validation
+    // to refuse (custom_type_meta_invalid); other kinds decode into the endpoint's own.
+    for (const auto& [key, value] : {std::pair<const char*, std::string>{"kind", r.kind},
+                                     {"apiVersion", r.group_version()}}) {
+      const json* given = find_path(patched, {key});
+      if (!r.custom || scale || !given || !given->is_string()) {
+        patched[key] = value;
+      }
+    }
     if (!patched.contains("metadata") || !patched["metadata"].is_object()) {
       patched["metadata"] = json::object();
     }

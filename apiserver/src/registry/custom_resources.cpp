@@ -338,6 +338,25 @@ json names_json(const CrdNames& n) {
   return out;
 }
 
+std::vector<FieldError> custom_type_meta_errors(const Resource& r, const nlohmann::json& object) {
+  // Unstructured accessors: a field that is not a string reads as "".
+  auto text = [&](const char* key) {
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  std::vector<FieldError> errors;
+  const std::string kind = text("kind");
+  if (kind != r.kind) {
+    errors.push_back(invalid_value("kind", kind, "must be " + r.kind));
+  }
+  const std::string api_version = text("apiVersion");
+  const std::string expected = r.group + "/" + r.version;
+  if (api_version != expected) {
+    errors.push_back(invalid_value("apiVersion", api_version, "must be " + expected));
+  }
+  return errors;
+}
+
 std::string names_conflict(const CrdNames& wanted, const std::vector<CrdNames>& others) {
   for (const auto& o : others) {
     std::set<std::string> resources = {o.plural, o.singular};

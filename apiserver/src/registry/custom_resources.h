@@ -63,6 +63,12 @@ void default_crd(nlohmann::json& crd);
 // to `[]apiextensions.CustomResourceDefinitionVersion{...}`.
 std::vector<FieldError> validate_crd(const nlohmann::json& crd);
 
+// What a custom resource's validation checks before anything else, as upstream's: a `kind` and
+// `apiVersion` other than the resource's (a body of another kind decodes, since custom resources
+// are unstructured, and is refused here: `kind: Invalid value: "Other": must be Widget`). When
+// there are errors the 422 names the object's own kind, as upstream's typer reads it from the body.
+std::vector<FieldError> custom_type_meta_errors(const Resource& r, const nlohmann::json& object);
+
 // The names a CRD asks for (spec.names), all lower-case but kind and listKind.
 struct CrdNames {
   std::string plural;

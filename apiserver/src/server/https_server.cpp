@@ -503,7 +503,10 @@ std::optional<http::Response> Session::accept_header() {
     request.query = http::parse_query(request.target.substr(q + 1));
   }
   std::string timeout_error;
-  auto timeout = request_timeout(request, timeout_error);
+  const auto& long_running = server_.options().long_running;
+  auto timeout = long_running && long_running(request)
+                     ? std::optional(std::chrono::nanoseconds(server_.options().request_timeout))
+                     : request_timeout(request, timeout_error);
   if (!timeout) {
     return failure(400, "BadRequest",
                    "invalid timeout specified in the request URL - " + timeout_error);

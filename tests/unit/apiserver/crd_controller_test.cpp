@@ -142,6 +142,12 @@ json condition(const json& object, const std::string& type) {
 const char* const kCrds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 const char* const kWidgets = "/apis/example.com/v1/namespaces/default/widgets";
 
+// Creates the widgets CRD (crd()) and waits until its kind is served.
+void serve_widgets(Api& api) {
+  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
+  api.await_established("widgets.example.com");
+}
+
 }  // namespace
 
 TEST_CASE("a CRD is accepted, established and served", "[crd][controller]") {
@@ -240,8 +246,7 @@ TEST_CASE("a CRD is accepted, established and served", "[crd][controller]") {
 TEST_CASE("a CRD whose names another CRD of its group holds is not served", "[crd][controller]") {
   auto db = open_store();
   Api api(*db);
-  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
-  api.await_established("widgets.example.com");
+  serve_widgets(api);
   REQUIRE(api.call("POST", kCrds, crd("gadgets", "Widget")).status == 201);
   api.await_established("gadgets.example.com", "False");
   auto got = api.call("GET", std::string(kCrds) + "/gadgets.example.com");
@@ -293,8 +298,7 @@ TEST_CASE("a CRD waits for custom resources held by finalizers, refusing new one
           "[crd][controller]") {
   auto db = open_store();
   Api api(*db);
-  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
-  api.await_established("widgets.example.com");
+  serve_widgets(api);
   json held = widget("held", json::object());
   held["metadata"]["finalizers"] = {"example.com/hold"};
   REQUIRE(api.call("POST", kWidgets, held).status == 201);
@@ -368,8 +372,7 @@ TEST_CASE("discovery and OpenAPI follow CRDs", "[crd][controller]") {
   auto before = api.call("GET", "/apis", nullptr, "application/json", aggregated);
   REQUIRE(before.status == 200);
   REQUIRE_FALSE(before.etag.empty());
-  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
-  api.await_established("widgets.example.com");
+  serve_widgets(api);
   auto after = api.call("GET", "/apis", nullptr, "application/json", aggregated);
   REQUIRE(after.status == 200);
   CHECK(after.etag != before.etag);
@@ -397,8 +400,7 @@ TEST_CASE("unknown metadata fields of a custom resource are unknown fields too",
           "[crd][controller]") {
   auto db = open_store();
   Api api(*db);
-  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
-  api.await_established("widgets.example.com");
+  serve_widgets(api);
   json body = widget("m", {{"colour", "red"}});
   body["metadata"]["nmae"] = "typo";
   auto strict = api.call("POST", std::string(kWidgets) + "?fieldValidation=Strict", body);
@@ -409,6 +411,52 @@ TEST_CASE("unknown metadata fields of a custom resource are unknown fields too",
   auto ignored = api.call("POST", std::string(kWidgets) + "?fieldValidation=Ignore", body);
   REQUIRE(ignored.status == 201);
   CHECK_FALSE(ignored.body["metadata"].contains("nmae"));
+}
+
+TEST_CASE("a custom resource body of another kind is refused by validation, naming that kind",
+          "[crd][controller]") {
+  auto db = open_store();
+  Api api(*db);
+  serve_widgets(api);
+  const std::string message =
+      "Gadget.example.com \"w\" is invalid: kind: Invalid value: \"Gadget\": must be Widget";
+  auto check_refused = [&](const Api::Reply& reply) {
+    CHECK(reply.status == 422);
+    CHECK(reply.body["reason"] == "Invalid");
+    CHECK(reply.body["message"] == message);
+    CHECK(reply.body["details"]["kind"] == "Gadget");
+    CHECK(reply.body["details"]["group"] == "example.com");
+    CHECK(reply.body["details"]["causes"] ==
+          json::array({{{"reason", "FieldValueInvalid"},
+                        {"message", "Invalid value: \"Gadget\": must be Widget"},
+                        {"field", "kind"}}}));
+  };
+  json gadget = widget("w", {{"size", 2}, {"colour", "red"}});
+  gadget["kind"] = "Gadget";
+  // Not pruned as a Widget, so Strict has no unknown field to report: validation answers.
+  check_refused(api.call("POST", std::string(kWidgets) + "?fieldValidation=Strict", gadget));
+  CHECK(api.call("GET", std::string(kWidgets) + "/w").status == 404);
+
+  auto created = api.call("POST", kWidgets, widget("w", {{"size", 2}}));
+  REQUIRE(created.status == 201);
+  gadget["metadata"]["resourceVersion"] = created.body["metadata"]["resourceVersion"];
+  check_refused(api.call("PUT", std::string(kWidgets) + "/w", gadget));
+  check_refused(api.call("PATCH", std::string(kWidgets) + "/w", json{{"kind", "Gadget"}},
+                         "application/merge-patch+json"));
+  check_refused(api.call("PATCH", std::string(kWidgets) + "/w",
+                         json::array({{{"op", "replace"}, {"path", "/kind"}, {"value", "Gadget"}}}),
+                         "application/json-patch+json"));
+  auto kept = api.call("GET", std::string(kWidgets) + "/w");
+  CHECK(kept.body["kind"] == "Widget");
+  CHECK(kept.body["metadata"]["resourceVersion"] == created.body["metadata"]["resourceVersion"]);
+  // Another apiVersion is refused before validation, as for every kind.
+  json other = widget("v", {});
+  other["apiVersion"] = "example.com/v2";
+  auto moved = api.call("POST", kWidgets, other);
+  CHECK(moved.status == 400);
+  CHECK(moved.body["message"] ==
+        "the API version in the data (example.com/v2) does not match the expected API version "
+        "(example.com/v1)");
 }
 
 TEST_CASE("a cluster-scoped CRD serves its kind without namespaces and cleans up on delete",
@@ -457,8 +505,7 @@ TEST_CASE("a version no longer served loses its row", "[crd][controller]") {
 TEST_CASE("a default added to a CRD later shows when objects are read back", "[crd][controller]") {
   auto db = open_store();
   Api api(*db);
-  REQUIRE(api.call("POST", kCrds, crd()).status == 201);
-  api.await_established("widgets.example.com");
+  serve_widgets(api);
   REQUIRE(api.call("POST", kWidgets, widget("old", {{"size", 2}})).status == 201);
   json updated = api.call("GET", std::string(kCrds) + "/widgets.example.com").body;
   updated["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]

@@ -72,6 +72,7 @@ class TestServer {
       }
       return r.path.rfind("/inline", 0) == 0;
     };
+    options.long_running = [](const Request& r) { return r.path.rfind("/long", 0) == 0; };
     options.admit = [](const Request& r) -> std::optional<Response> {
       if (r.path == "/refuse") {
         return text(401, "refused");
@@ -235,6 +236,9 @@ TEST_CASE("an invalid ?timeout= is a 400 with kube-apiserver's message", "[serve
   CHECK(client.call("GET", "/version?timeout=").result_int() == 200);
   CHECK(client.call("GET", "/version?timeout=0").result_int() == 200);
   CHECK(client.call("GET", "/version?timeout=-5s").result_int() == 200);
+  // Long-running requests (watches) never read it, as upstream's request-deadline filter.
+  CHECK(client.call("GET", "/long-watch?timeout=" + digits + "s").result_int() == 200);
+  CHECK(client.call("GET", "/version?timeout=" + digits + "s").result_int() == 400);
 }
 
 TEST_CASE("a path with a malformed escape is a 400 before any handler", "[server][http]") {
