@@ -95,6 +95,17 @@ grep -q 'FIELD: *replicas <integer>' <<<"$(k explain deployment.spec.replicas --
   fail "explain --output=plaintext-openapiv2"
 [[ $(k auth can-i create pods) == yes ]] || fail "auth can-i"
 
+# the trace of the create of configmap team/conf: each pipeline stage, then the store transaction
+k get --raw '/debug/requests?verb=create&resource=configmaps&limit=200' | python3 -c '
+import json, sys
+items = [t for t in json.load(sys.stdin)["items"] if t["namespace"] == "team" and t["code"] == 201]
+assert items, "no trace of the create"
+t = items[0]
+assert [s["stage"] for s in t["stages"]] == ["request info", "authentication", "authorization", "handler"], t
+assert t["user"] == "kube-sandbox-admin", t
+assert any(n["text"].startswith("txn if /registry/configmaps/team/conf absent then put") for n in t["notes"]), t
+' || fail "/debug/requests"
+
 # delete a namespace: its content goes, then the namespace
 k delete namespace team --timeout=30s >/dev/null || fail "delete ns"
 ! k get namespace team >/dev/null 2>&1 || fail "namespace team still there"

@@ -1,9 +1,10 @@
-// The API server's request pipeline: filters and endpoints over the store. One call per request
-// (ApiServer::handle), made by the server layer on a worker thread.
+// The API server: the request pipeline over the store. One call per request (ApiServer::handle),
+// made by the server layer on a worker thread.
 //
-// Filters run first (authentication; anonymous callers may read only the public health and
-// version paths), then the endpoints: /version, /healthz, /livez, /readyz, and the resources of
-// the registry.
+// The pipeline's stages run in order (ApiServer::stages(): request info, authentication,
+// authorization, then the handler), inside a barrier, and each request's trace is kept for
+// GET /debug/requests. The handler serves /version, /healthz, /livez, /readyz, /metrics,
+// discovery, OpenAPI and the resources of the registry.
 #pragma once
 
 #include <atomic>
@@ -52,6 +53,12 @@ namespace endpoints {
 class ResourceHandler;
 class OpenApi;
 class SnapshotEndpoint;
+}
+namespace trace {
+class TraceLog;
+}
+namespace pipeline {
+struct Stage;
 }
 namespace controllers {
 class NamespaceController;
@@ -104,11 +111,8 @@ class ApiServer {
   snapshots::Error restore_snapshot(const std::string& name, snapshots::Restored& out);
 
  private:
-  // The refusal of authentication or of the anonymous rule, or nullopt with `user` set.
-  std::optional<http::Response> refusal(const http::Request& request,
-                                        filters::UserInfo& user) const;
-  // `admitted` is set once the filters let the request through to route().
-  http::Response authenticated(http::Request& request, bool& admitted);
+  // The request pipeline's stages, in order; the last is the handler (route()).
+  std::vector<pipeline::Stage> stages();
   std::optional<filters::RequestLabels> metric_labels(const http::Request& request) const;
   void log_request(const http::Request& request, const std::string& verb, int status,
                    std::chrono::nanoseconds elapsed) const;
@@ -127,6 +131,8 @@ class ApiServer {
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
   std::unique_ptr<endpoints::SnapshotEndpoint> snapshots_;
+  std::unique_ptr<trace::TraceLog> traces_;
+  std::vector<pipeline::Stage> stages_;
   // Held shared by every mutating API request and exclusively by restore_snapshot, so that no
   // write is half done (a service's cluster IP taken but the service not yet stored) while the
   // store's contents are replaced and the allocations rebuilt from them.

@@ -9,6 +9,7 @@
 #include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
+#include "endpoints/debug_requests.h"
 #include "endpoints/discovery.h"
 #include "endpoints/openapi.h"
 #include "endpoints/resources.h"
@@ -16,10 +17,12 @@
 #include "endpoints/yaml_json.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
-#include "registry/go_text.h"
+#include "pipeline/pipeline.h"
+#include "pipeline/stages.h"
 #include "server/barrier.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
+#include "trace/request_trace.h"
 
 namespace apiserver {
 namespace {
@@ -66,43 +69,6 @@ std::string accepted_encoding(const std::string& accept) {
   return yaml ? "yaml" : "";
 }
 
-// The 403 kube-apiserver's authorization filter answers for a resource request
-// (responsewriters.ForbiddenStatus with errors.NewForbidden): the message names the verb, the
-// resource (with its subresource) and the group, and the details carry group, resource and name.
-http::Response forbidden_resource(const endpoints::RequestInfo& info, const std::string& user) {
-  std::string resource = info.resource;
-  if (!info.subresource.empty()) {
-    resource += "/" + info.subresource;
-  }
-  std::string why = "User " + registry::go_quote(user) + " cannot " + info.verb + " resource " +
-                    registry::go_quote(resource) + " in API group " + registry::go_quote(info.group);
-  why += info.namespace_.empty() ? " at the cluster scope"
-                                 : " in the namespace " + registry::go_quote(info.namespace_);
-  std::string qualified = info.group.empty() ? info.resource : info.resource + "." + info.group;
-  std::string message = info.name.empty()
-                            ? qualified + " is forbidden: " + why
-                            : qualified + " " + registry::go_quote(info.name) +
-                                  " is forbidden: " + why;
-  nlohmann::ordered_json details;
-  if (!info.name.empty()) {
-    details["name"] = info.name;
-  }
-  if (!info.group.empty()) {
-    details["group"] = info.group;
-  }
-  details["kind"] = info.resource;
-  nlohmann::ordered_json doc = {{"kind", "Status"},     {"apiVersion", "v1"},
-                                {"metadata", nlohmann::json::object()},
-                                {"status", "Failure"},  {"message", message},
-                                {"reason", "Forbidden"}, {"details", details},
-                                {"code", 403}};
-  http::Response r;
-  r.status = 403;
-  r.set_header("Content-Type", "application/json");
-  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
-
 }  // namespace
 
 bool parse_token_auth_file(
@@ -145,6 +111,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           [this](const std::string& name, snapshots::Restored& out) {
             return restore_snapshot(name, out);
           })),
+      traces_(std::make_unique<trace::TraceLog>()),
+      stages_(stages()),
       crds_(std::make_unique<controllers::CrdController>(
           registry_, *storage_, [this](http::Request& r) { return route(r); })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
@@ -293,19 +261,26 @@ http::Response ApiServer::health(const std::string& endpoint, const std::string&
   return text(200, "ok");
 }
 
-// The filter chain, in order: the barrier, metrics around everything, authentication, then
-// authorization of anonymous callers.
+// One request: metrics and the trace around the barrier, the barrier around the pipeline.
 http::Response ApiServer::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   metrics_->begin_request();
-  bool admitted = false;
-  http::Response response =
-      server::serve_guarded(request, [&] { return authenticated(request, admitted); });
+  trace::RequestTrace trace;
+  trace.id = traces_->next_id();
+  trace.received = std::chrono::system_clock::now();
+  trace.method = request.method;
+  trace.target = request.target;
+  pipeline::Context context(request, trace, &request);
+  http::Response response;
+  {
+    trace::Scope scope(trace);
+    response = server::serve_guarded(request, [&] { return pipeline::run(stages_, context); });
+  }
   auto elapsed = std::chrono::steady_clock::now() - started;
   // Only what a route serves is counted, as upstream instruments its routes: a path of the
   // client's choosing never becomes a label.
   std::optional<filters::RequestLabels> labels;
-  if (admitted) {
+  if (context.answered_by == "handler") {
     labels = metric_labels(request);
   }
   if (labels) {
@@ -314,6 +289,14 @@ http::Response ApiServer::handle(http::Request& request) {
     metrics_->end_uncounted_request();
   }
   log_request(request, labels ? labels->verb : request.method, response.status, elapsed);
+  trace.code = response.status;
+  trace.took = elapsed;
+  if (log::enabled(2)) {
+    log::info(2, trace.summary());
+  }
+  if (request.path != endpoints::kDebugRequestsPath) {
+    traces_->add(std::move(trace));
+  }
   return response;
 }
 
@@ -398,56 +381,33 @@ bool ApiServer::long_running(const http::Request& request) {
   if (!info) {
     return false;
   }
-  static const std::set<std::string> kStreaming = {"attach", "exec", "log", "portforward",
-                                                   "proxy"};
+  static const std::set<std::string> kStreaming = {"attach", "exec", "log", "portforward", "proxy"};
   return info->verb == "watch" || kStreaming.count(info->subresource) != 0;
 }
 
-std::optional<http::Response> ApiServer::refusal(const http::Request& request,
-                                                 filters::UserInfo& user) const {
-  auto who = filters::authenticate(request, *tokens_);
-  if (!who) {
-    return status_response(401, "Unauthorized", "Unauthorized");
-  }
-  user = std::move(*who);
-  if (filters::is_anonymous(user) && !filters::is_public_info_path(request.path)) {
-    if (auto info = endpoints::parse_resource_path(request)) {
-      return forbidden_resource(*info, user.name);
-    }
-    std::string verb = request.method == "GET" || request.method == "HEAD" ? "get" : "post";
-    if (request.method == "PUT") {
-      verb = "put";
-    } else if (request.method == "DELETE") {
-      verb = "delete";
-    } else if (request.method == "PATCH") {
-      verb = "patch";
-    }
-    return status_response(
-        403, "Forbidden",
-        "forbidden: User \"system:anonymous\" cannot " + verb + " path \"" + request.path + "\"",
-        true);
-  }
-  return std::nullopt;
-}
-
 std::optional<http::Response> ApiServer::admit(const http::Request& request) const {
-  filters::UserInfo user;
-  auto refused = refusal(request, user);
+  trace::RequestTrace trace;  // not kept: handle() traces the whole request once its body is in
+  pipeline::Context context(request, trace);
+  auto refused = pipeline::run_stages(stages_, stages_.size() - 1, context);  // all but the handler
   if (refused) {
     log_request(request, request.method, refused->status, std::chrono::nanoseconds(0));
   }
   return refused;
 }
 
-http::Response ApiServer::authenticated(http::Request& request, bool& admitted) {
-  filters::UserInfo user;
-  if (auto refused = refusal(request, user)) {
-    return std::move(*refused);
-  }
-  admitted = true;
-  request.user = std::move(user.name);
-  request.groups = std::move(user.groups);
-  return route(request);
+std::vector<pipeline::Stage> ApiServer::stages() {
+  return {pipeline::request_info_stage(),
+          pipeline::authentication_stage(*tokens_),
+          pipeline::authorization_stage(),
+          {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
+             http::Request& request = *context.writable;
+             request.user = std::move(context.user.name);
+             request.groups = std::move(context.user.groups);
+             http::Response response = route(request);
+             return {
+                 (response.stream ? "streaming " : "answered ") + std::to_string(response.status),
+                 std::move(response)};
+           }}};
 }
 
 http::Response ApiServer::route(http::Request& request) {
@@ -462,6 +422,9 @@ http::Response ApiServer::route(http::Request& request) {
     if (path.rfind(root + "/", 0) == 0) {
       return health(endpoint, path.substr(root.size() + 1), request, *checks);
     }
+  }
+  if (path == endpoints::kDebugRequestsPath) {
+    return endpoints::serve_debug_requests(request, *traces_);
   }
   if (path == "/metrics") {
     http::Response r;

@@ -502,17 +502,17 @@ std::optional<http::Response> custom_type_meta_invalid(const Resource& r, const 
   }
   const json* kind = find_path(object, {"kind"});
   const json* api_version = find_path(object, {"apiVersion"});
-  auto gv = parse_group_version(api_version && api_version->is_string()
-                                    ? api_version->get<std::string>()
-                                    : std::string());
+  auto gv = parse_group_version(
+      api_version && api_version->is_string() ? api_version->get<std::string>() : std::string());
   if (!kind || !kind->is_string() || kind->get_ref<const std::string&>().empty() || !gv) {
     return server::internal_error("Object 'Kind' is missing in 'object has no kind field '");
   }
   if (gv->version.empty()) {
-    return server::internal_error("Object 'apiVersion' is missing in 'object has no apiVersion field'");
+    return server::internal_error(
+        "Object 'apiVersion' is missing in 'object has no apiVersion field'");
   }
-  return invalid_status(gv->group, kind->get<std::string>(), string_at(object, {"metadata", "name"}),
-                        errors);
+  return invalid_status(gv->group, kind->get<std::string>(),
+                        string_at(object, {"metadata", "name"}), errors);
 }
 
 // Custom resources are defaulted when read back, as upstream does when it decodes them from
@@ -2291,8 +2291,8 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     }
     // A patched custom resource keeps the kind and apiVersion the patch gave it, for validation
     // to refuse (custom_type_meta_invalid); other kinds decode into the endpoint's own.
-    for (const auto& [key, value] : {std::pair<const char*, std::string>{"kind", r.kind},
-                                     {"apiVersion", r.group_version()}}) {
+    for (const auto& [key, value] :
+         {std::pair<const char*, std::string>{"kind", r.kind}, {"apiVersion", r.group_version()}}) {
       const json* given = find_path(patched, {key});
       if (!r.custom || scale || !given || !given->is_string()) {
         patched[key] = value;

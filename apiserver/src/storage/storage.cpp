@@ -1,5 +1,7 @@
 #include "storage/storage.h"
 
+#include "trace/request_trace.h"
+
 namespace apiserver::storage {
 namespace {
 
@@ -32,10 +34,16 @@ Error Storage::get(const std::string& key, Object& out) {
     return translate(result.status());
   }
   if (result->kvs.empty()) {
+    if (trace::active()) {
+      trace::note("storage", "range " + key + ": not found");
+    }
     return {ErrorKind::NotFound, ""};
   }
   auto& kv = result->kvs.front();
   out = {kv.key, std::move(kv.value), kv.mod_revision};
+  if (trace::active()) {
+    trace::note("storage", "range " + key + ": mod_revision " + std::to_string(kv.mod_revision));
+  }
   return {};
 }
 
@@ -58,6 +66,11 @@ Error Storage::list(const std::string& prefix, const std::string& start_key, int
   for (auto& kv : result->kvs) {
     out.items.push_back({std::move(kv.key), std::move(kv.value), kv.mod_revision});
   }
+  if (trace::active()) {
+    trace::note("storage", "range " + request.key + " to the end of " + prefix + ": " +
+                               std::to_string(out.items.size()) + " keys at revision " +
+                               std::to_string(out.revision) + (out.more ? ", more left" : ""));
+  }
   return {};
 }
 
@@ -78,14 +91,21 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
     return translate(result.status());
   }
   if (!result->succeeded) {
+    if (trace::active()) {
+      trace::note("storage", "txn if " + key + " absent then put: failed, the key exists");
+    }
     return {ErrorKind::AlreadyExists, ""};
   }
   revision = result->header.revision;
+  if (trace::active()) {
+    trace::note("storage", "txn if " + key + " absent then put (" + std::to_string(value.size()) +
+                               " bytes): revision " + std::to_string(revision));
+  }
   return {};
 }
 
-Error Storage::update(const std::string& key, const std::string& value,
-                      int64_t expected_revision, int64_t& revision) {
+Error Storage::update(const std::string& key, const std::string& value, int64_t expected_revision,
+                      int64_t& revision) {
   store::PutRequest put;
   put.key = key;
   put.value = value;
@@ -100,6 +120,7 @@ Error Storage::remove(const std::string& key, int64_t expected_revision, int64_t
 
 Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revision,
                                   store::RequestOp write, int64_t& revision) {
+  const bool put = write.kind == store::RequestOp::Kind::Put;
   store::TxnRequest txn;
   store::Compare cmp;
   cmp.key = key;
@@ -123,11 +144,24 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
   if (!result.is_ok()) {
     return translate(result.status());
   }
+  std::string what;
+  if (trace::active()) {
+    what = "txn if " + key +
+           (expected_revision > 0 ? " at mod_revision " + std::to_string(expected_revision)
+                                  : std::string(" exists")) +
+           " then " + (put ? "put" : "delete");
+  }
   if (!result->succeeded) {
     bool exists = !result->responses.empty() && !result->responses[0].range.kvs.empty();
+    if (trace::active()) {
+      trace::note("storage", what + ": failed, " + (exists ? "the key changed" : "no such key"));
+    }
     return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
   }
   revision = result->header.revision;
+  if (trace::active()) {
+    trace::note("storage", what + ": revision " + std::to_string(revision));
+  }
   return {};
 }
 

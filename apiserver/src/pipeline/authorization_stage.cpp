@@ -1,0 +1,87 @@
+#include <nlohmann/json.hpp>
+
+#include "pipeline/stages.h"
+#include "registry/go_text.h"
+
+namespace apiserver::pipeline {
+namespace {
+
+// A 403 Forbidden Status. Names and paths come from the client: text that is not UTF-8 is
+// replaced, as Go's encoder does, rather than failing the answer.
+http::Response forbidden(const std::string& message, const nlohmann::ordered_json& details) {
+  nlohmann::ordered_json doc = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", "Forbidden"},
+      {"details", details},  {"code", 403}};
+  http::Response r;
+  r.status = 403;
+  r.set_header("Content-Type", "application/json");
+  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return r;
+}
+
+// The 403 of kube-apiserver's authorization filter for a resource request
+// (responsewriters.ForbiddenStatus with errors.NewForbidden): the message names the verb, the
+// resource (with its subresource) and the group; the details carry name, group and resource.
+http::Response forbidden_resource(const endpoints::RequestInfo& info, const std::string& user) {
+  std::string resource = info.resource;
+  if (!info.subresource.empty()) {
+    resource += "/" + info.subresource;
+  }
+  std::string why = "User " + registry::go_quote(user) + " cannot " + info.verb + " resource " +
+                    registry::go_quote(resource) + " in API group " +
+                    registry::go_quote(info.group);
+  why += info.namespace_.empty() ? " at the cluster scope"
+                                 : " in the namespace " + registry::go_quote(info.namespace_);
+  std::string qualified = info.group.empty() ? info.resource : info.resource + "." + info.group;
+  std::string message =
+      info.name.empty() ? qualified + " is forbidden: " + why
+                        : qualified + " " + registry::go_quote(info.name) + " is forbidden: " + why;
+  nlohmann::ordered_json details;
+  if (!info.name.empty()) {
+    details["name"] = info.name;
+  }
+  if (!info.group.empty()) {
+    details["group"] = info.group;
+  }
+  details["kind"] = info.resource;
+  return forbidden(message, details);
+}
+
+// The verb of a non-resource request, as kube-apiserver's RequestInfo names it.
+std::string path_verb(const std::string& method) {
+  if (method == "PUT") {
+    return "put";
+  }
+  if (method == "DELETE") {
+    return "delete";
+  }
+  if (method == "PATCH") {
+    return "patch";
+  }
+  return method == "GET" || method == "HEAD" ? "get" : "post";
+}
+
+}  // namespace
+
+Stage authorization_stage() {
+  return {"authorization", [](Context& context) -> Outcome {
+            if (!filters::is_anonymous(context.user)) {
+              return {"allowed: AlwaysAllow", std::nullopt};
+            }
+            const std::string& path = context.request.path;
+            if (filters::is_public_info_path(path)) {
+              return {"allowed: a public path (system:public-info-viewer)", std::nullopt};
+            }
+            if (context.info) {
+              return {"forbidden: system:anonymous may read only the public paths",
+                      forbidden_resource(*context.info, context.user.name)};
+            }
+            return {"forbidden: system:anonymous may read only the public paths",
+                    forbidden("forbidden: User \"system:anonymous\" cannot " +
+                                  path_verb(context.request.method) + " path \"" + path + "\"",
+                              nlohmann::ordered_json::object())};
+          }};
+}
+
+}  // namespace apiserver::pipeline

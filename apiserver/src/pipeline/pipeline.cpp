@@ -1,0 +1,40 @@
+#include "pipeline/pipeline.h"
+
+#include <chrono>
+#include <exception>
+
+#include "server/barrier.h"
+
+namespace apiserver::pipeline {
+
+std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_t count,
+                                         Context& context) {
+  for (size_t i = 0; i < count && i < stages.size(); ++i) {
+    const Stage& stage = stages[i];
+    const auto started = std::chrono::steady_clock::now();
+    auto took = [&] { return std::chrono::steady_clock::now() - started; };
+    Outcome outcome;
+    try {
+      outcome = stage.run(context);
+    } catch (...) {
+      context.trace.steps.push_back(
+          {stage.name, "failed: " + server::describe_exception(std::current_exception()), took()});
+      throw;
+    }
+    context.trace.steps.push_back({stage.name, std::move(outcome.decision), took()});
+    if (outcome.answer) {
+      context.answered_by = stage.name;
+      return std::move(outcome.answer);
+    }
+  }
+  return std::nullopt;
+}
+
+http::Response run(const std::vector<Stage>& stages, Context& context) {
+  if (auto answer = run_stages(stages, stages.size(), context)) {
+    return std::move(*answer);
+  }
+  return server::internal_error("no stage of the request pipeline answered");
+}
+
+}  // namespace apiserver::pipeline

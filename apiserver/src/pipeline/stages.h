@@ -1,0 +1,23 @@
+// The stages of the request pipeline before the handler, in the order ApiServer::stages() lists
+// them. Each is one file.
+#pragma once
+
+#include "filters/authentication.h"
+#include "pipeline/pipeline.h"
+
+namespace apiserver::pipeline {
+
+// Request info: what the request asks for, as kube-apiserver's RequestInfo (verb, group,
+// version, resource, subresource, namespace, name) for resource paths. Never answers.
+Stage request_info_stage();
+
+// Authentication: who is asking (filters::authenticate). Answers 401 to credentials that match
+// nothing; no credentials at all is system:anonymous.
+Stage authentication_stage(const filters::TokenTable& tokens);
+
+// Authorization: every authenticated user may do anything (AlwaysAllow, until RBAC is enforced);
+// system:anonymous may read only the public paths (health, version), and gets the 403 of
+// kube-apiserver's authorization filter for the rest.
+Stage authorization_stage();
+
+}  // namespace apiserver::pipeline
