@@ -15,6 +15,7 @@
 #include "endpoints/resources.h"
 #include "endpoints/snapshots.h"
 #include "endpoints/yaml_json.h"
+#include "errors/status.h"
 #include "filters/authentication.h"
 #include "filters/metrics.h"
 #include "pipeline/pipeline.h"
@@ -80,18 +81,9 @@ bool parse_token_auth_file(
 
 http::Response status_response(int code, const std::string& reason, const std::string& message,
                                bool with_details) {
-  nlohmann::ordered_json doc = {
-      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-      {"status", "Failure"}, {"message", message}, {"reason", reason}};
-  if (with_details) {
-    doc["details"] = nlohmann::json::object();
-  }
-  doc["code"] = code;
-  http::Response r;
-  r.status = code;
-  r.set_header("Content-Type", "application/json");
-  r.body = doc.dump();
-  return r;
+  return errors::failure(code, reason, message,
+                         with_details ? std::optional(errors::Details{}) : std::nullopt)
+      .response();
 }
 
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)

@@ -7,6 +7,7 @@
 #include "endpoints/query_params.h"
 #include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
+#include "errors/status.h"
 #include "registry/go_text.h"
 #include "registry/objects.h"
 
@@ -234,28 +235,16 @@ http::Response deleted_response(const registry::Resource& r, const json& object)
   if (returns_deleted_object(r)) {
     return json_response(200, object);
   }
-  nlohmann::ordered_json details;
   const json& meta = object.contains("metadata") ? object["metadata"] : json::object();
   auto text = [&](const char* key) {
     auto it = meta.find(key);
     return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  details["name"] = text("name");
-  if (!r.group.empty()) {
-    details["group"] = r.group;
-  }
-  details["kind"] = r.resource;
-  details["uid"] = text("uid");
-  nlohmann::ordered_json status = {{"kind", "Status"},
-                                   {"apiVersion", "v1"},
-                                   {"metadata", json::object()},
-                                   {"status", "Success"},
-                                   {"details", details}};
-  http::Response response;
-  response.status = 200;
-  response.set_header("Content-Type", "application/json");
-  response.body = status.dump();
-  return response;
+  errors::Status success;
+  success.code = 0;  // upstream's success Status carries no code
+  success.status = "Success";
+  success.details = errors::object_details(text("name"), r.group, r.resource, text("uid"));
+  return success.response();
 }
 
 }  // namespace apiserver::endpoints

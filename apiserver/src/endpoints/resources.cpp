@@ -23,6 +23,7 @@
 #include "endpoints/reviews.h"
 #include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
+#include "errors/status.h"
 #include "guard.h"
 #include "registry/crd_schema.h"
 #include "registry/custom_resources.h"
@@ -237,12 +238,7 @@ http::Response apply_typing_failure(const json& config, const std::string& group
         "failed to create typed patch object (" + object + "): " +
         (errors.size() == 1 ? errors.front() : "errors:\n  " + registry::join(errors, "\n  "));
   }
-  return json_response(500, {{"kind", "Status"},
-                             {"apiVersion", "v1"},
-                             {"metadata", json::object()},
-                             {"status", "Failure"},
-                             {"message", message},
-                             {"code", 500}});
+  return errors::failure(500, "", message).response();
 }
 
 // Server-side apply is always strict: an applied configuration with fields its schema does not
@@ -674,7 +670,7 @@ json with_ownership(const Resource& r, const RequestInfo& info, const http::Requ
 }
 
 http::Response status_from(const json& status) {
-  return json_response(status.value("code", 500), status);
+  return errors::Status::from_json(status).response();
 }
 
 // A CRD's scale paths (".spec.replicas") as JSON pointers ("/spec/replicas").
@@ -961,12 +957,9 @@ class WatchStream final : public http::ChunkStream {
   }
 
   static std::string error_event(int code, const std::string& reason, const std::string& message) {
-    nlohmann::ordered_json status = {
-        {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
-        {"status", "Failure"}, {"message", message}, {"reason", reason},
-        {"code", code}};
-    nlohmann::ordered_json event = {{"type", "ERROR"}, {"object", status}};
-    return event.dump() + "\n";
+    nlohmann::ordered_json event = {{"type", "ERROR"},
+                                    {"object", errors::failure(code, reason, message).document()}};
+    return event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   }
 
   // A store event as a watch event. With selectors, an object that starts matching is ADDED
@@ -2144,19 +2137,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       if (result.outcome != patch::ApplyResult::Outcome::Ok) {
         return result.outcome == patch::ApplyResult::Outcome::Conflict
                    ? status_from(patch::conflict_status(result.conflicts))
-                   : json_response(
-                         result.outcome == patch::ApplyResult::Outcome::BadRequest ? 400 : 500,
-                         json{{"kind", "Status"},
-                              {"apiVersion", "v1"},
-                              {"metadata", json::object()},
-                              {"status", "Failure"},
-                              {"message", result.message},
-                              {"reason", result.outcome == patch::ApplyResult::Outcome::BadRequest
-                                             ? "BadRequest"
-                                             : "InternalError"},
-                              {"code", result.outcome == patch::ApplyResult::Outcome::BadRequest
-                                           ? 400
-                                           : 500}});
+               : result.outcome == patch::ApplyResult::Outcome::BadRequest
+                   ? errors::bad_request(result.message).response()
+                   : errors::failure(500, "InternalError", result.message).response();
       }
       json created = std::move(result.object);
       created["metadata"]["name"] = info.name;

@@ -5,6 +5,7 @@
 
 #include "apiserver/apiserver.h"
 #include "apiserver/log.h"
+#include "errors/status.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -25,19 +26,8 @@ http::Response json_response(int code, const json& body) {
 // A Status whose details name the snapshot, as kube-apiserver's NotFound does for an object.
 http::Response status_for(int code, const std::string& reason, const std::string& message,
                           const std::string& name) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", json::object()},
-                                {"status", "Failure"},
-                                {"message", message},
-                                {"reason", reason},
-                                {"details", {{"name", name}, {"kind", "snapshots"}}},
-                                {"code", code}};
-  http::Response response;
-  response.status = code;
-  response.set_header("Content-Type", "application/json");
-  response.body = doc.dump();
-  return response;
+  return errors::failure(code, reason, message, errors::object_details(name, "", "snapshots"))
+      .response();
 }
 
 http::Response failure(const snapshots::Error& error, const std::string& name) {

@@ -1,5 +1,7 @@
 #include "endpoints/status.h"
 
+#include "errors/status.h"
+
 namespace apiserver::endpoints {
 
 using nlohmann::json;
@@ -14,23 +16,10 @@ std::string group_kind(const registry::Resource& r) {
 
 http::Response status_with_details(int code, const std::string& reason, const std::string& message,
                                    const json& details) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", json::object()},
-                                {"status", "Failure"},
-                                {"message", message}};
-  if (!reason.empty()) {
-    doc["reason"] = reason;
-  }
-  if (!details.is_null()) {
-    doc["details"] = details;
-  }
-  doc["code"] = code;
-  http::Response response;
-  response.status = code;
-  response.set_header("Content-Type", "application/json");
-  response.body = doc.dump();
-  return response;
+  return errors::failure(
+             code, reason, message,
+             details.is_null() ? std::nullopt : std::optional(errors::Details::from_json(details)))
+      .response();
 }
 
 http::Response bad_request(const std::string& message) {
@@ -51,25 +40,17 @@ json name_details(const registry::Resource& r, const std::string& name) {
 
 http::Response invalid_status(const std::string& group, const std::string& kind,
                               const std::string& name,
-                              const std::vector<registry::FieldError>& errors) {
-  json causes = json::array();
-  for (const auto& e : errors) {
-    causes.push_back({{"reason", e.reason}, {"message", e.message}, {"field", e.field}});
+                              const std::vector<registry::FieldError>& field_errors) {
+  errors::Details details = errors::object_details(name, group, kind);
+  for (const auto& e : field_errors) {
+    details.causes.push_back({e.reason, e.message, e.field});
   }
-  nlohmann::ordered_json details;
-  if (!name.empty()) {
-    details["name"] = name;
-  }
-  if (!group.empty()) {
-    details["group"] = group;
-  }
-  details["kind"] = kind;
-  details["causes"] = causes;
   std::string qualified = group.empty() ? kind : kind + "." + group;
-  return status_with_details(
-      422, "Invalid",
-      qualified + " \"" + name + "\" is invalid: " + registry::render_field_errors(errors),
-      json(details));
+  return errors::failure(422, "Invalid",
+                         qualified + " \"" + name +
+                             "\" is invalid: " + registry::render_field_errors(field_errors),
+                         std::move(details))
+      .response();
 }
 
 http::Response json_response(int code, const json& body) {

@@ -1,24 +1,9 @@
-#include <nlohmann/json.hpp>
-
+#include "errors/status.h"
 #include "pipeline/stages.h"
 #include "registry/go_text.h"
 
 namespace apiserver::pipeline {
 namespace {
-
-// A 403 Forbidden Status. Names and paths come from the client: text that is not UTF-8 is
-// replaced, as Go's encoder does, rather than failing the answer.
-http::Response forbidden(const std::string& message, const nlohmann::ordered_json& details) {
-  nlohmann::ordered_json doc = {
-      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-      {"status", "Failure"}, {"message", message}, {"reason", "Forbidden"},
-      {"details", details},  {"code", 403}};
-  http::Response r;
-  r.status = 403;
-  r.set_header("Content-Type", "application/json");
-  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
-}
 
 // The 403 of kube-apiserver's authorization filter for a resource request
 // (responsewriters.ForbiddenStatus with errors.NewForbidden): the message names the verb, the
@@ -37,15 +22,9 @@ http::Response forbidden_resource(const endpoints::RequestInfo& info, const std:
   std::string message =
       info.name.empty() ? qualified + " is forbidden: " + why
                         : qualified + " " + registry::go_quote(info.name) + " is forbidden: " + why;
-  nlohmann::ordered_json details;
-  if (!info.name.empty()) {
-    details["name"] = info.name;
-  }
-  if (!info.group.empty()) {
-    details["group"] = info.group;
-  }
-  details["kind"] = info.resource;
-  return forbidden(message, details);
+  return errors::failure(403, "Forbidden", message,
+                         errors::object_details(info.name, info.group, info.resource))
+      .response();
 }
 
 // The verb of a non-resource request, as kube-apiserver's RequestInfo names it.
@@ -77,10 +56,13 @@ Stage authorization_stage() {
               return {"forbidden: system:anonymous may read only the public paths",
                       forbidden_resource(*context.info, context.user.name)};
             }
-            return {"forbidden: system:anonymous may read only the public paths",
-                    forbidden("forbidden: User \"system:anonymous\" cannot " +
-                                  path_verb(context.request.method) + " path \"" + path + "\"",
-                              nlohmann::ordered_json::object())};
+            return {
+                "forbidden: system:anonymous may read only the public paths",
+                errors::failure(403, "Forbidden",
+                                "forbidden: User \"system:anonymous\" cannot " +
+                                    path_verb(context.request.method) + " path \"" + path + "\"",
+                                errors::Details{})
+                    .response()};
           }};
 }
 

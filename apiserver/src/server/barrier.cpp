@@ -1,8 +1,7 @@
 #include "server/barrier.h"
 
-#include <nlohmann/json.hpp>
-
 #include "apiserver/log.h"
+#include "errors/status.h"
 
 namespace apiserver::server {
 namespace {
@@ -13,20 +12,7 @@ constexpr size_t kMaxLoggedTarget = 512;
 }  // namespace
 
 http::Response internal_error(const std::string& detail) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", nlohmann::json::object()},
-                                {"status", "Failure"},
-                                {"message", "Internal error occurred: " + detail},
-                                {"reason", "InternalError"},
-                                {"details", {{"causes", {{{"message", detail}}}}}},
-                                {"code", 500}};
-  http::Response r;
-  r.status = 500;
-  r.set_header("Content-Type", "application/json");
-  // Invalid UTF-8 in an exception's text must not make the error itself throw.
-  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
+  return errors::internal_error(detail).response();
 }
 
 std::string describe_request(std::string_view method, std::string_view target,

@@ -12,11 +12,11 @@
 #include <boost/beast/ssl.hpp>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "apiserver/log.h"
 #include "apiserver/server.h"
+#include "errors/status.h"
 #include "server/barrier.h"
 #include "server/gzip.h"
 #include "server/worker_pool.h"
@@ -64,22 +64,10 @@ std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
 
 // A metav1 Status with status Failure, in kube-apiserver's field order.
 http::Response failure(int status, const std::string& reason, const std::string& message) {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", nlohmann::json::object()},
-                                {"status", "Failure"},
-                                {"message", message},
-                                {"reason", reason}};
-  if (status == 504) {
-    doc["details"] = nlohmann::json::object();  // upstream's timeout error carries (empty) details
-  }
-  doc["code"] = status;
-  http::Response r;
-  r.status = status;
-  r.set_header("Content-Type", "application/json");
-  // Messages may quote client bytes: invalid UTF-8 is replaced, never thrown over.
-  r.body = doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  return r;
+  // Upstream's timeout error carries (empty) details.
+  return errors::failure(status, reason, message,
+                         status == 504 ? std::optional(errors::Details{}) : std::nullopt)
+      .response();
 }
 
 class HttpsServer;

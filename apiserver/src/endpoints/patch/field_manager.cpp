@@ -7,6 +7,7 @@
 
 #include "endpoints/patch/deep_stack.h"
 #include "endpoints/patch/field_manager.h"
+#include "errors/status.h"
 #include "registry/go_text.h"
 
 namespace apiserver::endpoints::patch {
@@ -447,9 +448,7 @@ std::string go_quote(std::string_view s) {
 }
 
 json status(int code, const std::string& reason, const std::string& message, json details) {
-  return {{"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", json::object()},
-          {"status", "Failure"}, {"message", message}, {"reason", reason},
-          {"details", details},  {"code", code}};
+  return errors::failure(code, reason, message, errors::Details::from_json(details)).document();
 }
 
 }  // namespace
