@@ -1,7 +1,7 @@
 // The request pipeline: one ordered list of stages, as kube-apiserver's handler chain. Each stage
 // looks at the request and either lets it go on or answers it; the last one (the handler) always
 // answers. Every stage's decision and time go into the request's trace. The list itself is built
-// in one place, ApiServer::stages() (endpoints/apiserver.cpp); each stage lives in its own file
+// in one place, ApiServer::stages() (src/apiserver.cpp); each stage lives in its own file
 // here (stages.h).
 #pragma once
 
