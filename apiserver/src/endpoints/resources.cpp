@@ -25,6 +25,7 @@
 #include "endpoints/yaml_json.h"
 #include "errors/status.h"
 #include "guard.h"
+#include "registry/changed_paths.h"
 #include "registry/crd_schema.h"
 #include "registry/custom_resources.h"
 #include "registry/defaults.h"
@@ -37,6 +38,7 @@
 #include "registry/table.h"
 #include "registry/validation.h"
 #include "server/barrier.h"
+#include "trace/request_trace.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -486,6 +488,17 @@ void custom_validation(const Resource& r, const json& object,
     more = registry::validate_crd(object);
   }
   errors.insert(errors.end(), more.begin(), more.end());
+}
+
+// Names in the request's trace the fields defaulting set, between `before` and `after`.
+void note_defaults(const json& before, const json& after) {
+  size_t more = 0;
+  auto paths = registry::changed_paths(before, after, 20, &more);
+  std::string text = paths.empty() ? "none" : "set " + registry::join(paths, ", ");
+  if (more != 0) {
+    text += " and " + std::to_string(more) + " more";
+  }
+  trace::note("defaults", std::move(text));
 }
 
 // A custom resource body of another kind or apiVersion: upstream's 422, which names the kind and
@@ -1656,8 +1669,12 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
       return *refused;
     }
   }
+  const json undefaulted = trace::active() ? *body : json();
   registry::apply_defaults(r, *body);
   custom_defaults(r, *body);
+  if (trace::active()) {
+    note_defaults(undefaulted, *body);
+  }
   auto errors = registry::validate_create(r, *body);
   custom_validation(r, *body, errors);
   if (!errors.empty()) {
@@ -1798,8 +1815,12 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     }
     registry::DefaultingContext context;
     context.phase = registry::DefaultingPhase::Update;
+    const json undefaulted = trace::active() ? updated : json();
     registry::apply_defaults(r, updated, context);
     custom_defaults(r, updated);
+    if (trace::active()) {
+      note_defaults(undefaulted, updated);
+    }
     if (registry::tracks_generation(r.group, r.resource) &&
         updated.value("spec", json()) != current.value("spec", json())) {
       m["generation"] = integer_at(old, {"generation"}).value_or(0) + 1;

@@ -177,6 +177,35 @@ TEST_CASE("each request's trace is served at /debug/requests", "[pipeline][trace
   }
 }
 
+TEST_CASE("a write's trace names the fields defaulting set", "[pipeline][trace]") {
+  Api api;
+  REQUIRE(api.call("POST", "/apis/apps/v1/namespaces/default/deployments",
+                   apiserver::testing::deployment("web", 1))
+              .status == 201);
+  auto items = api.call("GET", "/debug/requests?verb=create&resource=deployments").body["items"];
+  REQUIRE(items.size() == 1);
+  std::string defaults;
+  for (const auto& n : items[0]["notes"]) {
+    if (n["layer"] == "defaults") {
+      defaults = n["text"];
+    }
+  }
+  INFO(defaults);
+  CHECK(defaults.rfind("set ", 0) == 0);
+  for (const char* field : {"spec.progressDeadlineSeconds", "spec.strategy",
+                            "spec.template.spec.containers[0].imagePullPolicy"}) {
+    CHECK(defaults.find(field) != std::string::npos);
+  }
+
+  REQUIRE(api.call("POST", kConfigMaps, configmap("plain")).status == 201);
+  auto plain = api.call("GET", "/debug/requests?verb=create&name=&resource=configmaps");
+  bool none = false;
+  for (const auto& n : plain.body["items"].back()["notes"]) {
+    none = none || (n["layer"] == "defaults" && n["text"] == "none");
+  }
+  CHECK(none);
+}
+
 TEST_CASE("a refused request's trace ends at the stage that refused it", "[pipeline][trace]") {
   Api api;
   auto anonymous = apiserver::testing::make_request("GET", kConfigMaps, nullptr, "");
