@@ -257,11 +257,7 @@ http::Response ApiServer::health(const std::string& endpoint, const std::string&
 http::Response ApiServer::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   metrics_->begin_request();
-  trace::RequestTrace trace;
-  trace.id = traces_->next_id();
-  trace.received = std::chrono::system_clock::now();
-  trace.method = request.method;
-  trace.target = request.target;
+  trace::RequestTrace trace = begin_trace(request);
   pipeline::Context context(request, trace, &request);
   http::Response response;
   {
@@ -281,15 +277,30 @@ http::Response ApiServer::handle(http::Request& request) {
     metrics_->end_uncounted_request();
   }
   log_request(request, labels ? labels->verb : request.method, response.status, elapsed);
-  trace.code = response.status;
+  keep_trace(std::move(trace), request, response.status, elapsed);
+  return response;
+}
+
+trace::RequestTrace ApiServer::begin_trace(const http::Request& request) {
+  trace::RequestTrace trace;
+  trace.received = std::chrono::system_clock::now();
+  trace.method = request.method;
+  trace.target = request.target;
+  return trace;
+}
+
+void ApiServer::keep_trace(trace::RequestTrace trace, const http::Request& request, int status,
+                           std::chrono::nanoseconds elapsed) const {
+  if (request.path == endpoints::kDebugRequestsPath) {
+    return;  // reading the traces leaves none
+  }
+  trace.id = traces_->next_id();
+  trace.code = status;
   trace.took = elapsed;
   if (log::enabled(2)) {
     log::info(2, trace.summary());
   }
-  if (request.path != endpoints::kDebugRequestsPath) {
-    traces_->add(std::move(trace));
-  }
-  return response;
+  traces_->add(std::move(trace));
 }
 
 std::optional<filters::RequestLabels> ApiServer::metric_labels(const http::Request& request) const {
@@ -378,11 +389,15 @@ bool ApiServer::long_running(const http::Request& request) {
 }
 
 std::optional<http::Response> ApiServer::admit(const http::Request& request) const {
-  trace::RequestTrace trace;  // not kept: handle() traces the whole request once its body is in
+  const auto started = std::chrono::steady_clock::now();
+  // Kept only when the request is refused here; one let on is traced again by handle().
+  trace::RequestTrace trace = begin_trace(request);
   pipeline::Context context(request, trace);
   auto refused = pipeline::run_stages(stages_, stages_.size() - 1, context);  // all but the handler
   if (refused) {
     log_request(request, request.method, refused->status, std::chrono::nanoseconds(0));
+    keep_trace(std::move(trace), request, refused->status,
+               std::chrono::steady_clock::now() - started);
   }
   return refused;
 }

@@ -105,6 +105,15 @@ assert [s["stage"] for s in t["stages"]] == ["request info", "authentication", "
 assert t["user"] == "kube-sandbox-admin", t
 assert any(n["text"].startswith("txn if /registry/configmaps/team/conf absent then put") for n in t["notes"]), t
 ' || fail "/debug/requests"
+# a request the server refuses from its header alone is traced too
+server=$(k config view --minify -o jsonpath='{.clusters[0].cluster.server}')
+[[ $(curl -sk -o /dev/null -w '%{http_code}' "$server/api/v1/namespaces/team/secrets") == 403 ]] || fail "anonymous list"
+k get --raw '/debug/requests?user=system:anonymous&resource=secrets' | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["items"][-1]
+assert t["code"] == 403 and t["stages"][-1]["stage"] == "authorization", t
+assert t["stages"][-1]["decision"].startswith("forbidden"), t
+' || fail "/debug/requests of a refused request"
 
 # delete a namespace: its content goes, then the namespace
 k delete namespace team --timeout=30s >/dev/null || fail "delete ns"

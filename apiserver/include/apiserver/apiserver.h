@@ -56,6 +56,7 @@ class SnapshotEndpoint;
 }
 namespace trace {
 class TraceLog;
+struct RequestTrace;
 }
 namespace pipeline {
 struct Stage;
@@ -113,6 +114,11 @@ class ApiServer {
  private:
   // The request pipeline's stages, in order; the last is the handler (route()).
   std::vector<pipeline::Stage> stages();
+  // A request's trace: begun before the stages run, kept (numbered, logged at -v 2, added to the
+  // log /debug/requests serves) once the request is answered.
+  static trace::RequestTrace begin_trace(const http::Request& request);
+  void keep_trace(trace::RequestTrace trace, const http::Request& request, int status,
+                  std::chrono::nanoseconds elapsed) const;
   std::optional<filters::RequestLabels> metric_labels(const http::Request& request) const;
   void log_request(const http::Request& request, const std::string& verb, int status,
                    std::chrono::nanoseconds elapsed) const;
