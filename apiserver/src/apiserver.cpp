@@ -258,7 +258,7 @@ http::Response ApiServer::handle(http::Request& request) {
   auto started = std::chrono::steady_clock::now();
   metrics_->begin_request();
   trace::RequestTrace trace = begin_trace(request);
-  pipeline::Context context(request, trace, &request);
+  pipeline::Context context(request, &trace, &request);
   http::Response response;
   {
     trace::Scope scope(trace);
@@ -269,7 +269,7 @@ http::Response ApiServer::handle(http::Request& request) {
   // client's choosing never becomes a label.
   std::optional<filters::RequestLabels> labels;
   if (context.answered_by == "handler") {
-    labels = metric_labels(request);
+    labels = metric_labels(request, context.info);
   }
   if (labels) {
     metrics_->end_request(*labels, response.status, elapsed);
@@ -283,6 +283,7 @@ http::Response ApiServer::handle(http::Request& request) {
 
 trace::RequestTrace ApiServer::begin_trace(const http::Request& request) {
   trace::RequestTrace trace;
+  trace.steps.reserve(4);
   trace.received = std::chrono::system_clock::now();
   trace.method = request.method;
   trace.target = request.target;
@@ -303,7 +304,8 @@ void ApiServer::keep_trace(trace::RequestTrace trace, const http::Request& reque
   traces_->add(std::move(trace));
 }
 
-std::optional<filters::RequestLabels> ApiServer::metric_labels(const http::Request& request) const {
+std::optional<filters::RequestLabels> ApiServer::metric_labels(
+    const http::Request& request, const std::optional<endpoints::RequestInfo>& info) const {
   filters::RequestLabels labels;
   std::string method = filters::upper_ascii(request.method);
   for (const char* root : {"/healthz", "/livez", "/readyz"}) {
@@ -314,7 +316,6 @@ std::optional<filters::RequestLabels> ApiServer::metric_labels(const http::Reque
       return labels;
     }
   }
-  auto info = endpoints::parse_resource_path(request);
   if (!info) {
     return std::nullopt;
   }
@@ -389,13 +390,17 @@ bool ApiServer::long_running(const http::Request& request) {
 }
 
 std::optional<http::Response> ApiServer::admit(const http::Request& request) const {
+  // All the stages but the handler, untraced: handle() traces a request let on. A refusal is
+  // rare, and the stages run again to trace it.
   const auto started = std::chrono::steady_clock::now();
-  // Kept only when the request is refused here; one let on is traced again by handle().
-  trace::RequestTrace trace = begin_trace(request);
-  pipeline::Context context(request, trace);
-  auto refused = pipeline::run_stages(stages_, stages_.size() - 1, context);  // all but the handler
+  const size_t before_handler = stages_.size() - 1;
+  pipeline::Context context(request, nullptr);
+  auto refused = pipeline::run_stages(stages_, before_handler, context);
   if (refused) {
     log_request(request, request.method, refused->status, std::chrono::nanoseconds(0));
+    trace::RequestTrace trace = begin_trace(request);
+    pipeline::Context traced(request, &trace);
+    pipeline::run_stages(stages_, before_handler, traced);
     keep_trace(std::move(trace), request, refused->status,
                std::chrono::steady_clock::now() - started);
   }
@@ -411,9 +416,7 @@ std::vector<pipeline::Stage> ApiServer::stages() {
              request.user = std::move(context.user.name);
              request.groups = std::move(context.user.groups);
              http::Response response = route(request);
-             return {
-                 (response.stream ? "streaming " : "answered ") + std::to_string(response.status),
-                 std::move(response)};
+             return {response.stream ? "streaming" : "answered", std::move(response)};
            }}};
 }
 

@@ -50,6 +50,7 @@ class Storage;
 class Compactor;
 }
 namespace endpoints {
+struct RequestInfo;
 class ResourceHandler;
 class OpenApi;
 class SnapshotEndpoint;
@@ -119,7 +120,9 @@ class ApiServer {
   static trace::RequestTrace begin_trace(const http::Request& request);
   void keep_trace(trace::RequestTrace trace, const http::Request& request, int status,
                   std::chrono::nanoseconds elapsed) const;
-  std::optional<filters::RequestLabels> metric_labels(const http::Request& request) const;
+  // `info`: the request info stage's reading of the request.
+  std::optional<filters::RequestLabels> metric_labels(
+      const http::Request& request, const std::optional<endpoints::RequestInfo>& info) const;
   void log_request(const http::Request& request, const std::string& verb, int status,
                    std::chrono::nanoseconds elapsed) const;
   http::Response route(http::Request& request);

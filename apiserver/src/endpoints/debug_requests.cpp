@@ -16,11 +16,12 @@ int64_t micros(std::chrono::nanoseconds d) {
 nlohmann::ordered_json trace_json(const trace::RequestTrace& t) {
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();
   for (const auto& s : t.steps) {
-    stages.push_back({{"stage", s.stage}, {"decision", s.decision}, {"micros", micros(s.took)}});
+    stages.push_back(
+        {{"stage", std::string(s.stage)}, {"decision", s.decision}, {"micros", micros(s.took)}});
   }
   nlohmann::ordered_json notes = nlohmann::ordered_json::array();
   for (const auto& n : t.notes) {
-    notes.push_back({{"layer", n.layer}, {"text", n.text}});
+    notes.push_back({{"layer", std::string(n.layer)}, {"text", n.text}});
   }
   return {{"id", t.id},
           {"received", registry::rfc3339(t.received)},

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "registry/go_text.h"
 #include "registry/walk_depth.h"
 
 namespace apiserver::endpoints {
@@ -52,6 +53,33 @@ struct YamlNode {
   YAML::Mark mark;
 };
 
+// A scalar's text as yaml-cpp gives it, in UTF-8. yaml-cpp writes the escapes \N (U+0085) and
+// \_ (U+00A0) of double-quoted scalars as the single bytes 0x85 and 0xA0, which are not UTF-8;
+// go-yaml decodes them to those characters. The input was checked to be UTF-8 before parsing, so
+// any byte here that does not start a valid sequence came from one of those escapes.
+std::string scalar_text(const std::string& value) {
+  size_t i = 0;
+  while (i < value.size() && static_cast<unsigned char>(value[i]) < 0x80) {
+    ++i;
+  }
+  if (i == value.size()) {
+    return value;
+  }
+  std::string out = value.substr(0, i);
+  while (i < value.size()) {
+    size_t width = 1;
+    const char32_t r = registry::decode_rune(value, i, width);
+    const auto byte = static_cast<unsigned char>(value[i]);
+    if (r == 0xFFFD && width == 1) {
+      registry::append_utf8(out, byte == 0x85 || byte == 0xA0 ? char32_t{byte} : r);
+    } else {
+      out.append(value, i, width);
+    }
+    i += width;
+  }
+  return out;
+}
+
 // Builds the first document's nodes from yaml-cpp's parser events; counts the documents.
 class GraphBuilder : public YAML::EventHandler {
  public:
@@ -72,7 +100,7 @@ class GraphBuilder : public YAML::EventHandler {
                 const std::string& value) override {
     const size_t at = add(YamlNode::Kind::Scalar, mark, anchor);
     nodes[at].tag = tag;
-    nodes[at].value = value;
+    nodes[at].value = scalar_text(value);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {

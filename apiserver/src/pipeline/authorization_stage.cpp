@@ -46,23 +46,24 @@ std::string path_verb(const std::string& method) {
 Stage authorization_stage() {
   return {"authorization", [](Context& context) -> Outcome {
             if (!filters::is_anonymous(context.user)) {
-              return {"allowed: AlwaysAllow", std::nullopt};
+              return {"AlwaysAllow", std::nullopt};
             }
             const std::string& path = context.request.path;
             if (filters::is_public_info_path(path)) {
-              return {"allowed: a public path (system:public-info-viewer)", std::nullopt};
+              return {"public path", std::nullopt};
+            }
+            if (!context.info && context.trace == nullptr) {
+              context.info = endpoints::parse_resource_path(context.request);
             }
             if (context.info) {
-              return {"forbidden: system:anonymous may read only the public paths",
-                      forbidden_resource(*context.info, context.user.name)};
+              return {"forbidden", forbidden_resource(*context.info, context.user.name)};
             }
-            return {
-                "forbidden: system:anonymous may read only the public paths",
-                errors::failure(403, "Forbidden",
-                                "forbidden: User \"system:anonymous\" cannot " +
-                                    path_verb(context.request.method) + " path \"" + path + "\"",
-                                errors::Details{})
-                    .response()};
+            return {"forbidden", errors::failure(403, "Forbidden",
+                                                 "forbidden: User \"system:anonymous\" cannot " +
+                                                     path_verb(context.request.method) +
+                                                     " path \"" + path + "\"",
+                                                 errors::Details{})
+                                     .response()};
           }};
 }
 

@@ -11,17 +11,23 @@ std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_
                                          Context& context) {
   for (size_t i = 0; i < count && i < stages.size(); ++i) {
     const Stage& stage = stages[i];
-    const auto started = std::chrono::steady_clock::now();
+    const auto started = context.trace != nullptr ? std::chrono::steady_clock::now()
+                                                  : std::chrono::steady_clock::time_point();
     auto took = [&] { return std::chrono::steady_clock::now() - started; };
-    Outcome outcome;
+    Outcome outcome{"", std::nullopt};
     try {
       outcome = stage.run(context);
     } catch (...) {
-      context.trace.steps.push_back(
-          {stage.name, "failed: " + server::describe_exception(std::current_exception()), took()});
+      if (context.trace != nullptr) {
+        context.trace->steps.push_back(
+            {stage.name, "failed: " + server::describe_exception(std::current_exception()),
+             took()});
+      }
       throw;
     }
-    context.trace.steps.push_back({stage.name, std::move(outcome.decision), took()});
+    if (context.trace != nullptr) {
+      context.trace->steps.push_back({stage.name, outcome.decision, took()});
+    }
     if (outcome.answer) {
       context.answered_by = stage.name;
       return std::move(outcome.answer);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apiserver/http.h"
@@ -19,21 +20,23 @@ namespace apiserver::pipeline {
 
 // What the stages know about the request as it passes. Only the handler changes the request
 // (through `writable`, which is null when the stages before it run on a request's header alone).
+// `trace` is null when the pass is not traced (the server's look at a request's header, which is
+// traced only when it refuses the request): stages then skip what only the trace needs.
 struct Context {
-  Context(const http::Request& r, trace::RequestTrace& t, http::Request* w = nullptr)
+  Context(const http::Request& r, trace::RequestTrace* t, http::Request* w = nullptr)
       : request(r), trace(t), writable(w) {}
   const http::Request& request;
-  trace::RequestTrace& trace;
+  trace::RequestTrace* trace;
   http::Request* writable;
   std::optional<endpoints::RequestInfo> info;  // a resource request, from the request info stage
   filters::UserInfo user;                      // from the authentication stage
-  std::string answered_by;                     // the stage that answered
+  std::string_view answered_by;                // the stage that answered
 };
 
-// A stage's verdict: `decision` says what it decided, in words, for the trace; an `answer` ends
-// the request there.
+// A stage's verdict: `decision` says what it decided, in a word or two, for the trace (the
+// request info and the user are in the trace's own fields); an `answer` ends the request there.
 struct Outcome {
-  std::string decision;
+  const char* decision;
   std::optional<http::Response> answer;
 };
 

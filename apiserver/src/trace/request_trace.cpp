@@ -1,5 +1,7 @@
 #include "trace/request_trace.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <utility>
 
@@ -32,7 +34,7 @@ void note(std::string_view layer, std::string text) {
   if (current == nullptr || current->notes.size() >= kMaxNotes) {
     return;
   }
-  current->notes.push_back({std::string(layer), std::move(text)});
+  current->notes.push_back({layer, std::move(text)});
 }
 
 std::string RequestTrace::summary() const {
@@ -41,11 +43,15 @@ std::string RequestTrace::summary() const {
   line += " " + method + " " + target + " -> " + std::to_string(code) + " in " +
           milliseconds(took) + " [";
   for (size_t i = 0; i < steps.size(); ++i) {
-    line += (i ? "; " : "") + steps[i].stage + ": " + steps[i].decision;
+    line += i ? "; " : "";
+    line += steps[i].stage;
+    line += ": " + steps[i].decision;
   }
   line += "]";
   for (const auto& n : notes) {
-    line += " " + n.layer + ": " + n.text + ";";
+    line += " ";
+    line += n.layer;
+    line += ": " + n.text + ";";
   }
   if (!notes.empty()) {
     line.pop_back();
@@ -53,38 +59,41 @@ std::string RequestTrace::summary() const {
   return line;
 }
 
-uint64_t TraceLog::next_id() {
-  std::lock_guard lock(mu_);
-  return ++last_id_;
-}
+TraceLog::TraceLog(size_t capacity)
+    : capacity_(capacity == 0 ? 1 : capacity), slots_(std::make_unique<Slot[]>(capacity_)) {}
 
 void TraceLog::add(RequestTrace trace) {
-  std::lock_guard lock(mu_);
-  traces_.push_back(std::move(trace));
-  while (traces_.size() > capacity_) {
-    traces_.pop_front();
+  Slot& slot = slots_[trace.id % capacity_];
+  {
+    std::lock_guard lock(slot.mu);
+    if (trace.id < slot.trace.id) {
+      return;  // a newer request finished first and took the slot
+    }
+    std::swap(slot.trace, trace);
   }
+  // `trace` now holds the one replaced, freed outside the lock.
 }
 
 std::vector<RequestTrace> TraceLog::list(const Filter& filter) const {
   auto matches = [&](const RequestTrace& t) {
-    return (filter.user.empty() || t.user == filter.user) &&
+    return t.id != 0 && (filter.user.empty() || t.user == filter.user) &&
            (filter.verb.empty() || t.verb == filter.verb) &&
            (filter.resource.empty() || t.resource == filter.resource) &&
            (filter.name.empty() || t.name == filter.name);
   };
-  std::vector<RequestTrace> newest_first;
-  std::lock_guard lock(mu_);
-  for (auto it = traces_.rbegin(); it != traces_.rend(); ++it) {
-    if (filter.limit != 0 && newest_first.size() >= filter.limit) {
-      break;
-    }
-    if (matches(*it)) {
-      newest_first.push_back(*it);
+  std::vector<RequestTrace> found;
+  for (size_t i = 0; i < capacity_; ++i) {
+    std::lock_guard lock(slots_[i].mu);
+    if (matches(slots_[i].trace)) {
+      found.push_back(slots_[i].trace);
     }
   }
-  return {std::make_move_iterator(newest_first.rbegin()),
-          std::make_move_iterator(newest_first.rend())};
+  std::sort(found.begin(), found.end(),
+            [](const RequestTrace& a, const RequestTrace& b) { return a.id < b.id; });
+  if (filter.limit != 0 && found.size() > filter.limit) {
+    found.erase(found.begin(), found.end() - static_cast<std::ptrdiff_t>(filter.limit));
+  }
+  return found;
 }
 
 }  // namespace apiserver::trace

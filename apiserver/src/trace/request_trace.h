@@ -9,10 +9,11 @@
 // thread that serves no request, such as a controller's).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -20,16 +21,17 @@
 
 namespace apiserver::trace {
 
-// One pipeline stage as the request passed it.
+// One pipeline stage as the request passed it. `stage` names a stage of the server's pipeline,
+// which lives as long as the server.
 struct Step {
-  std::string stage;
+  std::string_view stage;
   std::string decision;
   std::chrono::nanoseconds took{0};
 };
 
-// Something a layer under the pipeline did for the request.
+// Something a layer under the pipeline did for the request; `layer` is a string literal.
 struct Note {
-  std::string layer;
+  std::string_view layer;
   std::string text;
 };
 
@@ -73,16 +75,20 @@ class Scope {
 // otherwise.
 bool active();
 // Adds a note to the current thread's trace, if there is one. At most kMaxNotes are kept.
+// `layer` must be a string literal.
 void note(std::string_view layer, std::string text);
 inline constexpr size_t kMaxNotes = 64;
 
-// The last `capacity` traces, newest last. Thread-safe.
+// The last `capacity` traces. Thread-safe, and built for many request threads adding at once:
+// a trace goes into the slot its id picks (id modulo capacity), each slot with a lock of its own,
+// so two requests contend only when their ids are `capacity` apart.
 class TraceLog {
  public:
-  explicit TraceLog(size_t capacity = 200) : capacity_(capacity) {}
+  explicit TraceLog(size_t capacity = 200);
 
   // The next request id (1, 2, ...).
-  uint64_t next_id();
+  uint64_t next_id() { return ++last_id_; }
+  // Keeps `trace` (its id from next_id()) in place of the one `capacity` ids older.
   void add(RequestTrace trace);
 
   // Which traces list() returns: every non-empty field must match exactly; at most `limit` of
@@ -98,10 +104,13 @@ class TraceLog {
   size_t capacity() const { return capacity_; }
 
  private:
+  struct Slot {
+    mutable std::mutex mu;
+    RequestTrace trace;  // id 0: empty
+  };
   const size_t capacity_;
-  mutable std::mutex mu_;
-  std::deque<RequestTrace> traces_;
-  uint64_t last_id_ = 0;
+  std::unique_ptr<Slot[]> slots_;
+  std::atomic<uint64_t> last_id_{0};
 };
 
 }  // namespace apiserver::trace

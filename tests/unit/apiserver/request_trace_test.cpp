@@ -71,10 +71,19 @@ TEST_CASE("the trace log keeps the newest, and filters them", "[trace]") {
   trace::TraceLog log(3);
   CHECK(log.next_id() == 1);
   CHECK(log.next_id() == 2);
-  log.add(traced("alice", "get", "a"));
-  log.add(traced("bob", "create", "b"));
-  log.add(traced("alice", "create", "c"));
-  log.add(traced("alice", "get", "d"));  // "a" falls out
+  auto add = [&](const std::string& user, const std::string& verb, const std::string& name) {
+    auto t = traced(user, verb, name);
+    t.id = log.next_id();
+    log.add(std::move(t));
+  };
+  add("alice", "get", "a");
+  add("bob", "create", "b");
+  add("alice", "create", "c");
+  add("alice", "get", "d");  // "a" falls out
+  // A request that finishes after a newer one in its slot is not kept.
+  auto late = traced("carol", "get", "late");
+  late.id = 1;
+  log.add(std::move(late));
   auto names = [&](const trace::TraceLog::Filter& filter) {
     std::string joined;
     for (const auto& t : log.list(filter)) {
@@ -109,7 +118,7 @@ TEST_CASE("the pipeline runs its stages in order until one answers", "[pipeline]
                                             return {"answered", teapot};
                                           }},
                                          pass("never")};
-  pipeline::Context context(request, t);
+  pipeline::Context context(request, &t);
   CHECK(pipeline::run(stages, context).status == 418);
   CHECK(order == "ab");
   CHECK(context.answered_by == "answer");
@@ -117,16 +126,16 @@ TEST_CASE("the pipeline runs its stages in order until one answers", "[pipeline]
   CHECK(t.steps[2].decision == "answered");
 
   SECTION("only the first stages, when asked") {
-    pipeline::Context header_only(request, t);
+    pipeline::Context header_only(request, &t);
     CHECK_FALSE(pipeline::run_stages(stages, 2, header_only).has_value());
   }
   SECTION("a list where no stage answers is a 500") {
-    pipeline::Context none(request, t);
+    pipeline::Context none(request, &t);
     CHECK(pipeline::run({pass("x")}, none).status == 500);
   }
   SECTION("a stage that throws is recorded, and the exception goes on to the barrier") {
     trace::RequestTrace failed;
-    pipeline::Context throwing(request, failed);
+    pipeline::Context throwing(request, &failed);
     std::vector<pipeline::Stage> broken = {pass("a"),
                                            {"broken", [](pipeline::Context&) -> pipeline::Outcome {
                                               throw std::runtime_error("stage broke");
@@ -154,9 +163,8 @@ TEST_CASE("each request's trace is served at /debug/requests", "[pipeline][trace
   CHECK(created["namespace"] == "default");
   CHECK(created["code"] == 201);
   CHECK(stage_lines(created) ==
-        std::vector<std::string>{"request info=create configmaps in namespace default",
-                                 "authentication=admin in system:masters, system:authenticated",
-                                 "authorization=allowed: AlwaysAllow", "handler=answered 201"});
+        std::vector<std::string>{"request info=resource", "authentication=authenticated",
+                                 "authorization=AlwaysAllow", "handler=answered"});
   bool stored = false;
   for (const auto& n : created["notes"]) {
     const std::string text = n["text"];
@@ -219,13 +227,11 @@ TEST_CASE("a refused request's trace ends at the stage that refused it", "[pipel
   REQUIRE(items.size() >= 2);
   const json& forbidden = items[items.size() - 2];
   CHECK(forbidden["user"] == "system:anonymous");
-  CHECK(stage_lines(forbidden).back() ==
-        "authorization=forbidden: system:anonymous may read only the public paths");
+  CHECK(stage_lines(forbidden).back() == "authorization=forbidden");
   CHECK(forbidden["code"] == 403);
   const json& unauthorized = items.back();
   CHECK(unauthorized["user"] == "");
-  CHECK(stage_lines(unauthorized).back() ==
-        "authentication=refused: the credentials match no user");
+  CHECK(stage_lines(unauthorized).back() == "authentication=refused");
 }
 
 TEST_CASE("/debug/requests checks its limit", "[pipeline][trace]") {

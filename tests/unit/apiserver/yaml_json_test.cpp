@@ -163,3 +163,24 @@ TEST_CASE("YAML that is not valid UTF-8 is refused with go-yaml's reader texts",
         "error converting YAML to JSON: yaml: control characters are not allowed");
   CHECK(must_convert("a: \xc3\xa9\n")["a"] == "\xc3\xa9");
 }
+
+TEST_CASE("double-quoted escapes give UTF-8 text, \\N and \\_ included", "[yaml]") {
+  // yaml-cpp writes \N and \_ as the bytes 0x85 and 0xA0; go-yaml reads U+0085 and U+00A0.
+  const json doc = must_convert(
+      "n: \"a\\Nb\"\nnbsp: \"\\_\"\nboth: \"\xc2\xa9\\N\\_\xef\xbf\xbd\"\nls: \"\\L\\P\"\n"
+      "u: \"\\u00e9\\x41\\U0001F600\"\n");
+  CHECK(doc["n"] ==
+        "a\xc2\x85"
+        "b");
+  CHECK(doc["nbsp"] == "\xc2\xa0");
+  CHECK(doc["both"] == "\xc2\xa9\xc2\x85\xc2\xa0\xef\xbf\xbd");
+  CHECK(doc["ls"] == "\xe2\x80\xa8\xe2\x80\xa9");
+  CHECK(doc["u"] ==
+        "\xc3\xa9"
+        "A"
+        "\xf0\x9f\x98\x80");
+  CHECK_NOTHROW(doc.dump());
+  // The fuzz finding: an unterminated string with \N is an error, not an exception.
+  std::string error;
+  CHECK_NOTHROW(yaml_to_json(" \"b\\\\a;uf\\NULL\n", error));
+}
