@@ -62,10 +62,11 @@ Details Details::from_json(const nlohmann::json& details) {
 }
 
 nlohmann::ordered_json Status::document() const {
-  nlohmann::ordered_json doc = {{"kind", "Status"},
-                                {"apiVersion", "v1"},
-                                {"metadata", nlohmann::json::object()},
-                                {"status", status}};
+  nlohmann::ordered_json doc = {
+      {"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()}};
+  if (!status.empty()) {
+    doc["status"] = status;
+  }
   if (!message.empty()) {
     doc["message"] = message;
   }
