@@ -25,8 +25,13 @@ kubectl create configmap before-1 --from-literal=key=one >/dev/null || fail "cre
 kubectl create configmap before-2 -n team --from-literal=key=two >/dev/null ||
   fail "create before-2"
 
+# xvfb-run gets an auth file of ours: with a temporary directory of its own, a failure to remove
+# that directory (seen on a loaded machine) made it exit 5 instead of with the console's status.
+xvfb() {
+  xvfb-run -a -f "$(mktemp "$tmp/xauth.XXXXXX")" -s "-screen 0 1400x900x24" "$@"
+}
 console() {
-  xvfb-run -a -s "-screen 0 1400x900x24" "$bin" console --window-size 1280x800 "$@"
+  xvfb "$bin" console --window-size 1280x800 "$@"
 }
 
 cat >"$tmp/script.txt" <<EOF
@@ -206,7 +211,8 @@ xdotool mouseup 1; sleep 0.3
 xdotool key --window "\$wid" ctrl+q
 wait "\$pid"
 EOF
-  timeout 60 xvfb-run -a -s "-screen 0 1400x900x24" bash "$tmp/interactive.sh" \
+  timeout 60 xvfb-run -a -f "$(mktemp "$tmp/xauth.XXXXXX")" -s "-screen 0 1400x900x24" \
+    bash "$tmp/interactive.sh" \
     >"$tmp/interactive.out" 2>&1
   status=$?
   [[ $status -eq 0 ]] || fail "interactive console exited $status: $(cat "$tmp/interactive.out")"

@@ -54,7 +54,10 @@ unset 'pids[-1]'
 # --- a display: the console opens with serve; closing it stops serve (exit 0)
 # run_with_display SCRIPT: runs SCRIPT (bash) under its own virtual display.
 run_with_display() {
-  timeout 120 xvfb-run -a -s "-screen 0 1400x900x24" bash "$1" >"$1.out" 2>&1
+  # An auth file of ours: xvfb-run's own temporary directory, when it fails to remove it, makes
+  # it exit 5 instead of with the script's status.
+  timeout 120 xvfb-run -a -f "$(mktemp "$tmp/xauth.XXXXXX")" -s "-screen 0 1400x900x24" \
+    bash "$1" >"$1.out" 2>&1
 }
 data=$tmp/data
 cat >"$tmp/close.sh" <<EOF
