@@ -37,7 +37,6 @@
 #include "registry/selectors.h"
 #include "registry/table.h"
 #include "registry/validation.h"
-#include "server/barrier.h"
 #include "trace/request_trace.h"
 
 namespace apiserver::endpoints {
@@ -514,11 +513,13 @@ std::optional<http::Response> custom_type_meta_invalid(const Resource& r, const 
   auto gv = parse_group_version(
       api_version && api_version->is_string() ? api_version->get<std::string>() : std::string());
   if (!kind || !kind->is_string() || kind->get_ref<const std::string&>().empty() || !gv) {
-    return server::internal_error("Object 'Kind' is missing in 'object has no kind field '");
+    return errors::internal_error("Object 'Kind' is missing in 'object has no kind field '")
+        .response();
   }
   if (gv->version.empty()) {
-    return server::internal_error(
-        "Object 'apiVersion' is missing in 'object has no apiVersion field'");
+    return errors::internal_error(
+               "Object 'apiVersion' is missing in 'object has no apiVersion field'")
+        .response();
   }
   return invalid_status(gv->group, kind->get<std::string>(),
                         string_at(object, {"metadata", "name"}), errors);

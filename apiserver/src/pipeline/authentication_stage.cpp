@@ -1,6 +1,6 @@
 #include "pipeline/stages.h"
 
-#include "apiserver/apiserver.h"
+#include "errors/status.h"
 
 namespace apiserver::pipeline {
 
@@ -8,7 +8,7 @@ Stage authentication_stage(const filters::TokenTable& tokens) {
   return {"authentication", [&tokens](Context& context) -> Outcome {
             auto who = filters::authenticate(context.request, tokens);
             if (!who) {
-              return {"refused", status_response(401, "Unauthorized", "Unauthorized")};
+              return {"refused", errors::failure(401, "Unauthorized", "Unauthorized").response()};
             }
             context.user = std::move(*who);
             if (auto* t = context.trace) {

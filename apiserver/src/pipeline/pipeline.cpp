@@ -3,7 +3,8 @@
 #include <chrono>
 #include <exception>
 
-#include "server/barrier.h"
+#include "errors/status.h"
+#include "guard.h"
 
 namespace apiserver::pipeline {
 
@@ -20,8 +21,7 @@ std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_
     } catch (...) {
       if (context.trace != nullptr) {
         context.trace->steps.push_back(
-            {stage.name, "failed: " + server::describe_exception(std::current_exception()),
-             took()});
+            {stage.name, "failed: " + describe_exception(std::current_exception()), took()});
       }
       throw;
     }
@@ -40,7 +40,7 @@ http::Response run(const std::vector<Stage>& stages, Context& context) {
   if (auto answer = run_stages(stages, stages.size(), context)) {
     return std::move(*answer);
   }
-  return server::internal_error("no stage of the request pipeline answered");
+  return errors::internal_error("no stage of the request pipeline answered").response();
 }
 
 }  // namespace apiserver::pipeline
