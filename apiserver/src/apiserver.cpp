@@ -1,6 +1,7 @@
 #include "apiserver/apiserver.h"
 
 #include <algorithm>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
+#include "endpoints/accept.h"
 #include "endpoints/debug_requests.h"
 #include "endpoints/discovery.h"
 #include "endpoints/openapi.h"
@@ -45,31 +47,6 @@ http::Response json(int code, const nlohmann::json& doc) {
   return r;
 }
 
-// What the Accept header lets the server answer with: "json", "yaml", or "" (nothing it can).
-std::string accepted_encoding(const std::string& accept) {
-  if (accept.empty()) {
-    return "json";
-  }
-  bool yaml = false;
-  size_t start = 0;
-  while (start <= accept.size()) {
-    size_t end = accept.find(',', start);
-    if (end == std::string::npos) {
-      end = accept.size();
-    }
-    std::string type = accept.substr(start, end - start);
-    type = type.substr(0, type.find(';'));
-    type.erase(0, type.find_first_not_of(" \t"));
-    type.erase(type.find_last_not_of(" \t") + 1);
-    if (type == "application/json" || type == "*/*" || type == "application/*") {
-      return "json";
-    }
-    yaml = yaml || type == "application/yaml";
-    start = end + 1;
-  }
-  return yaml ? "yaml" : "";
-}
-
 }  // namespace
 
 bool parse_token_auth_file(
@@ -95,7 +72,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
       tokens_(std::make_unique<filters::TokenTable>()),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); })),
+          *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); },
+          config_.clock != nullptr ? *config_.clock : common::Clock::real())),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
       snapshots_(std::make_unique<endpoints::SnapshotEndpoint>(
@@ -203,7 +181,60 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
 }
 
 bool ApiServer::controllers_idle() const {
-  return namespaces_->idle() && namespace_defaults_->idle() && crds_->idle();
+  const auto any_time = common::Clock::time_point::max();
+  return namespaces_->queue().idle(any_time) && namespace_defaults_->queue().idle(any_time) &&
+         crds_->queue().idle(any_time);
+}
+
+bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
+                                      std::chrono::milliseconds timeout) const {
+  const common::WorkQueue* queues[] = {&namespaces_->queue(), &namespace_defaults_->queue(),
+                                       &crds_->queue()};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  auto left = [&] {
+    return std::max(std::chrono::milliseconds(0),
+                    std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::steady_clock::now()));
+  };
+  // Done at a fixpoint: the watches followed every write up to `target`, every queue was idle
+  // (one after another, no work arriving meanwhile), and nothing was written since `target`.
+  while (true) {
+    const int64_t target = store_.current_revision();
+    while (true) {
+      // Asked on every pass: a watch cache answers one request at a time, so an answer that
+      // came may be to an older request.
+      crds_->request_progress();
+      namespace_defaults_->request_progress();
+      uint64_t before[std::size(queues)];
+      for (size_t i = 0; i < std::size(queues); ++i) {
+        before[i] = queues[i]->changes();
+      }
+      for (const auto* q : queues) {
+        if (!q->wait_idle(common::Clock::real().now() + within, left())) {
+          return false;
+        }
+      }
+      bool changed = false;
+      for (size_t i = 0; i < std::size(queues); ++i) {
+        changed = changed || queues[i]->changes() != before[i];
+      }
+      if (changed) {
+        continue;
+      }
+      const bool crds_behind = crds_->followed_revision() < target;
+      if (!crds_behind && namespace_defaults_->followed_revision() >= target) {
+        break;
+      }
+      // The answer is on its way; it queues work when it arrives.
+      const size_t behind = crds_behind ? 2 : 1;
+      if (!queues[behind]->wait_changed(before[behind], left())) {
+        return false;
+      }
+    }
+    if (store_.current_revision() == target) {
+      return true;
+    }
+  }
 }
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,
@@ -472,7 +503,7 @@ http::Response ApiServer::route(http::Request& request) {
     writing = std::shared_lock(writes_mu_);  // waits while a snapshot restore runs
   }
   if (auto response = resources_->serve(request, *snapshot)) {
-    std::string encoding = accepted_encoding(request.header("Accept"));
+    std::string encoding = endpoints::accepted_encoding(request.header("Accept"));
     if (encoding.empty()) {
       return status_response(406, "NotAcceptable",
                              "only the following media types are accepted: application/json, "

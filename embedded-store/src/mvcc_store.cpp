@@ -6,7 +6,7 @@
 
 #include <cstring>
 
-#include "backend/fsync_dir.h"
+#include "common/durable_file.h"
 #include "guard.h"
 #include "replace.h"
 
@@ -21,6 +21,12 @@ class SystemClock final : public Clock {
     return std::chrono::system_clock::now();
   }
 };
+
+// The directory's entries (a rename, a removal) survive a power loss once this returns ok.
+Status sync_dir(const std::filesystem::path& dir) {
+  const std::string error = common::fsync_dir(dir);
+  return error.empty() ? Status::ok() : Status(Code::Io, error);
+}
 
 Status errno_status(const std::string& what) {
   return Status(Code::Io, what + ": " + std::strerror(errno));
@@ -46,29 +52,21 @@ Result<int> lock_dir(const std::filesystem::path& dir) {
   return fd;
 }
 
+// The whole file or none at `path`, and on disk (fsynced with its directory) when this returns.
 Status write_file_durably(const std::filesystem::path& path,
                           const std::function<Status(int fd)>& write) {
-  auto part = path;
-  part += ".part";
-  int fd = ::open(part.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    return errno_status("create " + part.string());
+  Status written = Status::ok();
+  auto result = common::write_file_durably(path, 0600, [&](int fd) {
+    written = write(fd);
+    return written.is_ok() ? std::string() : written.message();
+  });
+  if (!written.is_ok()) {
+    return written;
   }
-  Status s = write(fd);
-  if (s.is_ok() && ::fsync(fd) != 0) {
-    s = errno_status("fsync " + part.string());
+  if (!result.ok()) {
+    return Status(Code::Io, result.error.empty() ? result.not_durable : result.error);
   }
-  ::close(fd);
-  if (s.is_ok() && ::rename(part.c_str(), path.c_str()) != 0) {
-    s = errno_status("rename to " + path.string());
-  } else if (s.is_ok()) {
-    s = backend::fsync_dir(path.parent_path());  // the rename itself survives a power loss
-  }
-  if (!s.is_ok()) {
-    std::error_code ec;
-    std::filesystem::remove(part, ec);
-  }
-  return s;
+  return Status::ok();
 }
 
 }  // namespace
@@ -471,7 +469,7 @@ Status MvccStore::run_defragment() {
   if (ec) {
     return Status(Code::Io, "replace " + data.string() + ": " + ec.message());
   }
-  return backend::fsync_dir(dir_);
+  return sync_dir(dir_);
 }
 
 // Replacing everything at once (Store::replace_all) runs alone in the commit loop, so the
@@ -948,7 +946,7 @@ Status restore_snapshot(const std::filesystem::path& snapshot, const std::filesy
   }
   std::filesystem::remove(dir / "lock.mdb", ec);
   std::filesystem::remove_all(staging, ec);
-  return backend::fsync_dir(dir);
+  return sync_dir(dir);
 }
 
 }  // namespace store

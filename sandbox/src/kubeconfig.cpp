@@ -1,16 +1,16 @@
 #include "kubeconfig.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "common/base64.h"
+#include "common/durable_file.h"
 
 namespace sandbox {
 namespace {
@@ -19,34 +19,6 @@ namespace fs = std::filesystem;
 
 // The list sections of a kubeconfig whose entries are matched by `name`.
 constexpr const char* kNamedLists[] = {"clusters", "users", "contexts"};
-
-// Standard base64 with padding, as Kubernetes encodes []byte fields.
-std::string base64(const std::string& in) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t n = static_cast<uint8_t>(in[i]) << 16 | static_cast<uint8_t>(in[i + 1]) << 8 |
-                 static_cast<uint8_t>(in[i + 2]);
-    out += kAlphabet[n >> 18];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < in.size()) {
-    uint32_t n = static_cast<uint8_t>(in[i]) << 16;
-    if (i + 1 < in.size()) {
-      n |= static_cast<uint8_t>(in[i + 1]) << 8;
-    }
-    out += kAlphabet[n >> 18];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 // Whether a plain scalar with this text would be read back as something other than a string
 // (a bool, null or number, in YAML 1.1 as Go's YAML reader uses, or 1.2). Errs towards yes.
@@ -204,7 +176,7 @@ std::string make_kubeconfig(const std::string& server_url, const std::string& ca
                             const std::string& client_cert_pem, const std::string& client_key_pem,
                             const std::optional<std::string>& token) {
   YAML::Node cluster(YAML::NodeType::Map);
-  cluster["certificate-authority-data"] = base64(ca_pem);
+  cluster["certificate-authority-data"] = common::base64_encode(ca_pem);
   cluster["server"] = server_url;
 
   YAML::Node context(YAML::NodeType::Map);
@@ -212,8 +184,8 @@ std::string make_kubeconfig(const std::string& server_url, const std::string& ca
   context["user"] = kKubeconfigName;
 
   YAML::Node user(YAML::NodeType::Map);
-  user["client-certificate-data"] = base64(client_cert_pem);
-  user["client-key-data"] = base64(client_key_pem);
+  user["client-certificate-data"] = common::base64_encode(client_cert_pem);
+  user["client-key-data"] = common::base64_encode(client_key_pem);
   if (token && !token->empty()) {
     user["token"] = *token;
   }
@@ -231,7 +203,6 @@ std::string make_kubeconfig(const std::string& server_url, const std::string& ca
 }
 
 bool write_kubeconfig(const fs::path& path, const std::string& text, std::string& error) {
-  static std::atomic<unsigned> sequence{0};
   std::error_code ec;
   fs::path target = path;
   if (fs::is_symlink(path, ec)) {
@@ -245,41 +216,11 @@ bool write_kubeconfig(const fs::path& path, const std::string& text, std::string
   if (!make_parent_dirs(dir, error)) {
     return false;
   }
-
-  fs::path temp = target;
-  temp += ".tmp." + std::to_string(::getpid()) + "." + std::to_string(sequence++);
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    error = temp.string() + ": " + std::strerror(errno);
+  // A directory that cannot be fsynced is no failure: the new file is whole either way.
+  const auto written = common::write_file_durably(target, text, 0600);
+  if (!written.error.empty()) {
+    error = written.error;
     return false;
-  }
-  int err = ::fchmod(fd, 0600) == 0 ? 0 : errno;
-  for (size_t done = 0; err == 0 && done < text.size();) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n >= 0) {
-      done += static_cast<size_t>(n);
-    } else if (errno != EINTR) {
-      err = errno;
-    }
-  }
-  if (err == 0 && ::fsync(fd) != 0) {
-    err = errno;
-  }
-  if (::close(fd) != 0 && err == 0) {
-    err = errno;
-  }
-  if (err == 0 && ::rename(temp.c_str(), target.c_str()) != 0) {
-    err = errno;
-  }
-  if (err != 0) {
-    ::unlink(temp.c_str());
-    error = target.string() + ": " + std::strerror(err);
-    return false;
-  }
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
   }
   return true;
 }

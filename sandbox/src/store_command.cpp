@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli.h"
+#include "common/base64.h"
 #include "data_dir.h"
 #include "store/store.h"
 
@@ -37,33 +38,6 @@ std::optional<int64_t> parse_int(const std::string& text) {
     return std::nullopt;
   }
   return value;
-}
-
-std::string base64(const std::string& bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16 | static_cast<uint8_t>(bytes[i + 1]) << 8 |
-                 static_cast<uint8_t>(bytes[i + 2]);
-    out += kAlphabet[n >> 18 & 63];
-    out += kAlphabet[n >> 12 & 63];
-    out += kAlphabet[n >> 6 & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (size_t rest = bytes.size() - i; rest > 0) {
-    uint32_t n = static_cast<uint8_t>(bytes[i]) << 16;
-    if (rest == 2) {
-      n |= static_cast<uint8_t>(bytes[i + 1]) << 8;
-    }
-    out += kAlphabet[n >> 18 & 63];
-    out += kAlphabet[n >> 12 & 63];
-    out += rest == 2 ? kAlphabet[n >> 6 & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 // go-humanize's Bytes, which etcdctl prints DB SIZE with: SI units, one decimal below 10.
@@ -213,12 +187,12 @@ int no_positional(const Command& command, const ParsedFlags& flags, CommandConte
 Json kv_json(const store::KeyValue& kv) {
   // etcdctl omits zero fields (protobuf's omitempty): an empty value, a zero lease.
   Json j;
-  j["key"] = base64(kv.key);
+  j["key"] = common::base64_encode(kv.key);
   j["create_revision"] = kv.create_revision;
   j["mod_revision"] = kv.mod_revision;
   j["version"] = kv.version;
   if (!kv.value.empty()) {
-    j["value"] = base64(kv.value);
+    j["value"] = common::base64_encode(kv.value);
   }
   if (kv.lease != 0) {
     j["lease"] = kv.lease;

@@ -20,6 +20,7 @@
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/snapshots.h"
+#include "common/clock.h"
 #include "store/store.h"
 
 namespace apiserver {
@@ -43,6 +44,8 @@ struct ApiServerConfig {
   // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
   // system:masters; empty for none.
   std::filesystem::path snapshots_dir;
+  // The time of managedFields entries; nullptr for the real clock. Must outlive the server.
+  const common::Clock* clock = nullptr;
 };
 
 namespace storage {
@@ -102,8 +105,12 @@ class ApiServer {
   // shutdown begins.
   void set_ready(bool ready) { ready_ = ready; }
   void begin_shutdown();
-  // True when no controller has work pending (for tests).
+  // True when no controller has work queued, in progress or scheduled (for tests).
   bool controllers_idle() const;
+  // Waits up to `timeout` until no controller has work queued or in progress, nor a retry due
+  // within `within` from now; false on timeout (for tests: they wait on this, not a sleep).
+  bool wait_controllers_idle(std::chrono::milliseconds within,
+                             std::chrono::milliseconds timeout) const;
 
   // Restores a named snapshot into the running server (POST /admin/snapshots/NAME/restore):
   // API writes wait meanwhile; the store's contents are replaced (store::Store::replace_all);

@@ -14,13 +14,26 @@ namespace {
 
 using nlohmann::json;
 
+// At most this many CRDs wait; more are looked at on their next change.
 constexpr size_t kMaxQueued = 10000;
-constexpr auto kIdleWake = std::chrono::seconds(1);
+// How soon a CRD whose custom resources are held by finalizers is looked at again, and the
+// watch followed again after following it failed.
+constexpr auto kRecheckDelay = std::chrono::seconds(1);
+// The key that means "drain the watch": no CRD name contains a '/'.
+const std::string kFollowKey = "/follow";
+// The key that means "ask the watch for progress" (request_progress()).
+const std::string kProgressKey = "/progress";
 const std::string kCrdRoot = registry::kCrdPrefix;
 const std::string kCrdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/";
 
 std::string name_of(const std::string& key) {
   return key.substr(key.rfind('/') + 1);
+}
+
+common::WorkQueueOptions queue_options() {
+  common::WorkQueueOptions options;
+  options.capacity = kMaxQueued;
+  return options;
 }
 
 json find_condition(const json& crd, const std::string& type) {
@@ -83,15 +96,14 @@ bool has_finalizer(const json& crd) {
 }  // namespace
 
 CrdController::CrdController(std::shared_ptr<registry::Registry> registry,
-                             storage::Storage& storage, Client client)
-    : registry_(std::move(registry)), storage_(storage), client_(std::move(client)) {}
+                             storage::Storage& storage, Client client, const common::Clock& clock)
+    : registry_(std::move(registry)),
+      storage_(storage),
+      client_(std::move(client)),
+      queue_(queue_options(), clock) {}
 
 CrdController::~CrdController() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  queue_.shutdown();
   if (thread_.joinable()) {
     thread_.join();
   }
@@ -107,25 +119,16 @@ void CrdController::start() {
 }
 
 void CrdController::resync() {
-  {
-    std::lock_guard lock(mu_);
-    relist_ = true;
-    woken_ = true;
-  }
-  cv_.notify_all();
+  relist_ = true;
+  queue_.add(kFollowKey);
 }
 
-bool CrdController::idle() const {
-  std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_ && !woken_ && !relist_ && terminating_.empty() &&
-         retry_.waiting() == 0;
+void CrdController::request_progress() {
+  queue_.add(kProgressKey);  // the watcher belongs to the controller thread
 }
 
 void CrdController::enqueue(const std::string& name) {
-  std::lock_guard lock(mu_);
-  if (queue_.size() < kMaxQueued) {
-    queue_.insert(name);
-  }
+  queue_.add(name);  // refused when full: looked at on its next change
 }
 
 // Watch first, then list: nothing that happens in between is missed.
@@ -134,15 +137,10 @@ void CrdController::watch_and_list(bool now) {
     watcher_->set_notify(nullptr);
     watcher_->cancel();
   }
-  watcher_ = storage_.watch(kCrdRoot, kCrdRoot, false, storage_.current_revision() + 1);
+  const int64_t from = storage_.current_revision() + 1;
+  watcher_ = storage_.watch(kCrdRoot, kCrdRoot, false, from);
   if (watcher_) {
-    watcher_->set_notify([this] {
-      {
-        std::lock_guard lock(mu_);
-        woken_ = true;
-      }
-      cv_.notify_all();
-    });
+    watcher_->set_notify([this] { queue_.add(kFollowKey); });
   }
   storage::ListResult crds;
   if (storage_.list(kCrdRoot, "", 0, 0, crds)) {
@@ -162,6 +160,7 @@ void CrdController::watch_and_list(bool now) {
       enqueue(name);
     }
   }
+  followed_ = from - 1;  // the watch brings what comes after the list
 }
 
 void CrdController::drain_watch() {
@@ -171,13 +170,18 @@ void CrdController::drain_watch() {
   store::WatchResponse response;
   bool lost = false;
   bool deleted = false;
+  int64_t followed = followed_;
   while (watcher_->try_next(response)) {
     lost = lost || response.canceled;
+    if (!response.canceled) {
+      followed = std::max(followed, response.header.revision);
+    }
     for (const auto& e : response.events) {
       enqueue(name_of(e.kv.key));
       deleted = deleted || e.type == store::Event::Type::Delete;
     }
   }
+  followed_ = followed;
   if (lost || deleted) {
     // A watch cut off (or a CRD gone, which may free names another CRD waits for): look at all.
     watch_and_list(false);
@@ -185,60 +189,40 @@ void CrdController::drain_watch() {
 }
 
 void CrdController::run() {
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    auto wake = RetryBackoff::Clock::now() + kIdleWake;
-    if (auto due = retry_.next_due()) {
-      wake = std::min(wake, *due);
-    }
-    cv_.wait_until(lock, wake, [&] { return stop_ || woken_ || !queue_.empty(); });
-    if (stop_) {
-      return;
-    }
-    woken_ = false;
-    busy_ = true;
-    for (auto& name : retry_.take_due(RetryBackoff::Clock::now())) {
-      queue_.insert(std::move(name));
-    }
-    // CRDs whose custom resources are still going are looked at again on every wake.
-    queue_.insert(terminating_.begin(), terminating_.end());
-    bool relist = relist_;
-    relist_ = false;
-    lock.unlock();
-    const bool followed = run_guarded("crd controller: follow customresourcedefinitions", [&] {
-      if (relist) {
-        watch_and_list(false);
+  while (auto key = queue_.get()) {
+    if (*key == kFollowKey) {
+      follow();
+    } else if (*key == kProgressKey) {
+      if (watcher_) {
+        watcher_->request_progress();  // its answer comes as a watch response: kFollowKey
       }
-      drain_watch();
-    });
-    lock.lock();
-    if (!followed) {
-      relist_ = true;  // watch and list again on the next wake
+    } else {
+      work_on(*key);
     }
-    while (!queue_.empty() && !stop_) {
-      std::string name = *queue_.begin();
-      queue_.erase(queue_.begin());
-      lock.unlock();
-      work_on(name);
-      lock.lock();
+    queue_.done(*key);
+  }
+}
+
+void CrdController::follow() {
+  const bool relist = relist_.exchange(false);
+  const bool followed = run_guarded("crd controller: follow customresourcedefinitions", [&] {
+    if (relist) {
+      watch_and_list(false);
     }
-    busy_ = false;
+    drain_watch();
+  });
+  if (!followed) {
+    relist_ = true;
+    queue_.add_after(kFollowKey, kRecheckDelay);
   }
 }
 
 void CrdController::work_on(const std::string& name) {
   const bool ok = run_guarded("crd controller: reconcile customresourcedefinition " + name,
                               [&] { reconcile(name); });
-  bool dropped = false;
-  {
-    std::lock_guard lock(mu_);
-    if (ok) {
-      retry_.forget(name);
-    } else {
-      dropped = !retry_.failed(name, RetryBackoff::Clock::now());
-    }
-  }
-  if (dropped) {
+  if (ok) {
+    queue_.forget(name);
+  } else if (!queue_.add_rate_limited(name)) {
     log::error("crd controller: too many failing customresourcedefinitions; " + name +
                " waits for its next change");
   }
@@ -291,8 +275,6 @@ void CrdController::reconcile(const std::string& name) {
   if (auto e = storage_.get(kCrdRoot + name, stored)) {
     if (e.kind == storage::ErrorKind::NotFound) {
       publish(name, {});
-      std::lock_guard lock(mu_);
-      terminating_.erase(name);
     }
     return;
   }
@@ -302,12 +284,8 @@ void CrdController::reconcile(const std::string& name) {
   }
   crd["metadata"]["resourceVersion"] = std::to_string(stored.mod_revision);
   if (crd["metadata"].contains("deletionTimestamp")) {
-    bool done = !has_finalizer(crd) || finalize(crd);
-    std::lock_guard lock(mu_);
-    if (done) {
-      terminating_.erase(name);
-    } else {
-      terminating_.insert(name);
+    if (has_finalizer(crd) && !finalize(crd)) {
+      queue_.add_after(name, kRecheckDelay);  // custom resources still going: look again
     }
     return;
   }
@@ -443,7 +421,7 @@ bool CrdController::finalize(const json& stored) {
     }
     storage::ListResult left;
     if (storage_.list(row.etcd_prefix + "/", "", 1, 0, left) || !left.items.empty()) {
-      return false;  // some are held by finalizers: looked at again on the next wake
+      return false;  // some are held by finalizers: looked at again after kRecheckDelay
     }
     set_condition(status, "Terminating", "False", "InstanceDeletionCompleted",
                   "removed all instances");

@@ -10,14 +10,14 @@
 //
 // Like the namespace defaults controller it is an API client: it writes CRD status and custom
 // resource deletions through the REST handlers (as kube-apiserver's loopback user), follows CRDs
-// through the storage watch, and works on its own thread.
+// through the storage watch, and works on its own thread, taking work from a common::WorkQueue
+// whose keys are CRD names and kFollowKey ("the watch has news").
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -27,7 +27,8 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
-#include "controllers/retry_backoff.h"
+#include "common/clock.h"
+#include "common/work_queue.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -36,8 +37,9 @@ class CrdController {
  public:
   using Client = std::function<http::Response(http::Request&)>;
 
+  // `clock` times the retries; it must outlive the controller.
   CrdController(std::shared_ptr<registry::Registry> registry, storage::Storage& storage,
-                Client client);
+                Client client, const common::Clock& clock = common::Clock::real());
   ~CrdController();
 
   // Publishes the rows of every stored CRD and settles their status now, on the caller's thread
@@ -46,8 +48,14 @@ class CrdController {
   // Looks at every stored CRD again and drops the rows of CRDs that are gone (after a snapshot
   // restore).
   void resync();
-  // True when nothing is queued or in progress (for tests).
-  bool idle() const;
+  // The work queue, for tests to wait until it is idle.
+  const common::WorkQueue& queue() const { return queue_; }
+  // For tests: asks the watch for a progress notification, after which followed_revision()
+  // reaches the store's revision of now. The storage watch delivers events on its own thread,
+  // so an idle queue alone does not mean that every write was seen.
+  void request_progress();
+  // Every CRD change up to this revision has been turned into queued work.
+  int64_t followed_revision() const { return followed_.load(); }
 
  private:
   struct Row {
@@ -58,6 +66,8 @@ class CrdController {
   };
 
   void run();
+  // Drains the watch into the queue, watching and listing again first when `relist_`.
+  void follow();
   void watch_and_list(bool now);
   void drain_watch();
   void enqueue(const std::string& name);
@@ -65,7 +75,7 @@ class CrdController {
   // after a backoff.
   void work_on(const std::string& name);
   void reconcile(const std::string& name);
-  // The finalizer's work; false while custom resources remain (it is tried again later).
+  // The finalizer's work; false while custom resources remain (looked at again after a while).
   bool finalize(const nlohmann::json& crd);
   void publish(const std::string& name, std::vector<registry::Resource> rows);
   // PUTs `status` into `crd` through /status: the CRD as stored, or nullopt when refused.
@@ -80,16 +90,10 @@ class CrdController {
   std::shared_ptr<store::Watcher> watcher_;  // used by the controller thread (and start())
   // Rows published per CRD name; used by reconcile() only, which runs on one thread at a time.
   std::map<std::string, std::set<Row>> published_;
-  // protects queue_, retry_, busy_, stop_, woken_, relist_, terminating_
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::set<std::string> queue_;
-  RetryBackoff retry_;  // CRDs whose reconcile failed unexpectedly, until they are due again
-  std::set<std::string> terminating_;  // CRDs whose finalizer still waits for instances
-  bool busy_ = false;
-  bool stop_ = false;
-  bool woken_ = false;
-  bool relist_ = false;
+  std::atomic<bool> relist_{false};   // watch and list again (set by resync() and on failure)
+  std::atomic<int64_t> followed_{0};  // see followed_revision(); written by the thread only
+  // CRD names to reconcile, and kFollowKey when the watch has news. Thread-safe on its own.
+  common::WorkQueue queue_;
   std::thread thread_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "apiserver/log.h"
 #include "guard.h"
@@ -12,8 +13,15 @@ namespace {
 
 using nlohmann::json;
 
+// At most this many namespaces wait; more are found again by the next resync().
 constexpr size_t kMaxQueued = 10000;
 constexpr auto kRetryInterval = std::chrono::milliseconds(500);
+
+common::WorkQueueOptions queue_options() {
+  common::WorkQueueOptions options;
+  options.capacity = kMaxQueued;
+  return options;
+}
 
 std::string name_of(const std::string& key) {
   return key.substr(key.rfind('/') + 1);
@@ -28,27 +36,19 @@ bool has_finalizers(const json& object) {
 }  // namespace
 
 NamespaceController::NamespaceController(std::shared_ptr<registry::Registry> registry,
-                                         storage::Storage& storage)
-    : registry_(std::move(registry)), storage_(storage), thread_([this] { run(); }) {}
+                                         storage::Storage& storage, const common::Clock& clock)
+    : registry_(std::move(registry)),
+      storage_(storage),
+      queue_(queue_options(), clock),
+      thread_([this] { run(); }) {}
 
 NamespaceController::~NamespaceController() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  queue_.shutdown();
   thread_.join();
 }
 
 void NamespaceController::enqueue(const std::string& name) {
-  {
-    std::lock_guard lock(mu_);
-    if (queue_.size() >= kMaxQueued) {
-      return;  // resync() finds it again later
-    }
-    queue_.insert(name);
-  }
-  cv_.notify_all();
+  queue_.add(name);  // refused when full: resync() finds it again later
 }
 
 void NamespaceController::resync() {
@@ -64,55 +64,23 @@ void NamespaceController::resync() {
   }
 }
 
-bool NamespaceController::idle() const {
-  std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_ && retry_.waiting() == 0;
-}
-
 void NamespaceController::run() {
-  std::unique_lock lock(mu_);
-  while (true) {
-    auto ready = [&] { return stop_ || !queue_.empty(); };
-    if (auto due = retry_.next_due()) {
-      cv_.wait_until(lock, *due, ready);
-    } else {
-      cv_.wait(lock, ready);
-    }
-    if (stop_) {
-      return;
-    }
-    for (auto& due : retry_.take_due(RetryBackoff::Clock::now())) {
-      queue_.insert(std::move(due));
-    }
-    if (queue_.empty()) {
-      continue;
-    }
-    std::string name = *queue_.begin();
-    queue_.erase(queue_.begin());
-    busy_ = true;
-    lock.unlock();
+  while (auto name = queue_.get()) {
     bool done = false;
-    const bool ok = run_guarded("namespace controller: finalize namespace " + name,
-                                [&] { done = finalize(name); });
-    lock.lock();
-    busy_ = false;
+    const bool ok = run_guarded("namespace controller: finalize namespace " + *name,
+                                [&] { done = finalize(*name); });
     if (!ok) {
-      if (!retry_.failed(name, RetryBackoff::Clock::now())) {
-        lock.unlock();
-        log::error("namespace controller: too many failing namespaces; " + name +
+      if (!queue_.add_rate_limited(*name)) {
+        log::error("namespace controller: too many failing namespaces; " + *name +
                    " waits for the next resync");
-        lock.lock();
       }
-      continue;
-    }
-    retry_.forget(name);
-    if (!done && !stop_) {
-      // Objects with finalizers still hold it: look again soon.
-      cv_.wait_for(lock, kRetryInterval, [&] { return stop_; });
-      if (queue_.size() < kMaxQueued) {
-        queue_.insert(name);
+    } else {
+      queue_.forget(*name);
+      if (!done) {
+        queue_.add_after(*name, kRetryInterval);  // objects with finalizers still hold it
       }
     }
+    queue_.done(*name);
   }
 }
 

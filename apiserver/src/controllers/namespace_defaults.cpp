@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
@@ -12,8 +13,14 @@ namespace {
 
 using nlohmann::json;
 
+// At most this many namespaces wait; more are looked at on their next change.
 constexpr size_t kMaxQueued = 10000;
-constexpr auto kIdleWake = std::chrono::seconds(1);
+// After following the watches failed, the next try (watching and listing again).
+constexpr auto kRefollowDelay = std::chrono::seconds(1);
+// The key that means "drain the watches": no namespace name contains a '/'.
+const std::string kFollowKey = "/follow";
+// The key that means "ask the watches for progress" (request_progress()).
+const std::string kProgressKey = "/progress";
 const char* const kServiceAccount = "default";
 const char* const kRootCaConfigMap = "kube-root-ca.crt";
 const char* const kRoots[] = {"/registry/namespaces/", "/registry/serviceaccounts/",
@@ -32,18 +39,24 @@ std::string name_of(const std::string& key) {
   return key.substr(key.rfind('/') + 1);
 }
 
+common::WorkQueueOptions queue_options() {
+  common::WorkQueueOptions options;
+  options.capacity = kMaxQueued;
+  return options;
+}
+
 }  // namespace
 
 NamespaceDefaultsController::NamespaceDefaultsController(storage::Storage& storage, Client client,
-                                                         std::string root_ca_pem)
-    : storage_(storage), client_(std::move(client)), root_ca_pem_(std::move(root_ca_pem)) {}
+                                                         std::string root_ca_pem,
+                                                         const common::Clock& clock)
+    : storage_(storage),
+      client_(std::move(client)),
+      root_ca_pem_(std::move(root_ca_pem)),
+      queue_(queue_options(), clock) {}
 
 NamespaceDefaultsController::~NamespaceDefaultsController() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  queue_.shutdown();
   if (thread_.joinable()) {
     thread_.join();
   }
@@ -70,13 +83,7 @@ void NamespaceDefaultsController::watch_and_list(bool now) {
   for (const char* root : kRoots) {
     auto watcher = storage_.watch(root, root, false, from);
     if (watcher) {
-      watcher->set_notify([this] {
-        {
-          std::lock_guard lock(mu_);
-          woken_ = true;
-        }
-        cv_.notify_all();
-      });
+      watcher->set_notify([this] { queue_.add(kFollowKey); });
       watchers_.push_back(std::move(watcher));
     }
   }
@@ -89,28 +96,31 @@ void NamespaceDefaultsController::watch_and_list(bool now) {
         enqueue(name_of(item.key));
       }
     }
+    followed_each_.assign(watchers_.size(), from - 1);  // the watches bring what comes after
+    followed_ = from - 1;
   }
 }
 
-bool NamespaceDefaultsController::idle() const {
-  std::lock_guard lock(mu_);
-  return queue_.empty() && !busy_ && !woken_ && !relist_ && retry_.waiting() == 0;
+void NamespaceDefaultsController::request_progress() {
+  queue_.add(kProgressKey);  // the watchers belong to the controller thread
 }
 
 void NamespaceDefaultsController::enqueue(const std::string& ns) {
-  std::lock_guard lock(mu_);
-  if (queue_.size() < kMaxQueued) {
-    queue_.insert(ns);
-  }
+  queue_.add(ns);  // refused when full: looked at on its next change
 }
 
 // Turns watch events into namespaces to look at.
 void NamespaceDefaultsController::drain_watches() {
   store::WatchResponse response;
   bool lost = false;
-  for (auto& watcher : watchers_) {
+  followed_each_.resize(watchers_.size(), followed_);
+  for (size_t i = 0; i < watchers_.size(); ++i) {
+    auto& watcher = watchers_[i];
     while (watcher->try_next(response)) {
       lost = lost || response.canceled;
+      if (!response.canceled) {
+        followed_each_[i] = std::max(followed_each_[i], response.header.revision);
+      }
       for (const auto& e : response.events) {
         const std::string& key = e.kv.key;
         if (key.rfind("/registry/namespaces/", 0) == 0) {
@@ -127,64 +137,49 @@ void NamespaceDefaultsController::drain_watches() {
       }
     }
   }
+  if (!followed_each_.empty()) {
+    followed_ = *std::min_element(followed_each_.begin(), followed_each_.end());
+  }
   if (lost) {
     watch_and_list(false);  // a watch was cut off: start over and look at every namespace
   }
 }
 
 void NamespaceDefaultsController::run() {
-  std::unique_lock lock(mu_);
-  while (!stop_) {
-    auto wake = RetryBackoff::Clock::now() + kIdleWake;
-    if (auto due = retry_.next_due()) {
-      wake = std::min(wake, *due);
-    }
-    cv_.wait_until(lock, wake, [&] { return stop_ || woken_ || !queue_.empty(); });
-    if (stop_) {
-      return;
-    }
-    woken_ = false;
-    busy_ = true;
-    for (auto& ns : retry_.take_due(RetryBackoff::Clock::now())) {
-      queue_.insert(std::move(ns));
-    }
-    const bool relist = relist_;
-    relist_ = false;
-    lock.unlock();
-    const bool followed = run_guarded("namespace defaults controller: follow namespaces", [&] {
-      if (relist) {
-        watch_and_list(false);
+  while (auto key = queue_.get()) {
+    if (*key == kFollowKey) {
+      follow();
+    } else if (*key == kProgressKey) {
+      for (auto& w : watchers_) {
+        w->request_progress();  // the answers come as watch responses: kFollowKey
       }
-      drain_watches();
-    });
-    lock.lock();
-    if (!followed) {
-      relist_ = true;  // watch and list again on the next wake
+    } else {
+      work_on(*key);
     }
-    while (!queue_.empty() && !stop_) {
-      std::string ns = *queue_.begin();
-      queue_.erase(queue_.begin());
-      lock.unlock();
-      work_on(ns);
-      lock.lock();
+    queue_.done(*key);
+  }
+}
+
+void NamespaceDefaultsController::follow() {
+  const bool relist = std::exchange(relist_, false);
+  // A failure, wherever it happened, leaves the watches in doubt: watch and list again later.
+  relist_ = !run_guarded("namespace defaults controller: follow namespaces", [&] {
+    if (relist) {
+      watch_and_list(false);
     }
-    busy_ = false;
+    drain_watches();
+  });
+  if (relist_) {
+    queue_.add_after(kFollowKey, kRefollowDelay);
   }
 }
 
 void NamespaceDefaultsController::work_on(const std::string& ns) {
   const bool ok = run_guarded("namespace defaults controller: reconcile namespace " + ns,
                               [&] { reconcile(ns); });
-  bool dropped = false;
-  {
-    std::lock_guard lock(mu_);
-    if (ok) {
-      retry_.forget(ns);
-    } else {
-      dropped = !retry_.failed(ns, RetryBackoff::Clock::now());
-    }
-  }
-  if (dropped) {
+  if (ok) {
+    queue_.forget(ns);
+  } else if (!queue_.add_rate_limited(ns)) {
     log::error("namespace defaults controller: too many failing namespaces; " + ns +
                " waits for its next change");
   }

@@ -6,20 +6,21 @@
 // The controller is an API client: it writes through the REST handlers (as a controller user, with
 // field manager kube-controller-manager), so the objects get the metadata any client's would. It
 // follows namespaces, service accounts and config maps through the storage's watch cache and
-// reconciles one namespace at a time on its own thread.
+// reconciles one namespace at a time on its own thread, taking work from a common::WorkQueue
+// whose keys are namespace names and kFollowKey ("the watches have news").
 #pragma once
 
-#include <condition_variable>
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "apiserver/http.h"
-#include "controllers/retry_backoff.h"
+#include "common/clock.h"
+#include "common/work_queue.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -28,17 +29,27 @@ class NamespaceDefaultsController {
  public:
   using Client = std::function<http::Response(http::Request&)>;
 
-  // `root_ca_pem` empty: no kube-root-ca.crt ConfigMaps (a server without a CA).
-  NamespaceDefaultsController(storage::Storage& storage, Client client, std::string root_ca_pem);
+  // `root_ca_pem` empty: no kube-root-ca.crt ConfigMaps (a server without a CA). `clock` times
+  // the retries; it must outlive the controller.
+  NamespaceDefaultsController(storage::Storage& storage, Client client, std::string root_ca_pem,
+                              const common::Clock& clock = common::Clock::real());
   ~NamespaceDefaultsController();
 
   // Reconciles every namespace now, on the caller's thread, then follows changes.
   void start();
-  // True when nothing is queued or in progress (for tests).
-  bool idle() const;
+  // The work queue, for tests to wait until it is idle.
+  const common::WorkQueue& queue() const { return queue_; }
+  // For tests: asks the watches for a progress notification, after which followed_revision()
+  // reaches the store's revision of now. The storage watches deliver events on their own
+  // thread, so an idle queue alone does not mean that every write was seen.
+  void request_progress();
+  // Every change up to this revision has been turned into queued work.
+  int64_t followed_revision() const { return followed_.load(); }
 
  private:
   void run();
+  // Drains the watches into the queue, watching and listing again first when `relist_`.
+  void follow();
   // reconcile() behind the controllers' barrier: a namespace whose reconcile threw is tried
   // again after a backoff.
   void work_on(const std::string& ns);
@@ -50,15 +61,13 @@ class NamespaceDefaultsController {
   storage::Storage& storage_;
   Client client_;
   const std::string root_ca_pem_;
-  std::vector<std::shared_ptr<store::Watcher>> watchers_;  // used by the controller thread only
-  mutable std::mutex mu_;  // protects queue_, retry_, busy_, stop_, woken_, relist_
-  std::condition_variable cv_;
-  std::set<std::string> queue_;
-  RetryBackoff retry_;   // namespaces whose reconcile failed unexpectedly, until they are due
-  bool relist_ = false;  // following the watches failed: watch and list again
-  bool busy_ = false;
-  bool stop_ = false;
-  bool woken_ = false;
+  // Used by start() and then by the controller thread only.
+  std::vector<std::shared_ptr<store::Watcher>> watchers_;
+  std::vector<int64_t> followed_each_;  // per watcher: the revision its responses reached
+  bool relist_ = false;  // following the watches failed: watch and list again (thread only)
+  // Namespaces to reconcile, and kFollowKey when a watch has news. Thread-safe on its own.
+  common::WorkQueue queue_;
+  std::atomic<int64_t> followed_{0};  // the least of followed_each_; see followed_revision()
   std::thread thread_;
 };
 

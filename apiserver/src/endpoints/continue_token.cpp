@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/base64.h"
 #include "endpoints/go_json_syntax.h"
 
 namespace apiserver::endpoints {
@@ -12,28 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kUrlAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 constexpr const char* kInvalid = "continue key is not valid";
 constexpr const char* kVersion = "meta.k8s.io/v1";
-
-int url_digit(char c) {
-  if (c >= 'A' && c <= 'Z') {
-    return c - 'A';
-  }
-  if (c >= 'a' && c <= 'z') {
-    return c - 'a' + 26;
-  }
-  if (c >= '0' && c <= '9') {
-    return c - '0' + 52;
-  }
-  if (c == '-') {
-    return 62;
-  }
-  if (c == '_') {
-    return 63;
-  }
-  return -1;
-}
 
 // One top-level member of the token as encoding/json meets it: the JSON kind word and, for
 // strings and numbers, the text (a number's literal as written).
@@ -136,57 +117,8 @@ bool is_clean_rooted(std::string_view key) {
 }  // namespace
 
 std::string encode_continue(int64_t revision, std::string_view start) {
-  const std::string text =
-      json{{"v", kVersion}, {"rv", revision}, {"start", std::string(start)}}.dump();
-  std::string out;
-  out.reserve((text.size() * 4 + 2) / 3);
-  uint32_t bits = 0;
-  int count = 0;
-  for (unsigned char c : text) {
-    bits = (bits << 8) | c;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      out += kUrlAlphabet[(bits >> count) & 0x3F];
-    }
-  }
-  if (count > 0) {
-    out += kUrlAlphabet[(bits << (6 - count)) & 0x3F];
-  }
-  return out;
-}
-
-std::optional<std::string> decode_raw_url_base64(std::string_view text, std::string& error) {
-  std::string out;
-  out.reserve(text.size() * 3 / 4);
-  uint32_t bits = 0;
-  int count = 0;
-  size_t digits = 0;
-  size_t last = 0;  // the index of the last digit read
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c == '\r' || c == '\n') {
-      continue;  // Go skips line breaks
-    }
-    const int d = url_digit(c);
-    if (d < 0) {
-      error = "illegal base64 data at input byte " + std::to_string(i);
-      return std::nullopt;
-    }
-    bits = (bits << 6) | static_cast<uint32_t>(d);
-    count += 6;
-    ++digits;
-    last = i;
-    if (count >= 8) {
-      count -= 8;
-      out += static_cast<char>((bits >> count) & 0xFF);
-    }
-  }
-  if (digits % 4 == 1) {
-    error = "illegal base64 data at input byte " + std::to_string(last);
-    return std::nullopt;
-  }
-  return out;
+  return common::base64url_encode_raw(
+      json{{"v", kVersion}, {"rv", revision}, {"start", std::string(start)}}.dump());
 }
 
 std::optional<ContinueToken> decode_continue(std::string_view token, const std::string& key_prefix,
@@ -195,16 +127,15 @@ std::optional<ContinueToken> decode_continue(std::string_view token, const std::
     error = why.empty() ? std::string(kInvalid) : std::string(kInvalid) + why;
     return std::nullopt;
   };
-  std::string base64_error;
-  auto data = decode_raw_url_base64(token, base64_error);
-  if (!data) {
-    return fail(": " + base64_error);
+  const auto data = common::go_base64_decode(token, common::GoBase64::RawUrl);
+  if (!data.error.empty()) {
+    return fail(": " + data.error);
   }
-  if (auto syntax = go_json_syntax_error(*data)) {
+  if (auto syntax = go_json_syntax_error(data.bytes)) {
     return fail(": " + *syntax);
   }
   TopLevelMembers members;
-  if (!json::sax_parse(*data, &members)) {
+  if (!json::sax_parse(data.bytes, &members)) {
     // Valid for Go's scanner, not for the parser (invalid UTF-8 in a string): not a token.
     return fail("");
   }

@@ -31,8 +31,4 @@ struct ContinueToken {
 std::optional<ContinueToken> decode_continue(std::string_view token, const std::string& key_prefix,
                                              std::string& error);
 
-// Go's base64.RawURLEncoding.DecodeString; on failure `error` is "illegal base64 data at input
-// byte N".
-std::optional<std::string> decode_raw_url_base64(std::string_view text, std::string& error);
-
 }  // namespace apiserver::endpoints

@@ -1,6 +1,5 @@
 #include "endpoints/discovery.h"
 
-#include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <algorithm>
@@ -14,6 +13,7 @@
 #include <vector>
 
 #include "apiserver/apiserver.h"
+#include "common/base64.h"
 #include "endpoints/yaml_json.h"
 
 namespace apiserver::endpoints {
@@ -170,14 +170,6 @@ std::optional<Negotiated> negotiate(const std::string& accept, bool aggregatable
     }
   }
   return std::nullopt;
-}
-
-std::string base64(const unsigned char* data, size_t size) {
-  std::string out(4 * ((size + 2) / 3), '\0');
-  int n =
-      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(size));
-  out.resize(static_cast<size_t>(n));
-  return out;
 }
 
 // Upstream's ETag: uppercase hex of SHA-512 over the JSON of the list as it is cached (without
@@ -448,7 +440,7 @@ std::string storage_version_hash(const std::string& group, const std::string& ve
   std::string gvk = group + "/" + version + "/" + kind;
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(gvk.data()), gvk.size(), digest);
-  return base64(digest, 8);
+  return common::base64_encode(std::string_view(reinterpret_cast<const char*>(digest), 8));
 }
 
 std::optional<http::Response> serve_discovery(const http::Request& request,

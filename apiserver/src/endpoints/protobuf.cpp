@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "apiserver/facts.h"
+#include "common/base64.h"
+#include "common/rfc3339.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -314,37 +316,6 @@ class Reader {
 
 // ---- JSON value helpers ----
 
-std::string base64(std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < bytes.size(); i += 3) {
-    const std::uint32_t v = static_cast<std::uint8_t>(bytes[i]) << 16 |
-                            static_cast<std::uint8_t>(bytes[i + 1]) << 8 |
-                            static_cast<std::uint8_t>(bytes[i + 2]);
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i + 1 == bytes.size()) {
-    const std::uint32_t v = static_cast<std::uint8_t>(bytes[i]) << 16;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == bytes.size()) {
-    const std::uint32_t v =
-        static_cast<std::uint8_t>(bytes[i]) << 16 | static_cast<std::uint8_t>(bytes[i + 1]) << 8;
-    out += kAlphabet[v >> 18];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
 // Go's JSON encoder writes invalid UTF-8 as U+FFFD; doing the same here also keeps
 // nlohmann::json::dump from throwing later.
 std::string valid_utf8(std::string_view s) {
@@ -384,51 +355,6 @@ std::string valid_utf8(std::string_view s) {
     }
   }
   return out;
-}
-
-// Days since 1970-01-01 -> civil date (proleptic Gregorian).
-void civil_from_days(std::int64_t z, std::int64_t& y, unsigned& m, unsigned& d) {
-  z += 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  d = doy - (153 * mp + 2) / 5 + 1;
-  m = mp < 10 ? mp + 3 : mp - 9;
-  y = static_cast<std::int64_t>(yoe) + era * 400 + (m <= 2 ? 1 : 0);
-}
-
-// RFC 3339 in UTC; `micros` >= 0 adds six fraction digits. False when the year is outside
-// [0, 9999], where Go's Time.MarshalJSON fails too.
-bool rfc3339(std::int64_t seconds, int micros, std::string& out) {
-  constexpr std::int64_t kMin = -62167219200;  // 0000-01-01T00:00:00Z
-  constexpr std::int64_t kMax = 253402300799;  // 9999-12-31T23:59:59Z
-  if (seconds < kMin || seconds > kMax) {
-    return false;
-  }
-  std::int64_t days = seconds / 86400;
-  std::int64_t rem = seconds % 86400;
-  if (rem < 0) {
-    rem += 86400;
-    --days;
-  }
-  std::int64_t year = 0;
-  unsigned month = 0;
-  unsigned day = 0;
-  civil_from_days(days, year, month, day);
-  char buf[40];
-  int n =
-      std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02lld:%02lld:%02lld",
-                    static_cast<long long>(year), month, day, static_cast<long long>(rem / 3600),
-                    static_cast<long long>(rem / 60 % 60), static_cast<long long>(rem % 60));
-  out.assign(buf, static_cast<std::size_t>(n));
-  if (micros >= 0) {
-    n = std::snprintf(buf, sizeof buf, ".%06d", micros);
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  out += 'Z';
-  return true;
 }
 
 // Go's time.Duration.String().
@@ -666,7 +592,7 @@ bool Decoder::value(const Field& f, Scalar type, const Message* message, Wire wi
     return true;
   }
   if (type == Scalar::Bytes) {
-    out = base64(bytes);
+    out = common::base64_encode(bytes);
     return true;
   }
   return this->message(*message, bytes, depth + 1, out);
@@ -764,11 +690,13 @@ bool Decoder::special(const Message& m, std::string_view bytes, int depth, json&
       if (nanos < 0 || nanos > 999999999) {
         return fail(m.name + ": nanos out of range");
       }
-      std::string text;
-      if (!rfc3339(seconds, m.special == Special::MicroTime ? nanos / 1000 : -1, text)) {
+      const auto text = m.special == Special::MicroTime
+                            ? common::format_rfc3339_micro(seconds, nanos / 1000)
+                            : common::format_rfc3339(seconds);
+      if (!text) {
         return fail(m.name + ": year outside [0,9999]");
       }
-      out = text;
+      out = *text;
       return true;
     }
     case Special::Duration:

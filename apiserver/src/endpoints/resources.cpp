@@ -10,6 +10,7 @@
 #include <set>
 
 #include "apiserver/apiserver.h"
+#include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
 #include "endpoints/continue_token.h"
 #include "endpoints/delete_options.h"
@@ -489,6 +490,11 @@ void custom_validation(const Resource& r, const json& object,
   errors.insert(errors.end(), more.begin(), more.end());
 }
 
+// Whether defaulting may change an object of `r` (else the trace needs no copy to compare).
+bool defaults_may_change(const Resource& r) {
+  return registry::has_defaults(r) || (r.custom && r.custom->structural);
+}
+
 // Names in the request's trace the fields defaulting set, between `before` and `after`.
 void note_defaults(const json& before, const json& after) {
   size_t more = 0;
@@ -558,27 +564,6 @@ void add_warnings(http::Response& response, const std::vector<std::string>& warn
   for (const auto& w : warnings) {
     response.headers.emplace_back("Warning", w);
   }
-}
-
-// Whether the Accept header asks for a meta.k8s.io/v1 Table (as kubectl get does).
-bool wants_table(const http::Request& request) {
-  std::string accept = request.header("Accept");
-  size_t start = 0;
-  while (start < accept.size()) {
-    size_t end = accept.find(',', start);
-    if (end == std::string::npos) {
-      end = accept.size();
-    }
-    std::string entry = accept.substr(start, end - start);
-    entry.erase(std::remove(entry.begin(), entry.end(), ' '), entry.end());
-    if (entry.find(";as=Table") != std::string::npos &&
-        entry.find(";g=meta.k8s.io") != std::string::npos &&
-        entry.find(";v=v1") != std::string::npos && entry.find(";v=v1beta1") == std::string::npos) {
-      return true;
-    }
-    start = end + 1;
-  }
-  return false;
 }
 
 // The Table options of a request: includeObject, and "now" for ages. On a bad includeObject
@@ -668,19 +653,22 @@ patch::FieldSet reset_fields(const Resource& r, const std::string& subresource) 
   return set;
 }
 
-patch::Writer writer_of(const Resource& r, const RequestInfo& info, const http::Request& request) {
-  return {field_manager(request), r.group_version(), info.subresource,
-          registry::rfc3339(std::chrono::system_clock::now()), reset_fields(r, info.subresource)};
+// `now`: the managedFields entry's time.
+patch::Writer writer_of(const Resource& r, const RequestInfo& info, const http::Request& request,
+                        std::chrono::system_clock::time_point now) {
+  return {field_manager(request), r.group_version(), info.subresource, registry::rfc3339(now),
+          reset_fields(r, info.subresource)};
 }
 
 // `object` with its managedFields brought up to date for an Update by this request's manager.
 json with_ownership(const Resource& r, const RequestInfo& info, const http::Request& request,
-                    const json* live, const json& object) {
+                    const json* live, const json& object,
+                    std::chrono::system_clock::time_point now) {
   auto type = object_type_of(r);
   if (!type) {
     return object;
   }
-  return patch::update_managed_fields(*type, live, object, writer_of(r, info, request));
+  return patch::update_managed_fields(*type, live, object, writer_of(r, info, request, now));
 }
 
 http::Response status_from(const json& status) {
@@ -1191,9 +1179,11 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
 }
 
 ResourceHandler::ResourceHandler(storage::Storage& storage, const filters::TokenTable& tokens,
-                                 std::function<void(const std::string&)> namespace_terminating)
+                                 std::function<void(const std::string&)> namespace_terminating,
+                                 const common::Clock& clock)
     : storage_(storage),
       tokens_(tokens),
+      clock_(clock),
       namespace_terminating_(std::move(namespace_terminating)),
       ticker_(std::make_shared<WatchTicker>()),
       field_validator_(std::make_unique<registry::FieldValidator>()),
@@ -1336,7 +1326,7 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
     return storage_failure(r, info.name, error);
   }
   default_on_read(r, stored);
-  if (wants_table(request)) {
+  if (wants_table(request.header("Accept"))) {
     http::Response failure;
     auto options = table_options(request, failure);
     if (!options) {
@@ -1423,7 +1413,7 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
       metadata["remainingItemCount"] = remaining;  // upstream gives no count with selectors
     }
   }
-  if (wants_table(request)) {
+  if (wants_table(request.header("Accept"))) {
     auto options = table_options(request, failure);
     if (!options) {
       return failure;
@@ -1476,7 +1466,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     return failure;
   }
   WatchStream::Presenter present;
-  if (wants_table(request)) {
+  if (wants_table(request.header("Accept"))) {
     auto options = table_options(request, failure);
     if (!options) {
       return failure;
@@ -1670,11 +1660,14 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
       return *refused;
     }
   }
-  const json undefaulted = trace::active() ? *body : json();
+  const bool compare = trace::active() && defaults_may_change(r);
+  const json undefaulted = compare ? *body : json();
   registry::apply_defaults(r, *body);
   custom_defaults(r, *body);
-  if (trace::active()) {
+  if (compare) {
     note_defaults(undefaulted, *body);
+  } else {
+    trace::note("defaults", "none");
   }
   auto errors = registry::validate_create(r, *body);
   custom_validation(r, *body, errors);
@@ -1682,7 +1675,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     return invalid(r, string_at(meta, {"name"}), errors);
   }
   if (!owned) {
-    *body = with_ownership(r, info, request, nullptr, *body);
+    *body = with_ownership(r, info, request, nullptr, *body, clock_.system_now());
   }
   if (is_service(r)) {
     if (auto errors = service_ips_->allocate_service(*body); !errors.empty()) {
@@ -1816,11 +1809,14 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     }
     registry::DefaultingContext context;
     context.phase = registry::DefaultingPhase::Update;
-    const json undefaulted = trace::active() ? updated : json();
+    const bool compare = trace::active() && defaults_may_change(r);
+    const json undefaulted = compare ? updated : json();
     registry::apply_defaults(r, updated, context);
     custom_defaults(r, updated);
-    if (trace::active()) {
+    if (compare) {
       note_defaults(undefaulted, updated);
+    } else {
+      trace::note("defaults", "none");
     }
     if (registry::tracks_generation(r.group, r.resource) &&
         updated.value("spec", json()) != current.value("spec", json())) {
@@ -1850,7 +1846,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     return invalid(r, info.name, errors);
   }
   if (!owned) {
-    updated = with_ownership(r, info, request, &current, updated);
+    updated = with_ownership(r, info, request, &current, updated, clock_.system_now());
   }
   updated["metadata"].erase("resourceVersion");  // the store revision; compared without it
   if (only_managed_field_times_differ(updated, current)) {
@@ -2155,7 +2151,8 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
         return storage_failure(r, info.name, e);
       }
       // Server-side apply creates what does not exist yet.
-      auto result = patch::apply(*object_type, nullptr, body, writer_of(r, info, request), force);
+      auto result = patch::apply(*object_type, nullptr, body,
+                                 writer_of(r, info, request, clock_.system_now()), force);
       if (result.outcome != patch::ApplyResult::Outcome::Ok) {
         return result.outcome == patch::ApplyResult::Outcome::Conflict
                    ? status_from(patch::conflict_status(result.conflicts))
@@ -2219,7 +2216,7 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
           return status_with_details(415, "UnsupportedMediaType",
                                      "apply patches are not supported for this kind", json());
         }
-        patch::Writer writer = writer_of(r, info, request);
+        patch::Writer writer = writer_of(r, info, request, clock_.system_now());
         if (scale) {
           writer.api_version = "autoscaling/v1";  // what the applied Scale must name
           writer.reset_fields = {};               // a Scale is all replicas: nothing to reset

@@ -17,6 +17,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "common/clock.h"
 #include "filters/authentication.h"
 #include "registry/field_validation.h"
 #include "registry/service_ips.h"
@@ -43,9 +44,11 @@ class WatchTicker;
 class ResourceHandler {
  public:
   // `namespace_terminating` is told the name of each namespace that a delete marks Terminating.
-  // `tokens` (for TokenReview) must outlive the handler.
+  // `tokens` (for TokenReview) and `clock` (the time of managedFields entries) must outlive the
+  // handler.
   ResourceHandler(storage::Storage& storage, const filters::TokenTable& tokens,
-                  std::function<void(const std::string&)> namespace_terminating);
+                  std::function<void(const std::string&)> namespace_terminating,
+                  const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
 
   // nullopt when the path is not a resource path (the caller routes on).
@@ -97,6 +100,7 @@ class ResourceHandler {
 
   storage::Storage& storage_;
   const filters::TokenTable& tokens_;
+  const common::Clock& clock_;
   std::function<void(const std::string&)> namespace_terminating_;
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;

@@ -43,6 +43,10 @@ void apply_defaults(const Resource& resource, nlohmann::json& object);  // phase
 void apply_defaults(const Resource& resource, nlohmann::json& object,
                     const DefaultingContext& context);
 
+// Whether apply_defaults may change an object of `resource`'s kind; false means it never does
+// (the caller can skip comparing before and after).
+bool has_defaults(const Resource& resource);
+
 // Pieces exposed for tests and for other registry code.
 
 // "Always" when the image's tag is `latest`, or it has neither tag nor digest; else

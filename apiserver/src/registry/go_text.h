@@ -1,5 +1,5 @@
-// Go's rendering of text inside kube-apiserver's error messages: strconv.Quote (%q), and the UTF-8
-// helpers it rests on. One implementation for every error text that quotes a value.
+// Go's rendering of text inside kube-apiserver's error messages: encoding/json strings, fmt's %v,
+// strings.Join; strconv.Quote (%q) and its UTF-8 helpers come from common/go_quote.h.
 #pragma once
 
 #include <string>
@@ -8,14 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/go_quote.h"
+
 namespace apiserver::registry {
 
-// Decodes one UTF-8 sequence at s[i]; invalid input yields U+FFFD with width 1, as Go's range
-// loop over a string does.
-char32_t decode_rune(std::string_view s, size_t i, size_t& width);
-void append_utf8(std::string& out, char32_t r);
-// Go's strconv.Quote (the %q verb) of a string.
-std::string go_quote(std::string_view s);
+// Go's strconv.Quote (the %q verb) and the UTF-8 steps under it live in the common library; these
+// names keep the registry's Go-text vocabulary in one place for its callers.
+using common::append_utf8;
+using common::decode_rune;
+using common::go_quote;
+
 // A string as Go's encoding/json writes it: quoted, with <, > and & escaped as \u003c, \u003e
 // and \u0026 (its HTML-safe default).
 std::string go_json_string(const std::string& s);

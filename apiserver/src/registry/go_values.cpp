@@ -1,7 +1,5 @@
-// Facts followed here (read upstream: Go's encoding/base64 decodeQuantum and time.Parse, and
-// apimachinery's resource.ParseQuantity, release lines used by kube-apiserver v1.32):
-// - base64: StdEncoding skips \r and \n; the error offset is that of the first bad byte, of a
-//   quantum cut short (minus the bytes already read), or of trailing bytes after padding.
+// Facts followed here (read upstream: Go's time.Parse and apimachinery's resource.ParseQuantity,
+// release lines used by kube-apiserver v1.32; base64 is common::go_base64_decode):
 // - Quantity: sign, leading zeros, digits, optional '.' and digits, then a suffix matching
 //   [eEinumkKMGTP]*[-+]?[0-9]*; the suffix must be a decimal SI, binary SI or e<int> exponent.
 // - time.Parse walks the layout's elements; a literal or element that does not match reports the
@@ -14,7 +12,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
+#include "common/base64.h"
 #include "registry/go_text.h"
 
 namespace apiserver::registry {
@@ -22,15 +22,6 @@ namespace {
 
 bool is_digit(std::string_view s, std::size_t i) {
   return i < s.size() && s[i] >= '0' && s[i] <= '9';
-}
-
-bool is_base64_char(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' ||
-         c == '/';
-}
-
-std::string base64_error_at(std::size_t offset) {
-  return "illegal base64 data at input byte " + std::to_string(offset);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -91,49 +82,11 @@ int days_in(int month, int year) {
 }  // namespace
 
 std::optional<std::string> go_base64_error(std::string_view src) {
-  const std::size_t n = src.size();
-  std::size_t si = 0;
-  auto newline = [&](std::size_t i) { return src[i] == '\n' || src[i] == '\r'; };
-  while (true) {
-    for (std::size_t j = 0; j < 4; ++j) {
-      if (si == n) {
-        if (j == 0) {
-          return std::nullopt;
-        }
-        return base64_error_at(si - j);
-      }
-      const char in = src[si++];
-      if (is_base64_char(in)) {
-        continue;
-      }
-      if (in == '\n' || in == '\r') {
-        --j;
-        continue;
-      }
-      if (in != '=' || j < 2) {
-        return base64_error_at(si - 1);
-      }
-      if (j == 2) {  // a second '=' must follow
-        while (si < n && newline(si)) {
-          ++si;
-        }
-        if (si == n) {
-          return base64_error_at(n);
-        }
-        if (src[si] != '=') {
-          return base64_error_at(si - 1);
-        }
-        ++si;
-      }
-      while (si < n && newline(si)) {
-        ++si;
-      }
-      if (si < n) {
-        return base64_error_at(si);
-      }
-      return std::nullopt;
-    }
+  auto decoded = common::go_base64_decode(src, common::GoBase64::Std);
+  if (decoded.error.empty()) {
+    return std::nullopt;
   }
+  return std::move(decoded.error);
 }
 
 std::optional<std::string> go_quantity_error(std::string_view text) {

@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <ctime>
 #include <set>
+
+#include "common/rfc3339.h"
 
 namespace apiserver::registry {
 namespace {
@@ -32,12 +33,7 @@ std::string random_bytes(size_t n) {
 }  // namespace
 
 std::string rfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(t);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return common::format_rfc3339(t);
 }
 
 std::string new_uid() {

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <limits>
 
-#include "registry/go_text.h"
+#include "common/go_quote.h"
 
 namespace apiserver::http {
 
@@ -100,35 +100,6 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
-// Go's quoting in the time package's errors (not strconv.Quote): only '"' and '\' are escaped,
-// and every byte of a control or non-ASCII character is written as \xNN.
-std::string time_quote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    auto byte = static_cast<unsigned char>(s[i]);
-    if (byte >= 0x80 || byte < 0x20) {
-      size_t width = 1;
-      registry::decode_rune(s, i, width);
-      for (size_t j = 0; j < width; ++j) {
-        auto b = static_cast<unsigned char>(s[i + j]);
-        out += "\\x";
-        out += kHex[b >> 4];
-        out += kHex[b & 0xF];
-      }
-      i += width;
-      continue;
-    }
-    if (byte == '"' || byte == '\\') {
-      out += '\\';
-    }
-    out += static_cast<char>(byte);
-    ++i;
-  }
-  out += '"';
-  return out;
-}
-
 }  // namespace
 
 std::optional<std::string> unescape(std::string_view s, bool plus_is_space) {
@@ -178,7 +149,7 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, st
     }
     return std::nullopt;
   };
-  auto invalid = [&] { return fail("time: invalid duration " + time_quote(text)); };
+  auto invalid = [&] { return fail("time: invalid duration " + common::go_time_quote(text)); };
   std::string_view s = text;
   bool negative = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
@@ -235,7 +206,7 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, st
       ++unit_length;
     }
     if (unit_length == 0) {
-      return fail("time: missing unit in duration " + time_quote(text));
+      return fail("time: missing unit in duration " + common::go_time_quote(text));
     }
     std::string_view unit_name = s.substr(0, unit_length);
     s.remove_prefix(unit_length);
@@ -246,8 +217,8 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, st
       }
     }
     if (unit == nullptr) {
-      return fail("time: unknown unit " + time_quote(unit_name) + " in duration " +
-                  time_quote(text));
+      return fail("time: unknown unit " + common::go_time_quote(unit_name) + " in duration " +
+                  common::go_time_quote(text));
     }
     if (whole > kMaxDuration / unit->nanoseconds) {
       return invalid();

@@ -23,7 +23,7 @@
 #include <set>
 #include <sstream>
 
-#include "server/fsync_dir.h"
+#include "common/durable_file.h"
 
 namespace apiserver::pki {
 namespace {
@@ -153,38 +153,12 @@ bool read_file(const fs::path& path, std::string& out, bool& missing, std::strin
 // then fsync of the directory, so a reader sees either the old file or the whole new one.
 bool write_file_atomically(const fs::path& path, std::string_view content, mode_t mode,
                            std::string& error) {
-  fs::path temp = path;
-  temp += ".tmp." + std::to_string(::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
-  if (fd < 0) {
-    error = temp.string() + ": " + errno_text(errno);
+  // A directory that cannot be fsynced is no failure: the new file is whole either way.
+  auto written = common::write_file_durably(path, content, mode);
+  if (!written.error.empty()) {
+    error = std::move(written.error);
     return false;
   }
-  int err = ::fchmod(fd, mode) == 0 ? 0 : errno;  // the umask does not get a say
-  for (size_t done = 0; err == 0 && done < content.size();) {
-    ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n >= 0) {
-      done += static_cast<size_t>(n);
-    } else if (errno != EINTR) {
-      err = errno;
-    }
-  }
-  if (err == 0 && ::fsync(fd) != 0) {
-    err = errno;
-  }
-  if (::close(fd) != 0 && err == 0) {
-    err = errno;
-  }
-  if (err == 0 && ::rename(temp.c_str(), path.c_str()) != 0) {
-    err = errno;
-  }
-  if (err != 0) {
-    ::unlink(temp.c_str());
-    error = path.string() + ": " + errno_text(err);
-    return false;
-  }
-  std::string not_durable;  // the file is whole either way; only a power loss could undo it
-  server::fsync_dir(path.parent_path(), not_durable);
   return true;
 }
 

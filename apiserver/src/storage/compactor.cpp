@@ -4,8 +4,9 @@
 
 namespace apiserver::storage {
 
-Compactor::Compactor(store::Store& store, std::chrono::milliseconds interval)
-    : store_(store), interval_(interval) {
+Compactor::Compactor(store::Store& store, std::chrono::milliseconds interval,
+                     const common::Clock& clock)
+    : store_(store), interval_(interval), clock_(clock) {
   if (interval_.count() > 0) {
     thread_ = std::thread([this] { run(); });
   }
@@ -25,7 +26,7 @@ Compactor::~Compactor() {
 void Compactor::run() {
   store::Revision previous = 0;
   std::unique_lock lock(mu_);
-  while (!cv_.wait_for(lock, interval_, [&] { return stop_; })) {
+  while (!clock_.wait_until(lock, cv_, clock_.now() + interval_, [&] { return stop_; })) {
     lock.unlock();
     run_guarded("the compactor", [&] {
       if (previous > store_.compacted_revision()) {

@@ -8,14 +8,16 @@
 #include <mutex>
 #include <thread>
 
+#include "common/clock.h"
 #include "store/store.h"
 
 namespace apiserver::storage {
 
 class Compactor {
  public:
-  // interval 0 disables compaction.
-  Compactor(store::Store& store, std::chrono::milliseconds interval);
+  // interval 0 disables compaction. `clock` times the intervals; it must outlive the compactor.
+  Compactor(store::Store& store, std::chrono::milliseconds interval,
+            const common::Clock& clock = common::Clock::real());
   ~Compactor();
 
  private:
@@ -23,6 +25,7 @@ class Compactor {
 
   store::Store& store_;
   const std::chrono::milliseconds interval_;
+  const common::Clock& clock_;
   std::mutex mu_;  // protects stop_
   std::condition_variable cv_;
   bool stop_ = false;

@@ -1,11 +1,11 @@
 #include "apiserver/snapshots.h"
 
 #include <algorithm>
-#include <ctime>
 #include <nlohmann/json.hpp>
 #include <system_error>
 
-#include "server/fsync_dir.h"
+#include "common/durable_file.h"
+#include "common/rfc3339.h"
 
 namespace apiserver::snapshots {
 namespace {
@@ -28,13 +28,8 @@ std::string modified_time(const std::filesystem::path& file) {
   if (ec) {
     return "";
   }
-  std::time_t seconds =
-      std::chrono::system_clock::to_time_t(std::chrono::file_clock::to_sys(written));
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  return common::format_rfc3339(std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      std::chrono::file_clock::to_sys(written)));
 }
 
 }  // namespace
@@ -95,8 +90,7 @@ Error save(store::Store& store, const std::filesystem::path& dir, const std::str
     std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
                                  std::filesystem::perm_options::replace, ec);
     // The new directory's own entry, so that a saved snapshot cannot vanish with it.
-    std::string error;
-    if (!server::fsync_dir(dir.parent_path(), error)) {
+    if (const std::string error = common::fsync_dir(dir.parent_path()); !error.empty()) {
       return {ErrorKind::Failed, "create " + dir.string() + ": " + error};
     }
   }
@@ -145,7 +139,7 @@ Error list(const std::filesystem::path& dir, std::vector<Info>& out) {
   }
   for (const auto& entry : it) {
     const auto& path = entry.path();
-    // Only finished snapshots: a save in progress writes NAME.snap.part.
+    // Only finished snapshots: a save in progress writes NAME.snap.tmp.<pid>.<n>.
     if (path.extension() != kExtension || !valid_name(path.stem().string())) {
       continue;
     }
@@ -171,8 +165,7 @@ Error remove(const std::filesystem::path& dir, const std::string& name, Info& ou
     return ec ? Error{ErrorKind::Failed, "delete snapshot \"" + name + "\": " + ec.message()}
               : not_found(name);
   }
-  std::string error;
-  if (!server::fsync_dir(dir, error)) {
+  if (const std::string error = common::fsync_dir(dir); !error.empty()) {
     return {ErrorKind::Failed, "delete snapshot \"" + name + "\": " + error};
   }
   return {};

@@ -1,6 +1,5 @@
 #include "console/client/rest_client.h"
 
-#include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cstdlib>
@@ -8,6 +7,7 @@
 #include <fstream>
 
 #include "client/https_connection.h"
+#include "common/base64.h"
 
 namespace console::client {
 namespace {
@@ -21,31 +21,6 @@ std::optional<std::string> read_text(const fs::path& path) {
     return std::nullopt;
   }
   return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::optional<std::string> base64_decode(const std::string& text) {
-  std::string compact;
-  for (char c : text) {
-    if (!std::isspace(static_cast<unsigned char>(c))) {
-      compact.push_back(c);
-    }
-  }
-  if (compact.size() % 4 != 0) {
-    return std::nullopt;
-  }
-  std::string out(compact.size() / 4 * 3, '\0');
-  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                          reinterpret_cast<const unsigned char*>(compact.data()),
-                          static_cast<int>(compact.size()));
-  if (n < 0) {
-    return std::nullopt;
-  }
-  size_t padding = 0;
-  for (size_t i = compact.size(); i > 0 && compact[i - 1] == '='; --i) {
-    ++padding;
-  }
-  out.resize(static_cast<size_t>(n) - padding);
-  return out;
 }
 
 // The entry named `name` of a kubeconfig list (clusters, users, contexts): its inner map, or an
@@ -66,7 +41,7 @@ YAML::Node named(const YAML::Node& list, const std::string& name, const char* in
 bool pem_field(const YAML::Node& node, const std::string& key, const fs::path& base,
                std::string& out, std::string& error) {
   if (node[key + "-data"]) {
-    auto decoded = base64_decode(node[key + "-data"].as<std::string>(""));
+    auto decoded = common::base64_decode_lenient(node[key + "-data"].as<std::string>(""));
     if (!decoded) {
       error = key + "-data is not valid base64";
       return false;

@@ -7,6 +7,7 @@
 #include <numeric>
 #include <utility>
 
+#include "common/rfc3339.h"
 #include "model/json_fields.h"
 
 namespace console::model {
@@ -161,86 +162,13 @@ uint32_t rank_texts(const std::string& text, const std::vector<uint32_t>& starts
       sorted, [&](const Keyed& a, const Keyed& b) { return compare(a, b) == 0; }, rank);
 }
 
-// Days since 1970-01-01 of a proleptic Gregorian date (month 1-12).
-int64_t days_since_epoch(int64_t year, int64_t month, int64_t day) {
-  // Count from March so that the leap day ends the year.
-  year -= month <= 2 ? 1 : 0;
-  const int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const int64_t year_of_era = year - era * 400;
-  const int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const int64_t day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * 146097 + day_of_era - 719468;
-}
-
-bool read_number(std::string_view s, size_t& pos, size_t digits, int64_t& out) {
-  if (pos + digits > s.size()) {
-    return false;
-  }
-  out = 0;
-  for (size_t k = 0; k < digits; ++k) {
-    if (!is_digit(s[pos + k])) {
-      return false;
-    }
-    out = out * 10 + (s[pos + k] - '0');
-  }
-  pos += digits;
-  return true;
-}
-
-bool expect(std::string_view s, size_t& pos, char c) {
-  if (pos < s.size() && (s[pos] == c || lower(s[pos]) == lower(c))) {
-    ++pos;
-    return true;
-  }
-  return false;
-}
-
 // See parse_rfc3339() in the header.
 std::optional<double> rfc3339_seconds(std::string_view s) {
-  size_t pos = 0;
-  int64_t year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
-  if (!read_number(s, pos, 4, year) || !expect(s, pos, '-') || !read_number(s, pos, 2, month) ||
-      !expect(s, pos, '-') || !read_number(s, pos, 2, day) || !expect(s, pos, 'T') ||
-      !read_number(s, pos, 2, hour) || !expect(s, pos, ':') || !read_number(s, pos, 2, minute) ||
-      !expect(s, pos, ':') || !read_number(s, pos, 2, second)) {
+  const auto t = common::parse_rfc3339(s, common::Rfc3339Syntax::Rfc);
+  if (!t) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
-    return std::nullopt;
-  }
-  double fraction = 0;
-  if (pos < s.size() && s[pos] == '.') {
-    double scale = 0.1;
-    ++pos;
-    const size_t start = pos;
-    while (pos < s.size() && is_digit(s[pos])) {
-      fraction += (s[pos] - '0') * scale;
-      scale /= 10;
-      ++pos;
-    }
-    if (pos == start) {
-      return std::nullopt;
-    }
-  }
-  int64_t offset = 0;
-  if (!expect(s, pos, 'Z')) {
-    if (pos >= s.size() || (s[pos] != '+' && s[pos] != '-')) {
-      return std::nullopt;
-    }
-    const int64_t sign = s[pos++] == '-' ? -1 : 1;
-    int64_t offset_hours = 0, offset_minutes = 0;
-    if (!read_number(s, pos, 2, offset_hours) || !expect(s, pos, ':') ||
-        !read_number(s, pos, 2, offset_minutes)) {
-      return std::nullopt;
-    }
-    offset = sign * (offset_hours * 3600 + offset_minutes * 60);
-  }
-  if (pos != s.size()) {
-    return std::nullopt;
-  }
-  const int64_t seconds =
-      days_since_epoch(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset;
-  return static_cast<double>(seconds) + fraction;
+  return static_cast<double>(t->seconds) + t->nanos / 1e9;
 }
 
 // An age as kubectl renders it ("5m", "3d4h", "2y10d") to seconds.

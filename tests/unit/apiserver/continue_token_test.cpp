@@ -3,10 +3,10 @@
 
 #include <string>
 
+#include "common/base64.h"
 #include "endpoints/continue_token.h"
 
 using apiserver::endpoints::decode_continue;
-using apiserver::endpoints::decode_raw_url_base64;
 using apiserver::endpoints::encode_continue;
 
 namespace {
@@ -15,23 +15,7 @@ constexpr const char* kPrefix = "/registry/configmaps/";
 
 // base64url without padding, as upstream encodes tokens.
 std::string token_of(const std::string& json_text) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  unsigned bits = 0;
-  int count = 0;
-  for (unsigned char c : json_text) {
-    bits = (bits << 8) | c;
-    count += 8;
-    while (count >= 6) {
-      count -= 6;
-      out += kAlphabet[(bits >> count) & 0x3F];
-    }
-  }
-  if (count > 0) {
-    out += kAlphabet[(bits << (6 - count)) & 0x3F];
-  }
-  return out;
+  return common::base64url_encode_raw(json_text);
 }
 
 std::string error_of(const std::string& token) {
@@ -102,9 +86,3 @@ TEST_CASE("a negative revision reads the newest, as upstream", "[continue]") {
   CHECK(decoded->start_key == "/registry/configmaps/a");
 }
 
-TEST_CASE("raw url base64 skips line breaks and rejects padding", "[continue]") {
-  std::string error;
-  CHECK(decode_raw_url_base64("aGk\n", error) == std::optional<std::string>("hi"));
-  CHECK_FALSE(decode_raw_url_base64("aGk=", error));
-  CHECK(error == "illegal base64 data at input byte 3");
-}

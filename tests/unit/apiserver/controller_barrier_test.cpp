@@ -7,18 +7,17 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 #include "apiserver/log.h"
+#include "common/clock.h"
 #include "controllers/crd_controller.h"
-#include "guard.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
-#include "controllers/retry_backoff.h"
+#include "guard.h"
 #include "registry/custom_resources.h"
 #include "store/store.h"
 
-using apiserver::controllers::RetryBackoff;
+using common::FakeClock;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
@@ -32,13 +31,12 @@ std::unique_ptr<store::Store> open_store() {
   return std::move(opened).value();
 }
 
-// Waits (bounded) until `done` holds; the controllers work on their own threads.
-template <typename F>
-bool eventually(F done) {
-  for (int i = 0; i < 500 && !done(); ++i) {
-    std::this_thread::sleep_for(10ms);
-  }
-  return done();
+// A Namespace object being deleted (status.phase Terminating).
+json terminating_namespace(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Namespace"},
+          {"metadata", {{"name", name}}},
+          {"status", {{"phase", "Terminating"}}}};
 }
 
 // Captures the process log for the life of the object; read it once the threads that log ended.
@@ -88,27 +86,6 @@ class FlakyClient {
 
 }  // namespace
 
-TEST_CASE("retry backoff doubles per failure up to its cap and forgets a success",
-          "[controllers][barrier]") {
-  RetryBackoff backoff(5ms, 20ms, 2);
-  const auto t0 = RetryBackoff::Clock::time_point{} + 1h;
-  CHECK(backoff.failed("a", t0) == t0 + 5ms);
-  CHECK(backoff.failed("a", t0) == t0 + 10ms);
-  CHECK(backoff.failed("a", t0) == t0 + 20ms);
-  CHECK(backoff.failed("a", t0) == t0 + 20ms);  // capped
-  CHECK(backoff.failures("a") == 4);
-  CHECK(backoff.failed("b", t0) == t0 + 5ms);
-  CHECK_FALSE(backoff.failed("c", t0).has_value());  // full: dropped
-  CHECK(backoff.next_due() == t0 + 5ms);
-  CHECK(backoff.take_due(t0 + 4ms).empty());
-  CHECK(backoff.take_due(t0 + 20ms) == std::vector<std::string>{"b", "a"});
-  CHECK(backoff.waiting() == 0);
-  CHECK(backoff.failures("a") == 4);  // taken, not forgotten: the next failure waits longer
-  backoff.forget("a");
-  CHECK(backoff.failures("a") == 0);
-  CHECK(backoff.failed("a", t0) == t0 + 5ms);
-}
-
 TEST_CASE("the controller guard reports an escaped exception and logs what was being done",
           "[controllers][barrier]") {
   std::string log;
@@ -149,13 +126,22 @@ TEST_CASE("a CRD whose reconcile throws is retried and then established",
   REQUIRE_FALSE(storage.create(std::string(apiserver::registry::kCrdPrefix) + "gadgets.example.com",
                                crd.dump(), revision));
   FlakyClient client(200);
+  FakeClock clock;
   std::string log;
   {
     LogCapture capture;
     apiserver::controllers::CrdController controller(
-        registry, storage, [&](apiserver::http::Request& r) { return client(r); });
+        registry, storage, [&](apiserver::http::Request& r) { return client(r); }, clock);
     controller.start();  // the first status write throws on this thread: caught, queued to retry
-    REQUIRE(eventually([&] { return client.calls().size() >= 2 && controller.idle(); }));
+    // Idle but for the retry, 5 ms away on the clock: nothing is tried before it is due.
+    REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
+    CHECK(client.calls().size() == 1);
+    CHECK(controller.queue().requeues("gadgets.example.com") == 1);
+    clock.advance(4ms);
+    CHECK(controller.queue().idle(clock.now()));
+    clock.advance(1ms);
+    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
+    CHECK(controller.queue().requeues("gadgets.example.com") == 0);  // it succeeded
     log = capture.text();
   }
   const auto calls = client.calls();
@@ -183,13 +169,17 @@ TEST_CASE("a namespace whose defaults reconcile throws is retried",
       json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "team"}}}}.dump(),
       revision));
   FlakyClient client(201);
+  FakeClock clock;
   std::string log;
   {
     LogCapture capture;
     apiserver::controllers::NamespaceDefaultsController controller(
-        storage, [&](apiserver::http::Request& r) { return client(r); }, "");
+        storage, [&](apiserver::http::Request& r) { return client(r); }, "", clock);
     controller.start();
-    REQUIRE(eventually([&] { return client.calls().size() >= 2 && controller.idle(); }));
+    REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
+    CHECK(client.calls().size() == 1);
+    clock.advance(5ms);
+    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
     log = capture.text();
   }
   const auto calls = client.calls();
@@ -198,25 +188,51 @@ TEST_CASE("a namespace whose defaults reconcile throws is retried",
   CHECK(log.find("namespace defaults controller: reconcile namespace team: injected failure") != std::string::npos);
 }
 
-TEST_CASE("a terminating namespace whose spec is not an object is still finalized",
+TEST_CASE("the namespace controller finalizes a terminating namespace",
           "[controllers][barrier][namespaces]") {
   auto db = open_store();
   apiserver::storage::Storage storage(*db);
   auto registry = apiserver::registry::Registry::builtin();
   int64_t revision = 0;
-  REQUIRE_FALSE(storage.create("/registry/namespaces/odd",
-                               json{{"apiVersion", "v1"},
-                                    {"kind", "Namespace"},
-                                    {"metadata", {{"name", "odd"}}},
-                                    {"spec", "not an object"},
-                                    {"status", {{"phase", "Terminating"}}}}
-                                   .dump(),
-                               revision));
-  apiserver::controllers::NamespaceController controller(registry, storage);
-  controller.enqueue("odd");
+  FakeClock clock;
+  apiserver::controllers::NamespaceController controller(registry, storage, clock);
   apiserver::storage::Object object;
-  CHECK(eventually([&] {
-    return storage.get("/registry/namespaces/odd", object).kind ==
-           apiserver::storage::ErrorKind::NotFound;
-  }));
+  SECTION("one whose spec is not an object") {
+    json odd = terminating_namespace("odd");
+    odd["spec"] = "not an object";
+    REQUIRE_FALSE(storage.create("/registry/namespaces/odd", odd.dump(), revision));
+    controller.enqueue("odd");
+    // Nothing held it, so no look again is scheduled: idle whatever the time.
+    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
+    CHECK(storage.get("/registry/namespaces/odd", object).kind ==
+          apiserver::storage::ErrorKind::NotFound);
+  }
+  SECTION("one whose objects finalizers hold, looked at again 500 ms later") {
+    REQUIRE_FALSE(storage.create("/registry/namespaces/held", terminating_namespace("held").dump(),
+                                 revision));
+    const std::string cm_key = "/registry/configmaps/held/cm";
+    REQUIRE_FALSE(storage.create(
+        cm_key,
+        json{{"apiVersion", "v1"},
+             {"kind", "ConfigMap"},
+             {"metadata", {{"name", "cm"}, {"namespace", "held"}, {"finalizers", {"x/hold"}}}}}
+            .dump(),
+        revision));
+    controller.enqueue("held");
+    REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
+    REQUIRE_FALSE(storage.get(cm_key, object));
+    CHECK(json::parse(object.value)["metadata"].contains("deletionTimestamp"));
+    CHECK_FALSE(storage.get("/registry/namespaces/held", object));
+    CHECK_FALSE(controller.queue().idle(clock.now() + 500ms));  // the next look is scheduled
+    // The finalizer's owner lets go of the object; the next look deletes the namespace.
+    REQUIRE_FALSE(storage.get(cm_key, object));
+    REQUIRE_FALSE(storage.remove(cm_key, object.mod_revision, revision));
+    clock.advance(499ms);
+    CHECK(controller.queue().idle(clock.now()));
+    CHECK_FALSE(storage.get("/registry/namespaces/held", object));
+    clock.advance(1ms);
+    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
+    CHECK(storage.get("/registry/namespaces/held", object).kind ==
+          apiserver::storage::ErrorKind::NotFound);
+  }
 }

@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "apiserver/apiserver.h"
 #include "store/store.h"
@@ -47,37 +46,29 @@ class Api {
     return {response.status, json::parse(response.body, nullptr, false), etag};
   }
 
-  // Waits (bounded) until GET `target` answers `status` (the controller works on its own thread).
+  // Waits (bounded) until the controllers are done with what the last requests started, and
+  // with what they scheduled within `within` (a CRD held by finalizers is looked at every 1 s).
+  void settle(std::chrono::milliseconds within = std::chrono::seconds(5)) {
+    REQUIRE(api_->wait_controllers_idle(within, std::chrono::seconds(20)));
+  }
+
+  // Once the controllers settled, GET `target` answers `status`.
   void await_status(const std::string& target, int status) {
-    for (int i = 0; i < 500 && call("GET", target).status != status; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    settle();
     REQUIRE(call("GET", target).status == status);
   }
 
-  // Waits (bounded) until the CRD's Established condition has status `value`.
+  // Once the controllers settled, the CRD's Established condition has status `value`.
   void await_established(const std::string& crd, const std::string& value = "True") {
-    auto established = [&] {
-      auto got = call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd);
-      for (const auto& c : got.body.value("/status/conditions"_json_pointer, json::array())) {
-        if (c.value("type", "") == "Established") {
-          return c.value("status", "") == value;
-        }
+    settle();
+    auto got = call("GET", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + crd);
+    std::string established;
+    for (const auto& c : got.body.value("/status/conditions"_json_pointer, json::array())) {
+      if (c.value("type", "") == "Established") {
+        established = c.value("status", "");
       }
-      return false;
-    };
-    for (int i = 0; i < 500 && !established(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    REQUIRE(established());
-  }
-
-  // Waits (bounded) until the controllers have nothing left to do.
-  void settle() {
-    for (int i = 0; i < 500 && !api_->controllers_idle(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    REQUIRE(api_->controllers_idle());
+    REQUIRE(established == value);
   }
 
  private:
@@ -303,14 +294,12 @@ TEST_CASE("a CRD waits for custom resources held by finalizers, refusing new one
   held["metadata"]["finalizers"] = {"example.com/hold"};
   REQUIRE(api.call("POST", kWidgets, held).status == 201);
   REQUIRE(api.call("DELETE", std::string(kCrds) + "/widgets.example.com").status == 200);
-  // The controller marks the held object and waits; the CRD stays, Terminating.
-  for (int i = 0; i < 500; ++i) {
-    auto got = api.call("GET", std::string(kWidgets) + "/held");
-    if (got.body["metadata"].contains("deletionTimestamp")) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  // The controller marks the held object and waits (looking again every second); the CRD
+  // stays, Terminating.
+  api.settle(std::chrono::milliseconds(0));
+  REQUIRE(api.call("GET", std::string(kWidgets) + "/held")
+              .body["metadata"]
+              .contains("deletionTimestamp"));
   auto crd_now = api.call("GET", std::string(kCrds) + "/widgets.example.com");
   REQUIRE(crd_now.status == 200);
   json terminating = condition(crd_now.body, "Terminating");
@@ -511,15 +500,9 @@ TEST_CASE("a default added to a CRD later shows when objects are read back", "[c
   updated["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
          ["color"]["default"] = "grey";
   REQUIRE(api.call("PUT", std::string(kCrds) + "/widgets.example.com", updated).status == 200);
-  std::string color;
-  for (int i = 0; i < 500 && color != "grey"; ++i) {
-    color = api.call("GET", std::string(kWidgets) + "/old")
-                .body.value("/spec/color"_json_pointer, std::string());
-    if (color != "grey") {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  CHECK(color == "grey");
+  api.settle();
+  CHECK(api.call("GET", std::string(kWidgets) + "/old")
+            .body.value("/spec/color"_json_pointer, std::string()) == "grey");
   CHECK(api.call("GET", kWidgets).body["items"][0]["spec"]["color"] == "grey");
   auto labelled =
       api.call("PATCH", std::string(kWidgets) + "/old",

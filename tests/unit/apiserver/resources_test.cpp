@@ -1,13 +1,16 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "apiserver/apiserver.h"
+#include "common/clock.h"
+#include "storage/compactor.h"
 #include "store/store.h"
 #include "test_api.h"
+#include "watch_events.h"
 
 using apiserver::testing::Api;
+using apiserver::testing::EventReader;
 using nlohmann::json;
 
 namespace {
@@ -213,15 +216,8 @@ TEST_CASE("deleting a namespace empties it, then it disappears", "[apiserver][re
   auto deleted = api.call("DELETE", "/api/v1/namespaces/team");
   REQUIRE(deleted.status == 200);
   CHECK(deleted.body["status"]["phase"] == "Terminating");
-  // Wait (bounded) for the namespace controller.
-  int status = 200;
-  for (int i = 0; i < 200 && status != 404; ++i) {
-    status = api.call("GET", "/api/v1/namespaces/team").status;
-    if (status != 404) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  CHECK(status == 404);
+  api.settle();  // the namespace controller
+  CHECK(api.call("GET", "/api/v1/namespaces/team").status == 404);
   CHECK(api.call("GET", "/api/v1/namespaces/team/configmaps/a").status == 404);
 }
 
@@ -237,49 +233,30 @@ TEST_CASE("the store is compacted to the revision of one interval ago", "[apiser
   store::Options options;
   options.durability = store::Durability::Ephemeral;
   auto db = std::move(store::Store::open(options)).value();
-  apiserver::ApiServerConfig config;
-  config.compaction_interval = std::chrono::milliseconds(20);
-  apiserver::ApiServer api(*db, config);
-  api.bootstrap();
-  auto first = db->current_revision();
-  // Bounded wait for two intervals to pass: the first records, the second compacts.
-  for (int i = 0; i < 500 && db->compacted_revision() < first; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  CHECK(db->compacted_revision() >= first);
-  CHECK(db->compacted_revision() <= db->current_revision());
+  auto write = [&] {
+    store::PutRequest put;
+    put.key = "/registry/configmaps/default/a";
+    put.value = "{}";
+    REQUIRE(db->put(put).is_ok());
+    return db->current_revision();
+  };
+  common::FakeClock clock;
+  apiserver::storage::Compactor compactor(*db, std::chrono::milliseconds(20), clock);
+  const auto first = write();
+  // Each interval: compact to the revision the last one recorded, then record the current one.
+  // The compactor waits on the clock again once its pass is done.
+  REQUIRE(clock.wait_for_waiters(1, std::chrono::seconds(10)));
+  clock.advance(std::chrono::milliseconds(19));
+  CHECK(clock.waiters() == 1);
+  clock.advance(std::chrono::milliseconds(1));
+  REQUIRE(clock.wait_for_waiters(1, std::chrono::seconds(10)));
+  CHECK(db->compacted_revision() < first);  // the first interval only records `first`
+  const auto second = write();
+  clock.advance(std::chrono::milliseconds(20));
+  REQUIRE(clock.wait_for_waiters(1, std::chrono::seconds(10)));
+  CHECK(db->compacted_revision() == first);  // not `second`: one interval of history stays
+  CHECK(second > first);
 }
-
-namespace {
-// Reads a watch stream event by event: a chunk may carry several newline-ended events.
-class EventReader {
- public:
-  explicit EventReader(apiserver::http::ChunkStream& stream) : stream_(stream) {}
-
-  // The next event, waiting (bounded) for it.
-  json next() {
-    std::string chunk;
-    for (int i = 0; i < 400 && buffered_.find('\n') == std::string::npos; ++i) {
-      if (stream_.next(chunk)) {
-        buffered_ += chunk;
-      } else {
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      }
-    }
-    auto end = buffered_.find('\n');
-    if (end == std::string::npos) {
-      FAIL("no watch event within 2 s");
-    }
-    json event = json::parse(buffered_.substr(0, end));
-    buffered_.erase(0, end + 1);
-    return event;
-  }
-
- private:
-  apiserver::http::ChunkStream& stream_;
-  std::string buffered_;
-};
-}  // namespace
 
 TEST_CASE("a watch sends the current state, then every change", "[apiserver][watch]") {
   Api api;
@@ -666,13 +643,14 @@ spec:
 }
 
 TEST_CASE("applying the same configuration again is a no-op", "[apiserver][patch]") {
-  Api api;
+  common::FakeClock clock;
+  Api api(&clock);
   const std::string path = "/api/v1/namespaces/default/configmaps/same?fieldManager=me";
   const std::string config =
       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"same"},"data":{"a":"b"}})";
   auto first = api.patch(path, "application/apply-patch+yaml", config);
   REQUIRE(first.status == 201);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a later managedFields time
+  clock.advance(std::chrono::seconds(2));  // a later managedFields time
   auto again = api.patch(path, "application/apply-patch+yaml", config);
   REQUIRE(again.status == 200);
   INFO(first.body.dump() << "\n" << again.body.dump());

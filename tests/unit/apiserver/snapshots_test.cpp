@@ -3,14 +3,15 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 
 #include "apiserver/apiserver.h"
 #include "apiserver/snapshots.h"
 #include "storage/watch_cache.h"
 #include "store/store.h"
 #include "test_request.h"
+#include "watch_events.h"
 
+using apiserver::testing::EventReader;
 using apiserver::testing::make_request;
 using nlohmann::json;
 namespace snapshots = apiserver::snapshots;
@@ -79,9 +80,7 @@ class Api {
 
   // Waits (bounded) until the controllers are done with what the last requests started.
   void settle() {
-    for (int i = 0; i < 400 && !api_->controllers_idle(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
+    REQUIRE(api_->wait_controllers_idle(std::chrono::seconds(5), std::chrono::seconds(20)));
   }
 
   store::Store& db() { return *store_; }
@@ -114,25 +113,6 @@ std::map<std::string, std::string> configmaps(Api& api, int64_t* list_rv = nullp
     *list_rv = std::stoll(list.body["metadata"]["resourceVersion"].get<std::string>());
   }
   return out;
-}
-
-// The next complete event line of a watch stream (bounded wait).
-json next_event(apiserver::http::ChunkStream& stream, std::string& buffered) {
-  std::string chunk;
-  for (int i = 0; i < 400 && buffered.find('\n') == std::string::npos; ++i) {
-    if (stream.next(chunk)) {
-      buffered += chunk;
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  }
-  auto end = buffered.find('\n');
-  if (end == std::string::npos) {
-    FAIL("no watch event within 2 s");
-  }
-  json event = json::parse(buffered.substr(0, end));
-  buffered.erase(0, end + 1);
-  return event;
 }
 
 }  // namespace
@@ -228,8 +208,8 @@ TEST_CASE("restoring a snapshot online brings back its objects with newer resour
   REQUIRE(api.call("POST", kConfigMaps, configmap("added", "y")).status == 201);
   int64_t seen = 0;
   CHECK(configmaps(api, &seen) != expected);
-  std::string buffered;
   auto stream = api.watch(kConfigMaps + "?watch=true&resourceVersion=" + std::to_string(seen));
+  EventReader events(*stream);
 
   auto restored = api.call("POST", "/admin/snapshots/base/restore");
   REQUIRE(restored.status == 200);
@@ -246,18 +226,16 @@ TEST_CASE("restoring a snapshot online brings back its objects with newer resour
   CHECK(std::stoll(back.body["metadata"]["resourceVersion"].get<std::string>()) > seen);
 
   // The open watch ends with the error kube-apiserver sends for a resourceVersion too old.
-  auto error = next_event(*stream, buffered);
+  auto error = events.next();
   CHECK(error["type"] == "ERROR");
   CHECK(error["object"]["code"] == 410);
   CHECK(error["object"]["reason"] == "Expired");
   // So does a watch from before the restore; one from the new list works.
   auto late = api.watch(kConfigMaps + "?watch=true&resourceVersion=" + std::to_string(seen));
-  std::string late_buffered;
-  CHECK(next_event(*late, late_buffered)["object"]["code"] == 410);
+  CHECK(EventReader(*late).next()["object"]["code"] == 410);
   auto fresh = api.watch(kConfigMaps + "?watch=true&resourceVersion=" + std::to_string(now));
   REQUIRE(api.call("POST", kConfigMaps, configmap("later", "z")).status == 201);
-  std::string fresh_buffered;
-  auto added = next_event(*fresh, fresh_buffered);
+  auto added = EventReader(*fresh).next();
   CHECK(added["type"] == "ADDED");
   CHECK(added["object"]["metadata"]["name"] == "later");
 

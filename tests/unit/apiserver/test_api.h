@@ -3,6 +3,7 @@
 #pragma once
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -16,7 +17,8 @@ namespace apiserver::testing {
 // Authenticated with a bearer token as user "admin".
 class Api {
  public:
-  Api() {
+  // `clock`: the time of managedFields entries (nullptr: the real clock); outlives the Api.
+  explicit Api(const common::Clock* clock = nullptr) {
     store::Options options;
     options.durability = store::Durability::Ephemeral;
     auto opened = store::Store::open(options);
@@ -24,6 +26,7 @@ class Api {
     store_ = std::move(opened).value();
     ApiServerConfig config;
     config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    config.clock = clock;
     api_ = std::make_unique<ApiServer>(*store_, config);
     api_->bootstrap();
     api_->set_ready(true);
@@ -45,6 +48,11 @@ class Api {
 
   store::Store& db() { return *store_; }
   http::Response raw(http::Request& request) { return api_->handle(request); }
+
+  // Waits (bounded) until the controllers are done with what the last requests started.
+  void settle() {
+    REQUIRE(api_->wait_controllers_idle(std::chrono::seconds(5), std::chrono::seconds(20)));
+  }
 
   Reply call(const std::string& method, const std::string& target,
              const nlohmann::json& body = nullptr) {

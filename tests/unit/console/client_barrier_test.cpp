@@ -1,8 +1,10 @@
 // The console's network threads carry on when code they run throws: here the UI's wake-up
 // callback, which the request worker and the watch streams run on their own threads.
 #include <catch2/catch.hpp>
+#include <memory>
 #include <stdexcept>
 
+#include "../wake_count.h"
 #include "console/client/request_worker.h"
 #include "console/client/watch_stream.h"
 #include "scripted_server.h"
@@ -29,12 +31,15 @@ void wake_bug() {
 TEST_CASE("a watch stream whose wake-up callback throws lists again and delivers the next events",
           "[console][client][barrier]") {
   std::atomic<int> watches{0};
+  // Wakes the test: the UI's wake-up ran, or the server got the watch it holds.
+  auto woken = std::make_shared<testing_support::WakeCount>();
   ScriptedServer server([&](const std::string& target) -> Reply {
     if (target.find("watch=true") == std::string::npos) {
       return {200, table_list("10", {"cm1"}).dump(), false};
     }
     const int n = watches++;
     if (n >= 3) {
+      woken->notify();
       return {200, "", true};
     }
     // Each watch brings one new object, then the server ends it.
@@ -46,6 +51,7 @@ TEST_CASE("a watch stream whose wake-up callback throws lists again and delivers
   // The wake-up throws the first three times it runs, then behaves.
   std::atomic<int> wakes{0};
   console::client::BoundedQueue<StreamMessage> queue(1000, [&] {
+    woken->notify();
     if (wakes++ < 3) {
       wake_bug();
     }
@@ -54,11 +60,13 @@ TEST_CASE("a watch stream whose wake-up callback throws lists again and delivers
   {
     console::client::WatchStream stream(
         access_to(server), {"core/configmaps", "/api/v1/configmaps", true, 1}, options, queue);
-    // Drain as the UI would, so that pushes find the queue empty and run the throwing wake-up.
+    // Drain on each wake-up as the UI would, so that pushes find the queue empty and run the
+    // throwing wake-up.
     const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < deadline && watches.load() < 4) {
+    uint64_t handled = 0;
+    while (watches.load() < 4 && woken->wait_past(handled, deadline)) {
+      handled = woken->count();
       queue.drain(seen);
-      std::this_thread::sleep_for(1ms);
     }
   }
   queue.drain(seen);
@@ -83,18 +91,19 @@ TEST_CASE("a request worker whose wake-up callback throws still answers every re
   });
   console::client::ClientOptions options;
   options.timeout = 10s;
-  console::client::RequestWorker worker(access_to(server), options, 8, wake_bug);
+  auto replied = std::make_shared<testing_support::WakeCount>();
+  console::client::RequestWorker worker(access_to(server), options, 8, [replied] {
+    replied->notify();
+    wake_bug();
+  });
   std::vector<console::client::ApiReply> replies;
   for (const char* target : {"/version", "/api"}) {
     console::client::Request request;
     request.target = target;
+    const uint64_t seen = replied->count();
     REQUIRE(worker.submit(request) != 0);
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    const size_t want = replies.size() + 1;
-    while (replies.size() < want && std::chrono::steady_clock::now() < deadline) {
-      worker.drain(replies);
-      std::this_thread::sleep_for(1ms);
-    }
+    REQUIRE(replied->wait_past(seen, std::chrono::steady_clock::now() + 10s));
+    worker.drain(replies);
   }
   REQUIRE(replies.size() == 2);
   CHECK(replies[0].sent);

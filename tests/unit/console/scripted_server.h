@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -67,7 +68,8 @@ struct TestCertificate {
 struct Reply {
   int status = 200;
   std::string body;
-  bool hold = false;  // never answer: keep the connection open until the server stops
+  bool hold = false;  // never answer: keep the connection open until the server stops (a peer
+                      // that hangs); the server thread blocks on that, not on a timer
 };
 
 // One request per connection, answered by `handler` from the request target, in order.
@@ -85,7 +87,11 @@ class ScriptedServer {
     thread_ = std::thread([this] { serve(); });
   }
   ~ScriptedServer() {
-    stop_ = true;
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    stopped_.notify_all();
     boost::system::error_code ec;
     tcp::socket poke(io_);  // wakes the blocking accept
     poke.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port_), ec);
@@ -124,9 +130,8 @@ class ScriptedServer {
       }
       const Reply reply = handler_(target);
       if (reply.hold) {
-        while (!stop_) {
-          std::this_thread::sleep_for(10ms);
-        }
+        std::unique_lock lock(mu_);
+        stopped_.wait(lock, [&] { return stop_.load(); });
         return;
       }
       http::response<http::string_body> response(static_cast<http::status>(reply.status), 11);
@@ -145,7 +150,8 @@ class ScriptedServer {
   tcp::acceptor acceptor_{io_};
   int port_ = 0;
   std::atomic<bool> stop_{false};
-  mutable std::mutex mu_;  // protects targets_
+  mutable std::mutex mu_;            // protects targets_; stop_ is set under it for stopped_
+  std::condition_variable stopped_;  // a held reply waits on it for stop_
   std::vector<std::string> targets_;
   std::thread thread_;
 };

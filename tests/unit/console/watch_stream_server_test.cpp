@@ -1,6 +1,7 @@
 // WatchStream against a scripted HTTPS server in the test: list, watch, resume after the server
 // ends a watch, relist after 410 Gone, back off after a failure.
 #include <catch2/catch.hpp>
+#include <future>
 
 #include "console/client/watch_stream.h"
 #include "scripted_server.h"
@@ -17,6 +18,7 @@ TEST_CASE("a watch stream lists, resumes where the server left off, and relists 
           "[console][client][watch]") {
   std::atomic<int> lists{0};
   std::atomic<int> watches{0};
+  std::promise<void> fourth_watch;  // the stream is waiting for the held watch's answer
   ScriptedServer server([&](const std::string& target) -> Reply {
     if (target.find("watch=true") == std::string::npos) {
       return {200, table_list(lists++ == 0 ? "10" : "20", {"cm1"}).dump(), false};
@@ -39,6 +41,9 @@ TEST_CASE("a watch stream lists, resumes where the server left off, and relists 
       }
       case 2:
         return {500, R"({"kind":"Status","reason":"InternalError","message":"boom"})", false};
+      case 3:
+        fourth_watch.set_value();
+        return {200, "", true};
       default:
         return {200, "", true};
     }
@@ -56,11 +61,7 @@ TEST_CASE("a watch stream lists, resumes where the server left off, and relists 
   {
     console::client::WatchStream stream(access, {"core/configmaps", "/api/v1/configmaps", true, 3},
                                         options, queue);
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < deadline && watches.load() < 4) {
-      std::this_thread::sleep_for(10ms);
-    }
-    std::this_thread::sleep_for(50ms);
+    REQUIRE(fourth_watch.get_future().wait_for(20s) == std::future_status::ready);
   }
   queue.drain(seen);
 

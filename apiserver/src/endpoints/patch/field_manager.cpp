@@ -3,8 +3,9 @@
 // managed-fields updater (times) -> strip metadata -> structured-merge-diff Updater.
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 
+#include "common/go_quote.h"
+#include "common/rfc3339.h"
 #include "endpoints/patch/deep_stack.h"
 #include "endpoints/patch/field_manager.h"
 #include "errors/status.h"
@@ -122,32 +123,8 @@ long long unix_seconds(const std::optional<std::string>& time) {
   if (!time) {
     return 0;
   }
-  std::tm tm{};
-  int consumed = 0;
-  if (std::sscanf(time->c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6) {
-    return 0;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  long long seconds = static_cast<long long>(timegm(&tm));
-  std::size_t pos = static_cast<std::size_t>(consumed);
-  const std::string& s = *time;
-  if (pos < s.size() && s[pos] == '.') {
-    ++pos;
-    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
-      ++pos;
-    }
-  }
-  if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
-    int hours = 0;
-    int minutes = 0;
-    if (std::sscanf(s.c_str() + pos + 1, "%2d:%2d", &hours, &minutes) == 2) {
-      long long offset = hours * 3600LL + minutes * 60LL;
-      seconds += s[pos] == '+' ? -offset : offset;
-    }
-  }
-  return seconds;
+  const auto parsed = common::parse_rfc3339(*time);
+  return parsed ? parsed->seconds : 0;
 }
 
 // encodeManagedFields + sortEncodedManagedFields.
@@ -417,36 +394,6 @@ char32_t decode_rune(std::string_view s, std::size_t i, std::size_t* width) {
   return r;
 }
 
-// Go's %q for a field manager value in an error message.
-std::string go_quote(std::string_view s) {
-  std::string out = "\"";
-  for (std::size_t i = 0; i < s.size();) {
-    std::size_t width = 1;
-    char32_t r = decode_rune(s, i, &width);
-    char buf[16];
-    if (r == '"' || r == '\\') {
-      out += '\\';
-      out += static_cast<char>(r);
-    } else if (r == '\n') {
-      out += "\\n";
-    } else if (r == '\t') {
-      out += "\\t";
-    } else if (r == '\r') {
-      out += "\\r";
-    } else if (r < 0x80 && !is_print(r)) {
-      std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(r));
-      out += buf;
-    } else if (r >= 0x80 && !is_print(r)) {
-      std::snprintf(buf, sizeof buf, r > 0xffff ? "\\U%08x" : "\\u%04x", static_cast<unsigned>(r));
-      out += buf;
-    } else {
-      out.append(s.substr(i, width));
-    }
-    i += width;
-  }
-  return out + "\"";
-}
-
 json status(int code, const std::string& reason, const std::string& message, json details) {
   return errors::failure(code, reason, message, errors::Details::from_json(details)).document();
 }
@@ -617,12 +564,12 @@ ApplyResult apply(const ObjectType& type, const json* live, const json& config,
 std::string describe_manager(const std::string& id) {
   json entry = json::parse(id, nullptr, false);
   if (!entry.is_object()) {
-    return go_quote(id);
+    return common::go_quote(id);
   }
-  std::string out = go_quote(string_field(entry, "manager"));
+  std::string out = common::go_quote(string_field(entry, "manager"));
   std::string subresource = string_field(entry, "subresource");
   if (!subresource.empty()) {
-    out += " with subresource " + go_quote(subresource);
+    out += " with subresource " + common::go_quote(subresource);
   }
   if (string_field(entry, "operation") == "Update") {
     out += " using " + string_field(entry, "apiVersion");
@@ -709,7 +656,7 @@ std::optional<json> validate_field_manager(std::string_view options_kind,
       std::snprintf(buf, sizeof buf, "invalid character U+%04X (at position %zu)",
                     static_cast<unsigned>(r), i);
       errors.push_back({"fieldManager", "FieldValueInvalid",
-                        "Invalid value: " + go_quote(field_manager) + ": " + buf});
+                        "Invalid value: " + common::go_quote(field_manager) + ": " + buf});
     }
     i += width;
   }

@@ -1,0 +1,223 @@
+// Cluster-level kinds: Namespaces (the kubernetes finalizer, the name label), Nodes (defaults and
+// printer), ResourceQuotas, ComponentStatuses, Leases, PriorityClasses and RuntimeClasses.
+#include "registry/kinds/kinds.h"
+
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "registry/defaulting_fields.h"
+#include "registry/go_text.h"
+#include "registry/print_cells.h"
+#include "registry/table.h"
+
+namespace apiserver::registry::kinds {
+
+namespace {
+
+namespace print {
+using namespace cells;
+
+json print_namespace(const json& obj, const Context& c) {
+  return json::array({name_of(obj), str(at(obj, "status", "phase")), age(obj, c)});
+}
+
+json print_node(const json& obj, const Context& c) {
+  // The last Ready condition wins (upstream builds a map by type).
+  const json* ready = nullptr;
+  for (const auto& cond : arr(at(obj, "status", "conditions"))) {
+    if (str(at(cond, "type")) == "Ready") {
+      ready = &cond;
+    }
+  }
+  std::vector<std::string> status;
+  if (ready != nullptr) {
+    status.push_back(str(at(*ready, "status")) == "True" ? "Ready" : "NotReady");
+  } else {
+    status.push_back("Unknown");
+  }
+  if (boolean(at(obj, "spec", "unschedulable"))) {
+    status.push_back("SchedulingDisabled");
+  }
+  std::set<std::string> roles;
+  const json& labels = at(obj, "metadata", "labels");
+  if (labels.is_object()) {
+    constexpr std::string_view kPrefix = "node-role.kubernetes.io/";
+    for (auto it = labels.begin(); it != labels.end(); ++it) {
+      const std::string& k = it.key();
+      if (k.size() > kPrefix.size() && k.compare(0, kPrefix.size(), kPrefix) == 0) {
+        roles.insert(k.substr(kPrefix.size()));
+      } else if (k == "kubernetes.io/role" && !str(it.value()).empty()) {
+        roles.insert(str(it.value()));
+      }
+    }
+  }
+  std::string role_text = join(std::vector<std::string>(roles.begin(), roles.end()), ",");
+  const auto address = [&](std::string_view type) -> std::string {
+    for (const auto& a : arr(at(obj, "status", "addresses"))) {
+      if (str(at(a, "type")) == type) {
+        return str(at(a, "address"));
+      }
+    }
+    return "<none>";
+  };
+  const json& info = at(obj, "status", "nodeInfo");
+  const auto known = [](std::string s) { return s.empty() ? std::string("<unknown>") : s; };
+  return json::array({name_of(obj), join(status, ","), role_text.empty() ? "<none>" : role_text,
+                      age(obj, c), str(at(info, "kubeletVersion")), address("InternalIP"),
+                      address("ExternalIP"), known(str(at(info, "osImage"))),
+                      known(str(at(info, "kernelVersion"))),
+                      known(str(at(info, "containerRuntimeVersion")))});
+}
+
+json print_component_status(const json& obj, const Context&) {
+  std::string status = "Unknown";
+  std::string message;
+  std::string error;
+  const json& cond = condition(at(obj, "conditions"), "Healthy");
+  if (cond.is_object()) {
+    status = str(at(cond, "status")) == "True" ? "Healthy" : "Unhealthy";
+    message = str(at(cond, "message"));
+    error = str(at(cond, "error"));
+  }
+  return json::array({name_of(obj), status, message, error});
+}
+
+json print_resource_quota(const json& obj, const Context& c) {
+  const json& hard = at(obj, "status", "hard");
+  const json& used = at(obj, "status", "used");
+  std::string requests;
+  std::string limits;
+  if (hard.is_object()) {
+    for (auto it = hard.begin(); it != hard.end(); ++it) {  // sorted by resource name
+      const std::string& resource = it.key();
+      const auto dot = resource.find('.');
+      const bool is_limit = dot != std::string::npos && resource.substr(0, dot) == "limits";
+      (is_limit ? limits : requests) +=
+          resource + ": " + quantity(at(used, resource)) + "/" + quantity(it.value()) + ", ";
+    }
+  }
+  const auto trim = [](std::string s) {
+    if (s.size() >= 2 && s.compare(s.size() - 2, 2, ", ") == 0) {
+      s.resize(s.size() - 2);
+    }
+    return s;
+  };
+  return json::array({name_of(obj), trim(requests), trim(limits), age(obj, c)});
+}
+
+}  // namespace print
+
+namespace defaulting {
+using namespace fields;
+
+void default_namespace(json& ns, const DefaultingContext& ctx) {
+  json* meta = object_at(ns, "metadata");
+  std::string name = meta ? string_at(*meta, "name") : std::string();
+  if (!name.empty()) {
+    if (json* labels = object_at(*meta, "labels")) {
+      (*labels)["kubernetes.io/metadata.name"] = name;
+    }
+  }
+  if (ctx.phase == DefaultingPhase::Create) {
+    ns["status"] = {{"phase", "Active"}};
+    if (json* spec = object_at(ns, "spec")) {
+      if (unset(*spec, "finalizers") || !(*spec)["finalizers"].is_array()) {
+        (*spec)["finalizers"] = json::array();
+      }
+      bool has = false;
+      for (const auto& f : (*spec)["finalizers"]) {
+        has = has || f == "kubernetes";
+      }
+      if (!has) {
+        (*spec)["finalizers"].push_back("kubernetes");
+      }
+    }
+  } else if (json* status = object_at(ns, "status")) {
+    default_string(*status, "phase", "Active");
+  }
+}
+
+void default_node(json& node, const DefaultingContext& ctx) {
+  if (json* status = existing_object(node, "status")) {
+    if (unset(*status, "allocatable") && existing_object(*status, "capacity") != nullptr) {
+      (*status)["allocatable"] = (*status)["capacity"];
+    }
+  }
+  if (ctx.phase == DefaultingPhase::Create) {
+    // TaintNodesByCondition admission.
+    json* spec = object_at(node, "spec");
+    if (spec == nullptr) {
+      return;
+    }
+    bool has = false;
+    for_each_object(*spec, "taints", [&](json& t) {
+      if (string_at(t, "key") == "node.kubernetes.io/not-ready" &&
+          string_at(t, "effect") == "NoSchedule") {
+        has = true;
+      }
+    });
+    if (!has) {
+      if (unset(*spec, "taints") || !(*spec)["taints"].is_array()) {
+        (*spec)["taints"] = json::array();
+      }
+      (*spec)["taints"].push_back(
+          {{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}});
+    }
+  }
+}
+
+}  // namespace defaulting
+
+}  // namespace
+
+void add_cluster(Strategies& s) {
+  s.push_back({.group = "",
+               .kind = "Namespace",
+               .defaults = defaulting::default_namespace,
+               .print = print::print_namespace});
+  s.push_back({.group = "",
+               .kind = "Node",
+               .defaults = defaulting::default_node,
+               .print = print::print_node});
+  s.push_back({.group = "", .kind = "ResourceQuota", .print = print::print_resource_quota});
+  s.push_back({.group = "", .kind = "ComponentStatus", .print = print::print_component_status});
+  s.push_back(
+      {.group = "coordination.k8s.io",
+       .kind = "Lease",
+       .print = [](const json& obj, const cells::Context& c) {
+         using namespace cells;
+         return json::array({name_of(obj), str(at(obj, "spec", "holderIdentity")), age(obj, c)});
+       }});
+  s.push_back({.group = "coordination.k8s.io",
+               .kind = "LeaseCandidate",
+               .print = [](const json& obj, const cells::Context& c) {
+                 using namespace cells;
+                 const json& spec = at(obj, "spec");
+                 return json::array({name_of(obj), str(at(spec, "leaseName")),
+                                     str(at(spec, "binaryVersion")),
+                                     str(at(spec, "emulationVersion")), age(obj, c)});
+               }});
+  s.push_back({.group = "scheduling.k8s.io",
+               .kind = "PriorityClass",
+               .defaults =
+                   [](json& o, const DefaultingContext&) {
+                     fields::default_value(o, "preemptionPolicy", "PreemptLowerPriority");
+                   },
+               .print =
+                   [](const json& obj, const cells::Context& c) {
+                     using namespace cells;
+                     return json::array({name_of(obj), integer(at(obj, "value")),
+                                         boolean(at(obj, "globalDefault")), age(obj, c),
+                                         str(at(obj, "preemptionPolicy"))});
+                   }});
+  s.push_back({.group = "node.k8s.io",
+               .kind = "RuntimeClass",
+               .print = [](const json& obj, const cells::Context& c) {
+                 using namespace cells;
+                 return json::array({name_of(obj), str(at(obj, "handler")), age(obj, c)});
+               }});
+}
+
+}  // namespace apiserver::registry::kinds

@@ -1,0 +1,477 @@
+// Pods and pod templates: their validation beyond the pod spec, their printers, and what a pod
+// gets on create (SetDefaults_Pod, and the ServiceAccount, Priority and DefaultTolerationSeconds
+// admission plugins' effects).
+#include "registry/kinds/kinds.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "registry/defaulting_fields.h"
+#include "registry/go_text.h"
+#include "registry/go_values.h"
+#include "registry/kinds/pod_spec.h"
+#include "registry/print_cells.h"
+#include "registry/table.h"
+#include "registry/validation_rules.h"
+
+namespace apiserver::registry::kinds {
+
+namespace {
+
+namespace validate {
+using namespace rules;
+
+void validate_pod(const json& obj, Errors& out) {
+  validate_pod_spec(get(obj, "spec"), "spec", out);
+}
+
+void validate_pod_update(const json& obj, const json& old, Errors& out) {
+  // Blank out what a pod update may change, then require the rest to be equal.
+  json now = get(obj, "spec");
+  json before = get(old, "spec");
+  for (const char* list : {"containers", "initContainers"}) {
+    if (now.contains(list) && before.contains(list) && now[list].is_array() &&
+        before[list].is_array() && now[list].size() == before[list].size()) {
+      for (size_t i = 0; i < now[list].size(); ++i) {
+        if (now[list][i].is_object() && before[list][i].is_object()) {
+          before[list][i]["image"] = now[list][i].value("image", json());
+        }
+      }
+    }
+  }
+  if (now.contains("activeDeadlineSeconds")) {
+    before["activeDeadlineSeconds"] = now["activeDeadlineSeconds"];
+  }
+  const json& old_tolerations = get(before, "tolerations");
+  const json& new_tolerations = get(now, "tolerations");
+  if (new_tolerations.is_array()) {
+    bool additions_only = true;
+    if (old_tolerations.is_array()) {
+      for (const auto& t : old_tolerations) {
+        additions_only = additions_only && std::find(new_tolerations.begin(), new_tolerations.end(),
+                                                     t) != new_tolerations.end();
+      }
+    }
+    if (additions_only) {
+      before["tolerations"] = new_tolerations;
+    }
+  }
+  const json& old_grace = get(before, "terminationGracePeriodSeconds");
+  if (old_grace.is_number_integer() && old_grace.get<int64_t>() < 0 &&
+      get(now, "terminationGracePeriodSeconds") == json(1)) {
+    before["terminationGracePeriodSeconds"] = 1;
+  }
+  if (now != before) {
+    // Upstream appends "\n" and a cmp.Diff of the internal PodSpec; not reproduced.
+    out.push_back(forbidden(
+        "spec",
+        "pod updates may not change fields other than `spec.containers[*].image`,"
+        "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only "
+        "additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be "
+        "set to 1 if it was previously negative)"));
+  }
+}
+
+}  // namespace validate
+
+namespace print {
+using namespace cells;
+
+bool is_sidecar(const json& init_container) {
+  return str(at(init_container, "restartPolicy")) == "Always";
+}
+
+json print_pod(const json& pod, const Context& c) {
+  const json& spec = at(pod, "spec");
+  const json& status = at(pod, "status");
+  int64_t restarts = 0;
+  int64_t sidecar_restarts = 0;
+  int64_t total = static_cast<int64_t>(arr(at(spec, "containers")).size());
+  int64_t ready = 0;
+  Instant last_restart{kZeroTimeSec, 0};
+  Instant last_sidecar_restart{kZeroTimeSec, 0};
+
+  const std::string phase = str(at(status, "phase"));
+  std::string reason = phase;
+  if (auto r = str(at(status, "reason")); !r.empty()) {
+    reason = r;
+  }
+  for (const auto& cond : arr(at(status, "conditions"))) {
+    if (str(at(cond, "type")) == "PodScheduled" && str(at(cond, "reason")) == "SchedulingGated") {
+      reason = "SchedulingGated";
+    }
+  }
+
+  std::map<std::string, bool> sidecars;
+  const auto& init_specs = arr(at(spec, "initContainers"));
+  for (const auto& ic : init_specs) {
+    sidecars[str(at(ic, "name"))] = is_sidecar(ic);
+    if (is_sidecar(ic)) {
+      ++total;
+    }
+  }
+  const auto sidecar = [&](const json& cs) {
+    auto it = sidecars.find(str(at(cs, "name")));
+    return it != sidecars.end() && it->second;
+  };
+  const auto note_restart = [](const json& cs, Instant& latest) {
+    const json& finished = at(cs, "lastState", "terminated");
+    if (finished.is_object()) {
+      const Instant t = time_of(at(finished, "finishedAt"));
+      if (before(latest, t)) {
+        latest = t;
+      }
+    }
+  };
+
+  bool initializing = false;
+  const auto& init_statuses = arr(at(status, "initContainerStatuses"));
+  for (size_t i = 0; i < init_statuses.size(); ++i) {
+    const json& cs = init_statuses[i];
+    restarts += integer(at(cs, "restartCount"));
+    note_restart(cs, last_restart);
+    if (sidecar(cs)) {
+      sidecar_restarts += integer(at(cs, "restartCount"));
+      note_restart(cs, last_sidecar_restart);
+    }
+    const json& terminated = at(cs, "state", "terminated");
+    const json& waiting = at(cs, "state", "waiting");
+    if (terminated.is_object() && integer(at(terminated, "exitCode")) == 0) {
+      continue;
+    }
+    if (sidecar(cs) && boolean(at(cs, "started"))) {
+      if (boolean(at(cs, "ready"))) {
+        ++ready;
+      }
+      continue;
+    }
+    if (terminated.is_object()) {
+      if (auto r = str(at(terminated, "reason")); !r.empty()) {
+        reason = "Init:" + r;
+      } else if (auto signal = integer(at(terminated, "signal")); signal != 0) {
+        reason = "Init:Signal:" + int_text(signal);
+      } else {
+        reason = "Init:ExitCode:" + int_text(integer(at(terminated, "exitCode")));
+      }
+    } else if (waiting.is_object() && !str(at(waiting, "reason")).empty() &&
+               str(at(waiting, "reason")) != "PodInitializing") {
+      reason = "Init:" + str(at(waiting, "reason"));
+    } else {
+      reason = "Init:" + int_text(static_cast<int64_t>(i)) + "/" +
+               int_text(static_cast<int64_t>(init_specs.size()));
+    }
+    initializing = true;
+    break;
+  }
+
+  const json& initialized = condition(at(status, "conditions"), "Initialized");
+  if (!initializing || str(at(initialized, "status")) == "True") {
+    restarts = sidecar_restarts;
+    last_restart = last_sidecar_restart;
+    bool has_running = false;
+    const auto& statuses = arr(at(status, "containerStatuses"));
+    for (size_t k = statuses.size(); k-- > 0;) {
+      const json& cs = statuses[k];
+      restarts += integer(at(cs, "restartCount"));
+      note_restart(cs, last_restart);
+      const json& terminated = at(cs, "state", "terminated");
+      const json& waiting = at(cs, "state", "waiting");
+      if (waiting.is_object() && !str(at(waiting, "reason")).empty()) {
+        reason = str(at(waiting, "reason"));
+      } else if (terminated.is_object() && !str(at(terminated, "reason")).empty()) {
+        reason = str(at(terminated, "reason"));
+      } else if (terminated.is_object()) {
+        if (auto signal = integer(at(terminated, "signal")); signal != 0) {
+          reason = "Signal:" + int_text(signal);
+        } else {
+          reason = "ExitCode:" + int_text(integer(at(terminated, "exitCode")));
+        }
+      } else if (boolean(at(cs, "ready")) && at(cs, "state", "running").is_object()) {
+        has_running = true;
+        ++ready;
+      }
+    }
+    if (reason == "Completed" && has_running) {
+      bool pod_ready = false;
+      for (const auto& cond : arr(at(status, "conditions"))) {
+        if (str(at(cond, "type")) == "Ready" && str(at(cond, "status")) == "True") {
+          pod_ready = true;
+        }
+      }
+      reason = pod_ready ? "Running" : "NotReady";
+    }
+  }
+
+  const bool deleting = present(at(pod, "metadata", "deletionTimestamp"));
+  if (deleting && str(at(status, "reason")) == "NodeLost") {
+    reason = "Unknown";
+  } else if (deleting && phase != "Succeeded" && phase != "Failed") {
+    reason = "Terminating";
+  }
+
+  std::string restarts_text = int_text(restarts);
+  if (restarts != 0 && !is_zero(last_restart)) {
+    restarts_text += " (" + since(last_restart, c) + " ago)";
+  }
+
+  std::string ip = "<none>";
+  if (const auto& ips = arr(at(status, "podIPs")); !ips.empty()) {
+    if (auto first = str(at(ips[0], "ip")); !first.empty()) {
+      ip = first;
+    }
+  }
+  std::string node = str(at(spec, "nodeName"));
+  std::string nominated = str(at(status, "nominatedNodeName"));
+  std::string gates = "<none>";
+  if (const auto& rg = arr(at(spec, "readinessGates")); !rg.empty()) {
+    int64_t true_count = 0;
+    for (const auto& gate : rg) {
+      const json& cond = condition(at(status, "conditions"), str(at(gate, "conditionType")));
+      if (str(at(cond, "status")) == "True") {
+        ++true_count;
+      }
+    }
+    gates = ratio(true_count, static_cast<int64_t>(rg.size()));
+  }
+  return json::array({name_of(pod), ratio(ready, total), reason, restarts_text, age(pod, c), ip,
+                      node.empty() ? "<none>" : node, nominated.empty() ? "<none>" : nominated,
+                      gates});
+}
+
+json print_pod_template(const json& obj, const Context&) {
+  auto [names, images] = container_cells(at(obj, "template", "spec"));
+  return json::array(
+      {name_of(obj), names, images, format_labels(at(obj, "template", "metadata", "labels"))});
+}
+
+}  // namespace print
+
+namespace defaulting {
+using namespace fields;
+
+// SetDefaults_Pod: the parts that apply to pods only, not to templates.
+void default_pod_only(json& spec) {
+  for (const char* list : {"containers", "initContainers"}) {
+    for_each_object(spec, list, [](json& c) {
+      json* resources = existing_object(c, "resources");
+      if (resources == nullptr) {
+        return;
+      }
+      json* limits = existing_object(*resources, "limits");
+      if (limits == nullptr) {
+        return;
+      }
+      json* requests = object_at(*resources, "requests");
+      if (requests == nullptr) {
+        return;
+      }
+      for (auto it = limits->begin(); it != limits->end(); ++it) {
+        if (requests->find(it.key()) == requests->end()) {
+          (*requests)[it.key()] = *it;
+        }
+      }
+    });
+  }
+  default_value(spec, "enableServiceLinks", true);
+  auto host_network = spec.find("hostNetwork");
+  if (host_network != spec.end() && host_network->is_boolean() && host_network->get<bool>()) {
+    for (const char* list : {"containers", "initContainers"}) {
+      for_each_object(spec, list, [](json& c) {
+        for_each_object(c, "ports", [](json& port) {
+          auto hp = port.find("hostPort");
+          if (hp == port.end() || hp->is_null() || (hp->is_number() && hp->get<long long>() == 0)) {
+            if (port.contains("containerPort")) {
+              port["hostPort"] = port["containerPort"];
+            }
+          }
+        });
+      });
+    }
+  }
+}
+
+constexpr const char* kTokenMountPath = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// ServiceAccount admission on CREATE (the caller has checked the account exists).
+void admit_service_account(json& pod, json& spec, const DefaultingContext& ctx) {
+  auto annotations = pod.find("metadata");
+  if (annotations != pod.end() && annotations->is_object()) {
+    auto a = annotations->find("annotations");
+    if (a != annotations->end() && a->is_object() && a->contains("kubernetes.io/config.mirror")) {
+      return;  // mirror pods are left alone
+    }
+  }
+  default_string(spec, "serviceAccountName", "default");
+  spec["serviceAccount"] = spec["serviceAccountName"];
+
+  bool automount = true;
+  if (spec.contains("automountServiceAccountToken") &&
+      spec["automountServiceAccountToken"].is_boolean()) {
+    automount = spec["automountServiceAccountToken"].get<bool>();
+  } else if (ctx.service_account != nullptr && ctx.service_account->is_object() &&
+             ctx.service_account->contains("automountServiceAccountToken") &&
+             (*ctx.service_account)["automountServiceAccountToken"].is_boolean()) {
+    automount = (*ctx.service_account)["automountServiceAccountToken"].get<bool>();
+  }
+  if (automount) {
+    std::string volume_name;
+    bool has_volume = false;
+    for_each_object(spec, "volumes", [&](json& v) {
+      std::string name = string_at(v, "name");
+      if (!has_volume && name.rfind("kube-api-access-", 0) == 0) {
+        volume_name = name;
+        has_volume = true;
+      }
+    });
+    if (volume_name.empty()) {
+      volume_name = "kube-api-access-" +
+                    (ctx.volume_suffix.empty() ? random_name_suffix() : ctx.volume_suffix);
+    }
+    bool needs_volume = false;
+    for (const char* list : {"initContainers", "containers"}) {
+      for_each_object(spec, list, [&](json& c) {
+        bool mounted = false;
+        for_each_object(c, "volumeMounts", [&](json& m) {
+          if (string_at(m, "mountPath") == kTokenMountPath) {
+            mounted = true;
+          }
+        });
+        if (!mounted) {
+          if (unset(c, "volumeMounts") || !c["volumeMounts"].is_array()) {
+            c["volumeMounts"] = json::array();
+          }
+          c["volumeMounts"].push_back(
+              {{"name", volume_name}, {"readOnly", true}, {"mountPath", kTokenMountPath}});
+          needs_volume = true;
+        }
+      });
+    }
+    if (!has_volume && needs_volume) {
+      if (unset(spec, "volumes") || !spec["volumes"].is_array()) {
+        spec["volumes"] = json::array();
+      }
+      spec["volumes"].push_back(
+          {{"name", volume_name},
+           {"projected",
+            {{"defaultMode", 420},
+             {"sources",
+              json::array(
+                  {{{"serviceAccountToken", {{"expirationSeconds", 3607}, {"path", "token"}}}},
+                   {{"configMap",
+                     {{"name", "kube-root-ca.crt"},
+                      {"items", json::array({{{"key", "ca.crt"}, {"path", "ca.crt"}}})}}}},
+                   {{"downwardAPI",
+                     {{"items", json::array({{{"path", "namespace"},
+                                              {"fieldRef",
+                                               {{"apiVersion", "v1"},
+                                                {"fieldPath", "metadata.namespace"}}}}})}}}}})}}}});
+    }
+  }
+  if (ctx.service_account != nullptr && ctx.service_account->is_object()) {
+    auto pull = ctx.service_account->find("imagePullSecrets");
+    bool pod_has = spec.contains("imagePullSecrets") && spec["imagePullSecrets"].is_array() &&
+                   !spec["imagePullSecrets"].empty();
+    if (!pod_has && pull != ctx.service_account->end() && pull->is_array() && !pull->empty()) {
+      json refs = json::array();
+      for (const auto& ref : *pull) {
+        if (ref.is_object() && ref.contains("name")) {
+          refs.push_back({{"name", ref["name"]}});
+        }
+      }
+      spec["imagePullSecrets"] = refs;
+    }
+  }
+}
+
+// Priority admission on CREATE: system classes resolve here, others through the context.
+void admit_priority(json& spec, const DefaultingContext& ctx) {
+  std::string class_name = string_at(spec, "priorityClassName");
+  long long value = -1;
+  std::string policy = "PreemptLowerPriority";
+  if (class_name.empty()) {
+    value = 0;
+  } else if (class_name == "system-node-critical") {
+    value = 2000001000;
+  } else if (class_name == "system-cluster-critical") {
+    value = 2000000000;
+  } else if (ctx.priority_class_value >= 0) {
+    value = ctx.priority_class_value;
+    if (!ctx.priority_class_preemption_policy.empty()) {
+      policy = ctx.priority_class_preemption_policy;
+    }
+  }
+  if (value >= 0) {
+    default_value(spec, "priority", value);
+  }
+  default_value(spec, "preemptionPolicy", policy);
+}
+
+// DefaultTolerationSeconds on CREATE and UPDATE.
+void admit_default_tolerations(json& spec) {
+  for (const char* taint : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    bool covered = false;
+    for_each_object(spec, "tolerations", [&](json& t) {
+      std::string key = string_at(t, "key");
+      std::string effect = string_at(t, "effect");
+      if ((key.empty() || key == taint) && (effect.empty() || effect == "NoExecute")) {
+        covered = true;
+      }
+    });
+    if (!covered) {
+      if (unset(spec, "tolerations") || !spec["tolerations"].is_array()) {
+        spec["tolerations"] = json::array();
+      }
+      spec["tolerations"].push_back({{"key", taint},
+                                     {"operator", "Exists"},
+                                     {"effect", "NoExecute"},
+                                     {"tolerationSeconds", 300}});
+    }
+  }
+}
+
+void default_pod(json& pod, const DefaultingContext& ctx) {
+  json* spec = object_at(pod, "spec");
+  if (spec == nullptr) {
+    return;
+  }
+  default_pod_only(*spec);
+  default_pod_spec(*spec);
+  if (ctx.phase == DefaultingPhase::Create) {
+    admit_service_account(pod, *spec, ctx);
+    admit_priority(*spec, ctx);
+  }
+  if (ctx.phase != DefaultingPhase::Decode) {
+    admit_default_tolerations(*spec);
+  }
+  if (ctx.phase == DefaultingPhase::Create) {
+    pod["status"] = {{"phase", "Pending"}, {"qosClass", pod_qos_class(pod)}};
+  }
+}
+
+}  // namespace defaulting
+
+}  // namespace
+
+void add_pods(Strategies& s) {
+  s.push_back({.group = "",
+               .kind = "Pod",
+               .defaults = defaulting::default_pod,
+               .validate = validate::validate_pod,
+               .validate_update = validate::validate_pod_update,
+               .print = print::print_pod});
+  s.push_back({.group = "",
+               .kind = "PodTemplate",
+               .defaults =
+                   [](json& o, const DefaultingContext&) {
+                     if (json* tmpl = fields::object_at(o, "template")) {
+                       default_pod_template(*tmpl);
+                     }
+                   },
+               .print = print::print_pod_template});
+}
+
+}  // namespace apiserver::registry::kinds
