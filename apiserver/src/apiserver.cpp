@@ -446,12 +446,12 @@ std::vector<pipeline::Stage> ApiServer::stages() {
              http::Request& request = *context.writable;
              request.user = std::move(context.user.name);
              request.groups = std::move(context.user.groups);
-             http::Response response = route(request);
+             http::Response response = route(request, context.info ? &*context.info : nullptr);
              return {response.stream ? "streaming" : "answered", std::move(response)};
            }}};
 }
 
-http::Response ApiServer::route(http::Request& request) {
+http::Response ApiServer::route(http::Request& request, const endpoints::RequestInfo* info) {
   const std::string& path = request.path;
   for (const auto& [endpoint, checks] : {std::pair{std::string("healthz"), &live_checks_},
                                          std::pair{std::string("livez"), &live_checks_},
@@ -502,7 +502,7 @@ http::Response ApiServer::route(http::Request& request) {
   if (request.method != "GET" && request.method != "HEAD") {
     writing = std::shared_lock(writes_mu_);  // waits while a snapshot restore runs
   }
-  if (auto response = resources_->serve(request, *snapshot)) {
+  if (auto response = resources_->serve(request, *snapshot, info)) {
     std::string encoding = endpoints::accepted_encoding(request.header("Accept"));
     if (encoding.empty()) {
       return status_response(406, "NotAcceptable",

@@ -132,7 +132,8 @@ class ApiServer {
       const http::Request& request, const std::optional<endpoints::RequestInfo>& info) const;
   void log_request(const http::Request& request, const std::string& verb, int status,
                    std::chrono::nanoseconds elapsed) const;
-  http::Response route(http::Request& request);
+  // `info`: the request info stage's reading of the request, when it ran (else route reads it).
+  http::Response route(http::Request& request, const endpoints::RequestInfo* info = nullptr);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
 

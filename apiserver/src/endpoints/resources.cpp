@@ -1212,11 +1212,16 @@ size_t ResourceHandler::open_watches() const {
 }
 
 std::optional<http::Response> ResourceHandler::serve(http::Request& request,
-                                                     const registry::Snapshot& snapshot) {
-  auto info = parse_resource_path(request);
-  if (!info) {
-    return std::nullopt;
+                                                     const registry::Snapshot& snapshot,
+                                                     const RequestInfo* known) {
+  std::optional<RequestInfo> parsed;
+  if (known == nullptr) {
+    parsed = parse_resource_path(request);
+    if (!parsed) {
+      return std::nullopt;
+    }
   }
+  const RequestInfo* info = known != nullptr ? known : &*parsed;
   const Resource* r = snapshot.find(info->group, info->version, info->resource);
   if (r == nullptr) {
     return status_response(404, "NotFound", "the server could not find the requested resource",

@@ -51,8 +51,10 @@ class ResourceHandler {
                   const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
 
-  // nullopt when the path is not a resource path (the caller routes on).
-  std::optional<http::Response> serve(http::Request& request, const registry::Snapshot& snapshot);
+  // nullopt when the path is not a resource path (the caller routes on). `known`: the request's
+  // path already read by parse_resource_path, if it was (else serve reads it).
+  std::optional<http::Response> serve(http::Request& request, const registry::Snapshot& snapshot,
+                                      const RequestInfo* known = nullptr);
 
   // Marks the cluster IPs and node ports of the stored services as taken (at start-up).
   void load_service_allocations();
