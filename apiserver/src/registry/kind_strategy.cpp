@@ -42,10 +42,10 @@ const std::vector<KindStrategy>& kind_strategies() {
 }
 
 const KindStrategy* kind_strategy(std::string_view group, std::string_view kind) {
-  const std::vector<KindStrategy>& kAll = kind_strategies();
+  const std::vector<KindStrategy>& all = kind_strategies();
   KindStrategy key{.group = group, .kind = kind};
-  auto it = std::lower_bound(kAll.begin(), kAll.end(), key, before);
-  if (it == kAll.end() || it->group != group || it->kind != kind) {
+  auto it = std::lower_bound(all.begin(), all.end(), key, before);
+  if (it == all.end() || it->group != group || it->kind != kind) {
     return nullptr;
   }
   return &*it;
