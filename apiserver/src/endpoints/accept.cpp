@@ -1,5 +1,8 @@
 #include "endpoints/accept.h"
 
+#include <charconv>
+#include <system_error>
+
 namespace apiserver::endpoints {
 namespace {
 
@@ -92,6 +95,20 @@ std::vector<AcceptRange> parse_accept(std::string_view header) {
     ranges.push_back(std::move(range));
   }
   return ranges;
+}
+
+double accept_quality(std::string_view text) {
+  text = trim(text);
+  if (!text.empty() && text.front() == '+') {
+    text.remove_prefix(1);
+  }
+  double q = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, q);
+  if (text.empty() || ec != std::errc() || ptr != end) {
+    return 0;
+  }
+  return q;
 }
 
 std::string accepted_encoding(std::string_view header) {

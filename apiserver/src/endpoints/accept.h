@@ -34,6 +34,11 @@ std::vector<AcceptRange> parse_accept(std::string_view header);
 // Parameters (q among them) do not count.
 std::string accepted_encoding(std::string_view header);
 
+// A range's quality parameter (the text after "q="), read as Go's strconv.ParseFloat reads it
+// ("1", "0.5", ".5", "+1", "5e-1"; blanks around it ignored); 0 when it is not wholly a number,
+// as goautoneg keeps ParseFloat's zero on an error.
+double accept_quality(std::string_view text);
+
 // Whether a range asks for a Table as kubectl get does: as=Table, g=meta.k8s.io and v=v1, with
 // any media type.
 bool wants_table(std::string_view header);

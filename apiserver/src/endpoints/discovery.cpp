@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <tuple>
@@ -14,6 +13,7 @@
 
 #include "apiserver/apiserver.h"
 #include "common/base64.h"
+#include "endpoints/accept.h"
 #include "endpoints/yaml_json.h"
 
 namespace apiserver::endpoints {
@@ -91,9 +91,7 @@ std::vector<MediaRange> parse_accept(const std::string& header) {
       std::string key = trim(fields[i].substr(0, eq));
       std::string value = trim(fields[i].substr(eq + 1));
       if (key == "q") {
-        char* end = nullptr;
-        double q = std::strtod(value.c_str(), &end);
-        range.q = end == value.c_str() ? 0.0 : q;
+        range.q = accept_quality(value);
       } else {
         range.params[key] = value;
       }

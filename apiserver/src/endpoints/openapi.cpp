@@ -16,6 +16,7 @@
 
 #include "apiserver/facts.h"
 #include "apiserver/version.h"
+#include "endpoints/accept.h"
 #include "endpoints/openapi_v2_proto.h"
 #include "registry/custom_resources.h"
 
@@ -999,7 +1000,7 @@ std::vector<MediaRange> parse_accept(std::string accept) {
       size_t next = clause.find(';', semi + 1);
       std::string param = trim(clause.substr(semi + 1, next - semi - 1));
       if (param.rfind("q=", 0) == 0) {
-        m.q = std::strtod(param.c_str() + 2, nullptr);
+        m.q = accept_quality(std::string_view(param).substr(2));
       }
       semi = next;
     }

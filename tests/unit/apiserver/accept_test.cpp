@@ -65,3 +65,17 @@ TEST_CASE("a Table is asked for with as=Table, g=meta.k8s.io and v=v1", "[accept
   CAPTURE(header);
   CHECK(wants_table(header) == is_table);
 }
+
+TEST_CASE("an Accept quality reads as Go's ParseFloat, and anything else is 0", "[accept]") {
+  using apiserver::endpoints::accept_quality;
+  CHECK(accept_quality("1") == 1.0);
+  CHECK(accept_quality("0.5") == 0.5);
+  CHECK(accept_quality(" .5 ") == 0.5);
+  CHECK(accept_quality("+1") == 1.0);
+  CHECK(accept_quality("5e-1") == 0.5);
+  CHECK(accept_quality("0") == 0.0);
+  CHECK(accept_quality("") == 0.0);
+  CHECK(accept_quality("0.5x") == 0.0);
+  CHECK(accept_quality("x") == 0.0);
+  CHECK(accept_quality("1,0") == 0.0);
+}
