@@ -304,11 +304,7 @@ void add_batch(Strategies& s) {
        .print = print::print_job});
   s.push_back({.group = "batch",
                .kind = "CronJob",
-               .defaults =
-                   [](json& o, const DefaultingContext& c) {
-                     defaulting::default_cron_job(o);
-                     fields::ensure_status(o, c);
-                   },
+               .defaults = defaults_then_status<defaulting::default_cron_job>,
                .validate = validate::validate_cron_job,
                .print = print::print_cron_job});
 }

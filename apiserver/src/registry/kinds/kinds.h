@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "registry/defaulting_fields.h"
 #include "registry/kind_strategy.h"
 #include "registry/objects.h"
 
@@ -15,6 +16,14 @@ namespace apiserver::registry::kinds {
 using nlohmann::json;
 using Errors = std::vector<FieldError>;
 using Strategies = std::vector<KindStrategy>;
+
+// A strategy's defaults for a kind whose objects start with an empty status: the kind's own
+// defaults, then ensure_status.
+template <void (*kDefaults)(json&)>
+void defaults_then_status(json& object, const DefaultingContext& context) {
+  kDefaults(object);
+  fields::ensure_status(object, context);
+}
 
 void add_pods(Strategies& s);
 void add_workloads(Strategies& s);

@@ -335,71 +335,41 @@ void default_replica_set(json& rs) {
 
 }  // namespace
 
+namespace {
+
+// The four apps workloads share their validation, which the kind name steers.
+template <const char* kKind, void (*kDefaults)(json&),
+          json (*kPrint)(const json&, const cells::Context&)>
+KindStrategy apps_workload() {
+  return {
+      .group = "apps",
+      .kind = kKind,
+      .defaults = defaults_then_status<kDefaults>,
+      .validate = [](const json& o, Errors& e) { validate::validate_workload(kKind, o, e); },
+      .validate_update = [](const json& o, const json& old,
+                            Errors& e) { validate::validate_workload_update(kKind, o, old, e); },
+      .print = kPrint};
+}
+
+constexpr char kDeployment[] = "Deployment";
+constexpr char kReplicaSet[] = "ReplicaSet";
+constexpr char kStatefulSet[] = "StatefulSet";
+constexpr char kDaemonSet[] = "DaemonSet";
+
+}  // namespace
+
 void add_workloads(Strategies& s) {
   s.push_back({.group = "",
                .kind = "ReplicationController",
-               .defaults =
-                   [](json& o, const DefaultingContext& c) {
-                     defaulting::default_replication_controller(o);
-                     fields::ensure_status(o, c);
-                   },
+               .defaults = defaults_then_status<defaulting::default_replication_controller>,
                .print = print::print_replication_controller});
-  s.push_back({.group = "apps",
-               .kind = "Deployment",
-               .defaults =
-                   [](json& o, const DefaultingContext& c) {
-                     defaulting::default_deployment(o);
-                     fields::ensure_status(o, c);
-                   },
-               .validate = [](const json& o,
-                              Errors& e) { validate::validate_workload("Deployment", o, e); },
-               .validate_update =
-                   [](const json& o, const json& old, Errors& e) {
-                     validate::validate_workload_update("Deployment", o, old, e);
-                   },
-               .print = print::print_deployment});
-  s.push_back({.group = "apps",
-               .kind = "ReplicaSet",
-               .defaults =
-                   [](json& o, const DefaultingContext& c) {
-                     defaulting::default_replica_set(o);
-                     fields::ensure_status(o, c);
-                   },
-               .validate = [](const json& o,
-                              Errors& e) { validate::validate_workload("ReplicaSet", o, e); },
-               .validate_update =
-                   [](const json& o, const json& old, Errors& e) {
-                     validate::validate_workload_update("ReplicaSet", o, old, e);
-                   },
-               .print = print::print_replica_set});
-  s.push_back({.group = "apps",
-               .kind = "StatefulSet",
-               .defaults =
-                   [](json& o, const DefaultingContext& c) {
-                     defaulting::default_stateful_set(o);
-                     fields::ensure_status(o, c);
-                   },
-               .validate = [](const json& o,
-                              Errors& e) { validate::validate_workload("StatefulSet", o, e); },
-               .validate_update =
-                   [](const json& o, const json& old, Errors& e) {
-                     validate::validate_workload_update("StatefulSet", o, old, e);
-                   },
-               .print = print::print_stateful_set});
   s.push_back(
-      {.group = "apps",
-       .kind = "DaemonSet",
-       .defaults =
-           [](json& o, const DefaultingContext& c) {
-             defaulting::default_daemon_set(o);
-             fields::ensure_status(o, c);
-           },
-       .validate = [](const json& o, Errors& e) { validate::validate_workload("DaemonSet", o, e); },
-       .validate_update =
-           [](const json& o, const json& old, Errors& e) {
-             validate::validate_workload_update("DaemonSet", o, old, e);
-           },
-       .print = print::print_daemon_set});
+      apps_workload<kDeployment, defaulting::default_deployment, print::print_deployment>());
+  s.push_back(
+      apps_workload<kReplicaSet, defaulting::default_replica_set, print::print_replica_set>());
+  s.push_back(
+      apps_workload<kStatefulSet, defaulting::default_stateful_set, print::print_stateful_set>());
+  s.push_back(apps_workload<kDaemonSet, defaulting::default_daemon_set, print::print_daemon_set>());
   s.push_back(
       {.group = "apps", .kind = "ControllerRevision", .print = print::print_controller_revision});
   s.push_back({.group = "policy", .kind = "PodDisruptionBudget", .print = print::print_pdb});
