@@ -22,6 +22,7 @@
 #include "filters/metrics.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/stages.h"
+#include "registry/generic/store.h"
 #include "server/barrier.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
@@ -56,13 +57,6 @@ bool parse_token_auth_file(
   return filters::parse_token_auth_file(text, file_name, tokens, warnings, error);
 }
 
-http::Response status_response(int code, const std::string& reason, const std::string& message,
-                               bool with_details) {
-  return errors::failure(code, reason, message,
-                         with_details ? std::optional(errors::Details{}) : std::nullopt)
-      .response();
-}
-
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     : store_(store),
       config_(std::move(config)),
@@ -70,9 +64,14 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       storage_(std::make_unique<storage::Storage>(store)),
       compactor_(std::make_unique<storage::Compactor>(store, config_.compaction_interval)),
       namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
+      generic_store_(std::make_unique<registry::GenericStore>(
+          *storage_, config_.clock != nullptr ? *config_.clock : common::Clock::real(),
+          [this](const registry::Resource& r, const std::string& name) {
+            namespaces_->marked_for_deletion(r, name);
+          })),
       tokens_(std::make_unique<filters::TokenTable>()),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, *tokens_, [this](const std::string& ns) { namespaces_->enqueue(ns); },
+          *storage_, *generic_store_, *tokens_,
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
@@ -137,7 +136,7 @@ void ApiServer::bootstrap(int secure_port) {
             .dump();
     resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
   }
-  resources_->load_service_allocations();
+  generic_store_->load(*snapshot);
   // The kubernetes service in default, on the first address of the service range.
   http::Request service;
   service.method = "POST";
@@ -168,7 +167,7 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
   }
   // The watch caches first: nothing may serve pre-restore events once the answer is out.
   storage_->reset_watches(out.replaced.compact_revision + 1);
-  resources_->load_service_allocations();
+  generic_store_->load(*registry_->snapshot());
   namespaces_->resync();
   crds_->resync();
   log::info(0, "restored snapshot \"" + name + "\" at revision " +
@@ -241,8 +240,7 @@ http::Response ApiServer::health(const std::string& endpoint, const std::string&
                                  const http::Request& request,
                                  const std::vector<HealthCheck>& checks) {
   if (request.method != "GET" && request.method != "HEAD") {
-    return status_response(405, "MethodNotAllowed",
-                           "the server does not allow this method on the requested resource", true);
+    return errors::method_not_routed().response();
   }
   if (!check_path.empty()) {
     for (const auto& c : checks) {
@@ -505,9 +503,10 @@ http::Response ApiServer::route(http::Request& request, const endpoints::Request
   if (auto response = resources_->serve(request, *snapshot, info)) {
     std::string encoding = endpoints::accepted_encoding(request.header("Accept"));
     if (encoding.empty()) {
-      return status_response(406, "NotAcceptable",
+      return errors::failure(406, "NotAcceptable",
                              "only the following media types are accepted: application/json, "
-                             "application/yaml");
+                             "application/yaml")
+          .response();
     }
     if (encoding == "yaml" && !response->stream) {
       auto doc = nlohmann::json::parse(response->body, nullptr, false);
@@ -518,7 +517,7 @@ http::Response ApiServer::route(http::Request& request, const endpoints::Request
     }
     return std::move(*response);
   }
-  return status_response(404, "NotFound", "the server could not find the requested resource", true);
+  return errors::no_route().response();
 }
 
 }  // namespace apiserver

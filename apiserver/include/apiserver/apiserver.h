@@ -44,24 +44,28 @@ struct ApiServerConfig {
   // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
   // system:masters; empty for none.
   std::filesystem::path snapshots_dir;
-  // The time of managedFields entries; nullptr for the real clock. Must outlive the server.
+  // The time of timestamps the server writes (creation, deletion, managedFields entries);
+  // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;
 };
 
 namespace storage {
 class Storage;
 class Compactor;
+}  // namespace storage
+namespace registry {
+class GenericStore;
 }
 namespace endpoints {
 struct RequestInfo;
 class ResourceHandler;
 class OpenApi;
 class SnapshotEndpoint;
-}
+}  // namespace endpoints
 namespace trace {
 class TraceLog;
 struct RequestTrace;
-}
+}  // namespace trace
 namespace pipeline {
 struct Stage;
 }
@@ -69,13 +73,13 @@ namespace controllers {
 class NamespaceController;
 class NamespaceDefaultsController;
 class CrdController;
-}
+}  // namespace controllers
 namespace filters {
 class Metrics;
 struct UserInfo;
 struct RequestLabels;
 class TokenTable;
-}
+}  // namespace filters
 
 class ApiServer {
  public:
@@ -143,6 +147,7 @@ class ApiServer {
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<storage::Compactor> compactor_;
   std::unique_ptr<controllers::NamespaceController> namespaces_;
+  std::unique_ptr<registry::GenericStore> generic_store_;
   std::unique_ptr<filters::TokenTable> tokens_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
@@ -163,16 +168,12 @@ class ApiServer {
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
 };
 
-// A metav1 Status response (kind Status, status Failure) with the given code, reason and message;
-// `with_details` adds the empty details object kube-apiserver's router and Forbidden errors carry.
 // Parses a --token-auth-file (kube-apiserver's format: CSV lines `token,user,uid[,"g1,g2"]`)
 // into `tokens`. Fails with a message naming the line on a malformed record; empty and duplicate
 // tokens are skipped, as upstream does (with a warning each in `warnings`).
-bool parse_token_auth_file(const std::string& text, const std::string& file_name,
-                           std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
-                           std::vector<std::string>& warnings, std::string& error);
-
-http::Response status_response(int code, const std::string& reason, const std::string& message,
-                               bool with_details = false);
+bool parse_token_auth_file(
+    const std::string& text, const std::string& file_name,
+    std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
+    std::vector<std::string>& warnings, std::string& error);
 
 }  // namespace apiserver

@@ -20,12 +20,17 @@ struct GroupVersionKind {
   std::string group;
   std::string version;
   std::string kind;
+  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
 };
 
+// schema.ParseGroupVersion: "", "v1", "apps/v1"; more than one '/' is an error (nullopt). The
+// kind is left empty.
+std::optional<GroupVersionKind> parse_group_version(const std::string& text);
+
 struct Subresource {
-  std::string name;                 // "status", "scale", "log", ...
-  std::vector<std::string> verbs;   // discovery verbs
-  GroupVersionKind kind;            // the kind it takes and returns
+  std::string name;                // "status", "scale", "log", ...
+  std::vector<std::string> verbs;  // discovery verbs
+  GroupVersionKind kind;           // the kind it takes and returns
 };
 
 struct TableColumn {
@@ -39,9 +44,9 @@ struct TableColumn {
 };
 
 struct FieldSelectors {
-  std::vector<std::string> labels;                // accepted field labels
-  std::map<std::string, std::string> aliases;     // e.g. spec.host -> spec.nodeName
-  std::string error_style;                        // which upstream error text to use
+  std::vector<std::string> labels;             // accepted field labels
+  std::map<std::string, std::string> aliases;  // e.g. spec.host -> spec.nodeName
+  std::string error_style;                     // which upstream error text to use
 };
 
 // What a CustomResourceDefinition adds to the rows it serves (registry/custom_resources.h).
@@ -54,11 +59,12 @@ struct Resource {
   std::string kind;      // "Deployment"
   std::string singular;  // "deployment"
   bool namespaced = false;
-  std::vector<std::string> verbs;  // get, list, watch, create, update, patch, delete, deletecollection
+  std::vector<std::string>
+      verbs;  // get, list, watch, create, update, patch, delete, deletecollection
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   std::vector<Subresource> subresources;
-  std::string etcd_prefix;  // "/registry/deployments"; empty when never stored
+  std::string etcd_prefix;                 // "/registry/deployments"; empty when never stored
   std::vector<TableColumn> table_columns;  // empty: the default Name / Created At table
   FieldSelectors field_selectors;
   std::string stability;  // "ga", "beta", "alpha"
@@ -66,6 +72,10 @@ struct Resource {
   std::shared_ptr<const CustomResource> custom;
 
   std::string group_version() const;  // "apps/v1", or "v1" for the core group
+  // How kube-apiserver's errors name the resource and the kind: "configmaps" and "ConfigMap" for
+  // the core group, "deployments.apps" and "Deployment.apps" otherwise.
+  std::string group_resource() const;
+  std::string group_kind() const;
   bool has_verb(const std::string& verb) const;
   const Subresource* subresource(const std::string& name) const;
   // The storage key of an object: <etcd_prefix>/<namespace>/<name>, or <etcd_prefix>/<name>.

@@ -47,6 +47,13 @@ NamespaceController::~NamespaceController() {
   thread_.join();
 }
 
+void NamespaceController::marked_for_deletion(const registry::Resource& r,
+                                              const std::string& name) {
+  if (r.group.empty() && r.resource == "namespaces") {
+    enqueue(name);
+  }
+}
+
 void NamespaceController::enqueue(const std::string& name) {
   queue_.add(name);  // refused when full: resync() finds it again later
 }
@@ -131,9 +138,9 @@ bool NamespaceController::finalize(const std::string& name) {
   if (spec != ns.end() && spec->is_object() && spec->contains("finalizers") &&
       (*spec)["finalizers"].is_array()) {
     json& spec_finalizers = (*spec)["finalizers"];
-    spec_finalizers.erase(std::remove(spec_finalizers.begin(), spec_finalizers.end(),
-                                      json("kubernetes")),
-                          spec_finalizers.end());
+    spec_finalizers.erase(
+        std::remove(spec_finalizers.begin(), spec_finalizers.end(), json("kubernetes")),
+        spec_finalizers.end());
     spec_clear = spec_finalizers.empty();
   }
   int64_t revision = 0;

@@ -24,6 +24,8 @@ class NamespaceController {
 
   // A namespace became Terminating (or may have, after a restart).
   void enqueue(const std::string& name);
+  // A delete left an object of `r` marked for deletion: a namespace's is this controller's work.
+  void marked_for_deletion(const registry::Resource& r, const std::string& name);
   // Enqueues every namespace that is Terminating now (at start-up).
   void resync();
   // The work queue, for tests to wait until it is idle.

@@ -115,21 +115,6 @@ void default_gvk(GroupVersionKind& actual, const registry::Resource& r) {
 
 }  // namespace
 
-std::optional<GroupVersionKind> parse_group_version(const std::string& text) {
-  GroupVersionKind gvk;
-  const size_t slash = text.find('/');
-  if (slash == std::string::npos) {
-    gvk.version = text;
-    return gvk;
-  }
-  if (text.find('/', slash + 1) != std::string::npos) {
-    return std::nullopt;
-  }
-  gvk.group = text.substr(0, slash);
-  gvk.version = text.substr(slash + 1);
-  return gvk;
-}
-
 std::optional<json> parse_client_json(std::string_view text, std::string& go_error) {
   if (auto error = go_json_syntax_error(text)) {
     go_error = std::move(*error);

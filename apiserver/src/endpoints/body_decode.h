@@ -33,15 +33,8 @@ std::optional<nlohmann::json> parse_client_json(std::string_view text, std::stri
 // body that starts with '{' (and " ..." when cut), else those bytes in hex.
 std::string summarize_body(std::string_view body);
 
-struct GroupVersionKind {
-  std::string group;
-  std::string version;
-  std::string kind;
-  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
-};
-
-// schema.ParseGroupVersion: "", "v1", "apps/v1"; more than one '/' is an error (nullopt).
-std::optional<GroupVersionKind> parse_group_version(const std::string& text);
+using registry::GroupVersionKind;
+using registry::parse_group_version;
 
 // What the JSON serializer reads before it decodes: apiVersion and kind, typed as strings.
 // `api_version`/`kind` are empty when absent or null. nullopt when readable, else Go's text

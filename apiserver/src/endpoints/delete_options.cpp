@@ -186,38 +186,6 @@ std::optional<DeleteOptions> decode_delete_options(const http::Request& request,
   return options;
 }
 
-std::optional<http::Response> failed_precondition(const registry::Resource& r,
-                                                  const std::string& name,
-                                                  const DeleteOptions& options,
-                                                  const json& metadata,
-                                                  const std::string& resource_version) {
-  std::string uid;
-  if (auto it = metadata.find("uid"); it != metadata.end() && it->is_string()) {
-    uid = it->get<std::string>();
-  }
-  std::string why;
-  if (options.precondition_uid && *options.precondition_uid != uid) {
-    why = "the UID in the precondition (" + *options.precondition_uid +
-          ") does not match the UID in record (" + uid +
-          "). The object might have been deleted and then recreated";
-  } else if (options.precondition_resource_version &&
-             *options.precondition_resource_version != resource_version) {
-    why = "the ResourceVersion in the precondition (" + *options.precondition_resource_version +
-          ") does not match the ResourceVersion in record (" + resource_version +
-          "). The object might have been modified";
-  } else {
-    return std::nullopt;
-  }
-  // Upstream names the kind here where other conflicts name the resource.
-  json details = {{"name", name}, {"kind", r.kind}};
-  if (!r.group.empty()) {
-    details["group"] = r.group;
-  }
-  return status_with_details(
-      409, "Conflict",
-      "Operation cannot be fulfilled on " + group_kind(r) + " \"" + name + "\": " + why, details);
-}
-
 bool returns_deleted_object(const registry::Resource& r) {
   if (r.custom) {
     return true;

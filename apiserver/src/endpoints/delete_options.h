@@ -38,14 +38,6 @@ std::optional<DeleteOptions> decode_delete_options(const http::Request& request,
                                                    const registry::FieldValidator& validator,
                                                    http::Response& failure);
 
-// The 409 Conflict upstream answers when a precondition does not hold: the object's uid and
-// resourceVersion (`resource_version`, the stored revision) against the options'.
-std::optional<http::Response> failed_precondition(const registry::Resource& r,
-                                                  const std::string& name,
-                                                  const DeleteOptions& options,
-                                                  const nlohmann::json& metadata,
-                                                  const std::string& resource_version);
-
 // Whether upstream's storage for the resource returns the deleted object (ReturnDeletedObject):
 // pods, services, serviceaccounts, persistentvolumes, persistentvolumeclaims, namespaces, the
 // dynamic resource allocation claims, and every custom resource.

@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "apiserver/apiserver.h"
 #include "common/base64.h"
 #include "endpoints/accept.h"
 #include "endpoints/yaml_json.h"
+#include "errors/status.h"
 
 namespace apiserver::endpoints {
 namespace {
@@ -414,7 +414,7 @@ http::Response aggregated(bool core, const Negotiated& negotiated, const http::R
 }
 
 http::Response not_found() {
-  return status_response(404, "NotFound", "the server could not find the requested resource", true);
+  return errors::no_route().response();
 }
 
 const registry::GroupVersions* find_group(const Snapshot& snapshot, const std::string& name) {
@@ -479,16 +479,16 @@ std::optional<http::Response> serve_discovery(const http::Request& request,
     }
   }
   if (request.method != "GET") {
-    return status_response(405, "MethodNotAllowed",
-                           "the server does not allow this method on the requested resource", true);
+    return errors::method_not_routed().response();
   }
 
   bool root = segments.empty();
   auto negotiated = negotiate(request.header("Accept"), root);
   if (!negotiated) {
-    return status_response(406, "NotAcceptable",
+    return errors::failure(406, "NotAcceptable",
                            "only the following media types are accepted: application/json, "
-                           "application/yaml");
+                           "application/yaml")
+        .response();
   }
   if (root && !negotiated->aggregated_version.empty()) {
     return aggregated(legacy, *negotiated, request, snapshot);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -163,6 +164,11 @@ int64_t watch_timeout_seconds(const std::optional<int64_t>& timeout_seconds,
     return default_seconds;
   }
   return std::clamp<int64_t>(*timeout_seconds, 0, kMaxWatchTimeoutSeconds);
+}
+
+bool query_flag(const http::Request& request, const std::string& name) {
+  static const std::set<std::string> kTrue = {"1", "t", "T", "true", "TRUE", "True"};
+  return kTrue.count(request.query_value(name)) != 0;
 }
 
 }  // namespace apiserver::endpoints

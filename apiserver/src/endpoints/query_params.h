@@ -52,4 +52,7 @@ http::Response too_large_resource_version(uint64_t requested, int64_t current);
 int64_t watch_timeout_seconds(const std::optional<int64_t>& timeout_seconds,
                               int64_t default_seconds);
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (kube-apiserver's decoding).
+bool query_flag(const http::Request& request, const std::string& name);
+
 }  // namespace apiserver::endpoints

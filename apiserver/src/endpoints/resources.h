@@ -20,7 +20,7 @@
 #include "common/clock.h"
 #include "filters/authentication.h"
 #include "registry/field_validation.h"
-#include "registry/service_ips.h"
+#include "registry/generic/store.h"
 #include "storage/storage.h"
 
 namespace apiserver::endpoints {
@@ -43,11 +43,10 @@ class WatchTicker;
 
 class ResourceHandler {
  public:
-  // `namespace_terminating` is told the name of each namespace that a delete marks Terminating.
-  // `tokens` (for TokenReview) and `clock` (the time of managedFields entries) must outlive the
-  // handler.
-  ResourceHandler(storage::Storage& storage, const filters::TokenTable& tokens,
-                  std::function<void(const std::string&)> namespace_terminating,
+  // Reads go to `storage`, writes through `store`. `store`, `tokens` (for TokenReview) and `clock`
+  // (the time of managedFields entries) must outlive the handler.
+  ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
+                  const filters::TokenTable& tokens,
                   const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
 
@@ -55,9 +54,6 @@ class ResourceHandler {
   // path already read by parse_resource_path, if it was (else serve reads it).
   std::optional<http::Response> serve(http::Request& request, const registry::Snapshot& snapshot,
                                       const RequestInfo* known = nullptr);
-
-  // Marks the cluster IPs and node ports of the stored services as taken (at start-up).
-  void load_service_allocations();
 
   // Ends every open watch (graceful shutdown).
   void close_watches();
@@ -101,12 +97,11 @@ class ResourceHandler {
                                    const http::Request& request);
 
   storage::Storage& storage_;
+  registry::GenericStore* store_;
   const filters::TokenTable& tokens_;
   const common::Clock& clock_;
-  std::function<void(const std::string&)> namespace_terminating_;
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;
-  std::unique_ptr<registry::ServiceIpAllocator> service_ips_;
 };
 
 }  // namespace apiserver::endpoints

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "apiserver/apiserver.h"
 #include "apiserver/log.h"
 #include "errors/status.h"
 
@@ -50,8 +49,7 @@ std::string verb_of(const std::string& method) {
 }
 
 http::Response method_not_allowed() {
-  return status_response(405, "MethodNotAllowed",
-                         "the server does not allow this method on the requested resource", true);
+  return errors::method_not_routed().response();
 }
 
 }  // namespace
@@ -67,14 +65,14 @@ bool SnapshotEndpoint::handles(const std::string& path) {
 http::Response SnapshotEndpoint::serve(const http::Request& request) {
   if (std::find(request.groups.begin(), request.groups.end(), kAdminGroup) ==
       request.groups.end()) {
-    return status_response(403, "Forbidden",
+    return errors::failure(403, "Forbidden",
                            "forbidden: User \"" + request.user + "\" cannot " +
                                verb_of(request.method) + " path \"" + request.path + "\"",
-                           true);
+                           errors::Details{})
+        .response();
   }
   if (dir_.empty()) {
-    return status_response(404, "NotFound", "the server could not find the requested resource",
-                           true);
+    return errors::no_route().response();
   }
   // What follows the root: "", "NAME" or "NAME/restore".
   std::string rest = request.path.substr(std::string(kRoot).size());
@@ -100,8 +98,7 @@ http::Response SnapshotEndpoint::serve(const http::Request& request) {
   if (auto slash = rest.find('/'); slash != std::string::npos) {
     name = rest.substr(0, slash);
     if (rest.substr(slash + 1) != "restore") {
-      return status_response(404, "NotFound", "the server could not find the requested resource",
-                             true);
+      return errors::no_route().response();
     }
     restore = true;
   }

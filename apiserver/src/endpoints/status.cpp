@@ -6,14 +6,6 @@ namespace apiserver::endpoints {
 
 using nlohmann::json;
 
-std::string group_resource(const registry::Resource& r) {
-  return r.group.empty() ? r.resource : r.resource + "." + r.group;
-}
-
-std::string group_kind(const registry::Resource& r) {
-  return r.group.empty() ? r.kind : r.kind + "." + r.group;
-}
-
 http::Response status_with_details(int code, const std::string& reason, const std::string& message,
                                    const json& details) {
   return errors::failure(

@@ -13,11 +13,6 @@
 
 namespace apiserver::endpoints {
 
-// "configmaps" for the core group, "deployments.apps" otherwise.
-std::string group_resource(const registry::Resource& r);
-// "ConfigMap" for the core group, "Deployment.apps" otherwise.
-std::string group_kind(const registry::Resource& r);
-
 // A Status with status Failure. An empty `reason` is left out, as upstream does for errors that
 // carry no API status (StatusReasonUnknown); null `details` are left out.
 http::Response status_with_details(int code, const std::string& reason, const std::string& message,

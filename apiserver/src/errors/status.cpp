@@ -131,4 +131,13 @@ Status internal_error(const std::string& detail) {
   return failure(500, "InternalError", "Internal error occurred: " + detail, std::move(details));
 }
 
+Status no_route() {
+  return failure(404, "NotFound", "the server could not find the requested resource", Details{});
+}
+
+Status method_not_routed() {
+  return failure(405, "MethodNotAllowed",
+                 "the server does not allow this method on the requested resource", Details{});
+}
+
 }  // namespace apiserver::errors

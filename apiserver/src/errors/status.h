@@ -64,5 +64,11 @@ Status failure(int code, const std::string& reason, const std::string& message,
 Status bad_request(const std::string& message);
 // 500 InternalError: "Internal error occurred: <detail>", with one cause carrying <detail>.
 Status internal_error(const std::string& detail);
+// 404 NotFound for a path no route serves: "the server could not find the requested resource",
+// with empty details.
+Status no_route();
+// 405 MethodNotAllowed for a method the path's route does not serve: "the server does not allow
+// this method on the requested resource", with empty details.
+Status method_not_routed();
 
 }  // namespace apiserver::errors

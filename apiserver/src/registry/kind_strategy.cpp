@@ -30,6 +30,7 @@ std::vector<KindStrategy> all_strategies() {
   kinds::add_certificates(s);
   kinds::add_autoscaling(s);
   kinds::add_dynamic_resources(s);
+  kinds::add_apiextensions(s);
   std::sort(s.begin(), s.end(), before);
   return s;
 }

@@ -1,13 +1,18 @@
 // A kind's strategy: the rules of one built-in kind that the generic code (defaulting,
-// validation, Tables) calls instead of dispatching on kind names itself, as kube-apiserver's
-// registry strategies do. One file per kind family under kinds/ fills these in; a kind without
-// an entry gets the generic behaviour (metadata rules only, no defaults, the default Table).
+// validation, Tables, the generic store's writes) calls instead of dispatching on kind names
+// itself, as kube-apiserver's registry strategies do. One file per kind family under kinds/ fills
+// these in; a kind without an entry gets the generic behaviour (metadata rules only, no defaults,
+// the default Table).
 #pragma once
 
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "errors/status.h"
 #include "registry/defaults.h"
 #include "registry/objects.h"
 
@@ -16,6 +21,7 @@ namespace apiserver::registry {
 namespace cells {
 struct Context;
 }
+class WriteHooks;  // registry/generic/write_hooks.h
 
 struct KindStrategy {
   std::string_view group;  // "" for the core group
@@ -32,6 +38,25 @@ struct KindStrategy {
   nlohmann::json (*print)(const nlohmann::json& object, const cells::Context& context) = nullptr;
   // True when validate replaces the metadata rules (core Events check their own metadata).
   bool own_metadata_rules = false;
+
+  // The generic store's questions (registry/generic/store.h); null means "nothing more".
+  // Create: true when a status the client sent is kept; else a kind with a status subresource
+  // starts from the status its defaults give it.
+  bool keeps_status_on_create = false;
+  // Update of the main resource, once the server-owned metadata is carried over: what only
+  // another path may change is put back from `old`.
+  void (*prepare_for_update)(nlohmann::json& updated, const nlohmann::json& old) = nullptr;
+  // Delete: the refusal of a delete before anything happens.
+  std::optional<errors::Status> (*refuse_delete)(const std::string& name) = nullptr;
+  // Delete of an object not yet marked: what changes before its finalizers are read. `now` is
+  // the time in RFC 3339.
+  void (*begin_delete)(nlohmann::json& object, const std::string& now) = nullptr;
+  // Whether something besides metadata.finalizers holds the object's deletion.
+  bool (*holds_deletion)(const nlohmann::json& object) = nullptr;
+  // The object is being marked for deletion (its deletionTimestamp set): what else changes.
+  void (*mark_deleting)(nlohmann::json& object) = nullptr;
+  // The kind's write hooks, when its writes need state (write_hooks.h).
+  std::unique_ptr<WriteHooks> (*make_write_hooks)() = nullptr;
 };
 
 // The strategy of a built-in kind, or null when it has none. Lock-free after the first call.

@@ -88,8 +88,31 @@ bool enabled(const std::string& group, const std::string& version, const std::st
 
 }  // namespace
 
+std::optional<GroupVersionKind> parse_group_version(const std::string& text) {
+  GroupVersionKind gvk;
+  const size_t slash = text.find('/');
+  if (slash == std::string::npos) {
+    gvk.version = text;
+    return gvk;
+  }
+  if (text.find('/', slash + 1) != std::string::npos) {
+    return std::nullopt;
+  }
+  gvk.group = text.substr(0, slash);
+  gvk.version = text.substr(slash + 1);
+  return gvk;
+}
+
 std::string Resource::group_version() const {
   return group.empty() ? version : group + "/" + version;
+}
+
+std::string Resource::group_resource() const {
+  return group.empty() ? resource : resource + "." + group;
+}
+
+std::string Resource::group_kind() const {
+  return group.empty() ? kind : kind + "." + group;
 }
 
 bool Resource::has_verb(const std::string& verb) const {
@@ -231,16 +254,14 @@ void Registry::remove(const std::string& group, const std::string& version,
   for (auto& g : group_order_) {
     g.versions.erase(std::remove_if(g.versions.begin(), g.versions.end(),
                                     [&](const std::string& v) {
-                                      return std::none_of(rows_.begin(), rows_.end(),
-                                                          [&](const Resource& r) {
-                                                            return r.group == g.name &&
-                                                                   r.version == v;
-                                                          });
+                                      return std::none_of(
+                                          rows_.begin(), rows_.end(), [&](const Resource& r) {
+                                            return r.group == g.name && r.version == v;
+                                          });
                                     }),
                      g.versions.end());
     if (!g.versions.empty() &&
-        std::find(g.versions.begin(), g.versions.end(), g.preferred_version) ==
-            g.versions.end()) {
+        std::find(g.versions.begin(), g.versions.end(), g.preferred_version) == g.versions.end()) {
       g.preferred_version = g.versions.front();
     }
   }

@@ -9,6 +9,7 @@
 
 #include "registry/defaulting_fields.h"
 #include "registry/go_text.h"
+#include "registry/json_access.h"
 #include "registry/print_cells.h"
 #include "registry/table.h"
 
@@ -170,13 +171,51 @@ void default_node(json& node, const DefaultingContext& ctx) {
 
 }  // namespace defaulting
 
+// A namespace's life: spec.finalizers change only through /finalize, they hold its deletion as
+// metadata.finalizers do, and a namespace being deleted is Terminating.
+namespace lifecycle {
+
+void keep_spec(json& updated, const json& old) {
+  const json* spec = find_path(old, {"spec"});
+  updated["spec"] = spec != nullptr ? *spec : json::object();
+}
+
+std::optional<errors::Status> refuse_system_namespace(const std::string& name) {
+  if (name != "default" && name != "kube-system" && name != "kube-public") {
+    return std::nullopt;
+  }
+  return errors::failure(
+      403, "Forbidden",
+      "namespaces \"" + name + "\" is forbidden: this namespace may not be deleted",
+      errors::object_details(name, "", "namespaces"));
+}
+
+bool spec_finalizers_hold(const json& ns) {
+  const json* list = find_path(ns, {"spec", "finalizers"});
+  return list != nullptr && list->is_array() && !list->empty();
+}
+
+void mark_terminating(json& ns) {
+  json& status = ns["status"];
+  if (!status.is_object()) {
+    status = json::object();
+  }
+  status["phase"] = "Terminating";
+}
+
+}  // namespace lifecycle
+
 }  // namespace
 
 void add_cluster(Strategies& s) {
   s.push_back({.group = "",
                .kind = "Namespace",
                .defaults = defaulting::default_namespace,
-               .print = print::print_namespace});
+               .print = print::print_namespace,
+               .prepare_for_update = lifecycle::keep_spec,
+               .refuse_delete = lifecycle::refuse_system_namespace,
+               .holds_deletion = lifecycle::spec_finalizers_hold,
+               .mark_deleting = lifecycle::mark_terminating});
   s.push_back({.group = "",
                .kind = "Node",
                .defaults = defaulting::default_node,

@@ -40,5 +40,6 @@ void add_control_plane(Strategies& s);
 void add_certificates(Strategies& s);
 void add_autoscaling(Strategies& s);
 void add_dynamic_resources(Strategies& s);
+void add_apiextensions(Strategies& s);
 
 }  // namespace apiserver::registry::kinds

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "registry/defaulting_fields.h"
+#include "registry/generic/write_hooks.h"
 #include "registry/go_text.h"
 #include "registry/print_cells.h"
 #include "registry/service_ips.h"
@@ -343,6 +345,22 @@ void default_endpoint_slice(json& slice) {
 
 }  // namespace defaulting
 
+// A service's cluster IPs and node ports, taken when it is created, changed with it and freed
+// when it goes, as the Service registry does around the generic store.
+class ServiceAllocation final : public WriteHooks {
+ public:
+  void load(const std::vector<json>& stored) override { ips_.rebuild(stored); }
+  Errors begin_create(json& service) override { return ips_.allocate_service(service); }
+  void abort_create(const json& service) override { ips_.release_service(service); }
+  Errors begin_update(const json& old, json& updated) override {
+    return ips_.update_service(old, updated);
+  }
+  void after_delete(const json& service) override { ips_.release_service(service); }
+
+ private:
+  ServiceIpAllocator ips_;
+};
+
 }  // namespace
 
 void add_services(Strategies& s) {
@@ -351,7 +369,10 @@ void add_services(Strategies& s) {
                .defaults = defaulting::default_service,
                .validate = validate::validate_service,
                .validate_update = validate::validate_service_update,
-               .print = print::print_service});
+               .print = print::print_service,
+               .make_write_hooks = [] {
+                 return std::unique_ptr<WriteHooks>(std::make_unique<ServiceAllocation>());
+               }});
   s.push_back(
       {.group = "",
        .kind = "Endpoints",

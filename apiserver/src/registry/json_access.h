@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace apiserver::endpoints {
+namespace apiserver::registry {
 
 // The value at a path of object keys, or nullptr when a step is missing or not an object.
 inline const nlohmann::json* find_path(const nlohmann::json& doc,
@@ -51,4 +51,4 @@ inline std::optional<int64_t> integer_at(const nlohmann::json& doc,
   return at->get<int64_t>();
 }
 
-}  // namespace apiserver::endpoints
+}  // namespace apiserver::registry

@@ -1,0 +1,50 @@
+// Unknown and duplicate fields in create, update and apply bodies, as kube-apiserver reports them
+// under ?fieldValidation (Strict: 400; Warn, the default: Warning headers; Ignore), and the typing
+// errors of apply configurations.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/http.h"
+#include "apiserver/registry.h"
+#include "registry/field_validation.h"
+
+namespace apiserver::endpoints {
+
+// An apply configuration that does not type against the kind (or, with `scale`, against an
+// autoscaling/v1 Scale): the answer upstream gives; nullopt when it types.
+std::optional<http::Response> rejected_apply_config(const registry::FieldValidator& validator,
+                                                    bool scale, const registry::Resource& r,
+                                                    const nlohmann::json& config);
+// The same for custom resources: what the CRD's schema does not declare fails the apply.
+std::optional<http::Response> rejected_custom_apply_config(const registry::Resource& r,
+                                                           const nlohmann::json& config);
+// The warnings to attach to a built-in kind's write, or nullopt with `failure` set.
+std::optional<std::vector<std::string>> check_fields(const registry::FieldValidator& validator,
+                                                     const registry::Resource& r,
+                                                     const http::Request& request,
+                                                     const nlohmann::json& decoded,
+                                                     http::Response& failure);
+// The same for a custom resource, checked against its CRD's schema; unknown fields are pruned
+// from `object` as upstream does.
+std::optional<std::vector<std::string>> check_custom_fields(const registry::Resource& r,
+                                                            const http::Request& request,
+                                                            nlohmann::json& object,
+                                                            http::Response& failure);
+
+// A create or update body decoded into `r`'s kind (body_decode.h), then its fields checked as
+// above: the object and the warnings to attach, or nullopt with `failure` set.
+struct CheckedBody {
+  nlohmann::json object;
+  std::vector<std::string> warnings;
+};
+std::optional<CheckedBody> decode_checked_body(const http::Request& request,
+                                               const registry::Resource& r,
+                                               const registry::FieldValidator& validator,
+                                               http::Response& failure);
+
+}  // namespace apiserver::endpoints

@@ -1,0 +1,361 @@
+// The resource handler's reads: get, list (pages, continue tokens, resourceVersion semantics,
+// Tables) and watch.
+#include "endpoints/resources.h"
+
+#include <nlohmann/json.hpp>
+
+#include "endpoints/accept.h"
+#include "endpoints/body_decode.h"
+#include "endpoints/collection.h"
+#include "endpoints/continue_token.h"
+#include "endpoints/delete_options.h"
+#include "endpoints/field_checks.h"
+#include "endpoints/object_answers.h"
+#include "endpoints/protobuf.h"
+#include "endpoints/query_params.h"
+#include "endpoints/served_json.h"
+#include "endpoints/status.h"
+#include "endpoints/watch_stream.h"
+#include "endpoints/write_options.h"
+#include "errors/status.h"
+#include "registry/crd_schema.h"
+#include "registry/custom_resources.h"
+#include "registry/generic/resource_errors.h"
+#include "registry/generic/write_steps.h"
+#include "registry/json_access.h"
+#include "registry/objects.h"
+#include "registry/table.h"
+
+namespace apiserver::endpoints {
+
+using nlohmann::json;
+using registry::Resource;
+
+namespace {
+
+constexpr int kDefaultWatchTimeoutSeconds = 1800;
+// Open watches one user may hold. Each holds a store watcher and its queue of events; upstream
+// leaves the bound to priority and fairness, which the sandbox does not have. A thousand is far
+// above what real clients open (kubectl one, a controller a few per kind, the console one per
+// kind it shows) and still bounds the memory one user can pin.
+constexpr size_t kMaxWatchesPerUser = 1000;
+
+// Where a list reads, as upstream's storage decides it: a continue token's revision and key, the
+// exact resourceVersion (Exact, or the legacy exact read of a paged list), else the newest.
+// Returns the answer when the parameters do not allow the read.
+std::optional<http::Response> list_revision(const ListOptions& options, const std::string& prefix,
+                                            int64_t current, int64_t& revision,
+                                            std::string& start_key) {
+  const std::string& rv = options.resource_version;
+  if (!options.continue_token.empty()) {
+    std::string error;
+    auto token = decode_continue(options.continue_token, prefix, error);
+    if (!token) {
+      return bad_request("invalid continue token: " + error);
+    }
+    if (!rv.empty() && rv != "0") {
+      return bad_request("specifying resource version is not allowed when using continue");
+    }
+    revision = token->revision;
+    start_key = token->start_key;
+    return std::nullopt;
+  }
+  const bool exact =
+      options.resource_version_match == "Exact" ||
+      (options.limit > 0 && options.resource_version_match.empty() && !rv.empty() && rv != "0");
+  registry::FieldError rv_error;
+  auto parsed = parse_resource_version(rv, rv_error);
+  if (!parsed) {
+    const std::string error = registry::render_field_errors({rv_error});
+    // Exact reads go to the store, which answers 400; the watch cache's parse error has no
+    // status and becomes a 500.
+    return exact ? bad_request("invalid resource version: " + error)
+                 : status_with_details(500, "", error, json());
+  }
+  if (*parsed > static_cast<uint64_t>(current)) {
+    return too_large_resource_version(*parsed, current);
+  }
+  if (exact) {
+    revision = static_cast<int64_t>(*parsed);
+  }
+  return std::nullopt;
+}
+
+// Custom resources are defaulted when read back, as upstream does when it decodes them from
+// storage: a default added to the CRD later shows on reads. `stored` keeps its revision.
+void default_on_read(const Resource& r, storage::Object& stored) {
+  if (!r.custom || !r.custom->structural) {
+    return;
+  }
+  json object = json::parse(stored.value, nullptr, false);
+  if (!object.is_object()) {
+    return;
+  }
+  const json before = object;
+  r.custom->structural->apply_defaults(object);
+  if (object != before) {
+    stored.value = object.dump();
+  }
+}
+
+// The Table options of a request: includeObject, and "now" for ages. On a bad includeObject
+// `failure` is the 400 kube-apiserver answers.
+std::optional<registry::TableOptions> table_options(const http::Request& request,
+                                                    http::Response& failure) {
+  std::string error;
+  auto include = registry::parse_include_object(request.query_value("includeObject"), error);
+  if (!include) {
+    failure = bad_request(error);
+    return std::nullopt;
+  }
+  registry::TableOptions options;
+  options.include = *include;
+  options.now = std::chrono::system_clock::now();
+  return options;
+}
+
+}  // namespace
+
+http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
+                                    const http::Request& request) {
+  storage::Object stored;
+  if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+    return storage_failure(r, info.name, error);
+  }
+  default_on_read(r, stored);
+  if (wants_table(request.header("Accept"))) {
+    http::Response failure;
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    return json_response(200, registry::to_table_for_object(r, served_object(stored), *options));
+  }
+  return object_response(200, stored.value, stored.mod_revision);
+}
+
+http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
+                                     const http::Request& request) {
+  std::string prefix = list_prefix(r, info.namespace_);
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
+  }
+  auto options = decode_list_options(request, false, failure);
+  if (!options) {
+    return failure;
+  }
+  int64_t limit = std::max<int64_t>(0, options->limit);
+  int64_t revision = 0;
+  std::string start_key;
+  const std::string& token = options->continue_token;
+  if (auto answer =
+          list_revision(*options, prefix, storage_.current_revision(), revision, start_key)) {
+    return *answer;
+  }
+  // Read pages at one revision until `limit` objects match (or the prefix ends).
+  std::vector<storage::Object> kept;
+  bool more = false;
+  int64_t remaining = 0;
+  int64_t read_at = revision;
+  std::string cursor = start_key;
+  while (true) {
+    storage::ListResult page;
+    int64_t page_limit = selection->empty() || limit == 0 ? limit : std::max<int64_t>(limit, 256);
+    if (auto error = storage_.list(prefix, cursor, page_limit, read_at, page)) {
+      if (error.kind == storage::ErrorKind::Expired && !token.empty()) {
+        return status_with_details(
+            410, "Expired",
+            "The provided continue parameter is too old to display a consistent list result. "
+            "You can start a new list without the continue parameter.",
+            json());
+      }
+      return storage_failure(r, "", error);
+    }
+    read_at = page.revision;
+    // Taken before the matching items are moved out of the page.
+    std::string last_key = page.items.empty() ? std::string() : page.items.back().key;
+    size_t used = 0;
+    for (auto& item : page.items) {
+      ++used;
+      if (!selection->empty() && !selection->matches(served_object(item))) {
+        continue;
+      }
+      kept.push_back(std::move(item));
+      if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
+        break;
+      }
+    }
+    bool page_left = used < page.items.size() || page.more;
+    if (limit > 0 && static_cast<int64_t>(kept.size()) == limit) {
+      more = page_left;
+      remaining = page.remaining + static_cast<int64_t>(page.items.size() - used);
+      break;
+    }
+    if (!page.more || page.items.empty()) {
+      break;
+    }
+    cursor = last_key + std::string(1, '\0');
+  }
+  for (auto& item : kept) {
+    default_on_read(r, item);
+  }
+  json metadata = {{"resourceVersion", std::to_string(read_at)}};
+  if (more && !kept.empty()) {
+    // Resume just after the last key returned: append a zero byte, as upstream does.
+    std::string next = kept.back().key.substr(prefix.size()) + std::string(1, '\0');
+    metadata["continue"] = encode_continue(read_at, next);
+    if (selection->empty()) {
+      metadata["remainingItemCount"] = remaining;  // upstream gives no count with selectors
+    }
+  }
+  if (wants_table(request.header("Accept"))) {
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    options->resource_version = metadata["resourceVersion"];
+    options->continue_token = metadata.value("continue", std::string());
+    if (metadata.contains("remainingItemCount")) {
+      options->remaining_item_count = metadata["remainingItemCount"].get<int64_t>();
+    }
+    std::vector<json> objects;
+    objects.reserve(kept.size());
+    for (const auto& item : kept) {
+      objects.push_back(served_object(item));
+    }
+    return json_response(200, registry::to_table(r, objects, *options));
+  }
+  // The body as dump() would write {"apiVersion", "items", "kind", "metadata"}, the items made
+  // from their stored text; upstream's list items carry no apiVersion/kind.
+  size_t size = 128;
+  for (const auto& item : kept) {
+    size += item.value.size() + 32;
+  }
+  http::Response response;
+  response.set_header("Content-Type", "application/json");
+  std::string& body = response.body;
+  body.reserve(size);
+  body += "{\"apiVersion\":" + json(r.group_version()).dump() + ",\"items\":[";
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (i > 0) {
+      body += ',';
+    }
+    if (!append_served_json(kept[i].value, kept[i].mod_revision, true, body)) {
+      json object = served_object(kept[i]);
+      object.erase("apiVersion");
+      object.erase("kind");
+      body += object.dump();
+    }
+  }
+  body += "],\"kind\":" + json(r.kind + "List").dump() + ",\"metadata\":" + metadata.dump() + "}";
+  return response;
+}
+
+http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info,
+                                      const http::Request& request) {
+  std::string prefix = info.name.empty() ? list_prefix(r, info.namespace_)
+                                         : r.storage_key(info.namespace_, info.name);
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
+  }
+  WatchStream::Presenter present;
+  if (wants_table(request.header("Accept"))) {
+    auto options = table_options(request, failure);
+    if (!options) {
+      return failure;
+    }
+    present = [resource = r, options = *options](const json& object) {
+      registry::TableOptions now = options;
+      now.now = std::chrono::system_clock::now();
+      if (resource.custom && resource.custom->structural) {
+        json defaulted = object;
+        resource.custom->structural->apply_defaults(defaulted);
+        return registry::to_table_for_object(resource, defaulted, now);
+      }
+      return registry::to_table_for_object(resource, object, now);
+    };
+  } else if (r.custom && r.custom->structural) {
+    present = [schema = r.custom->structural](const json& object) {
+      json defaulted = object;
+      schema->apply_defaults(defaulted);
+      return defaulted;
+    };
+  }
+  auto options = decode_list_options(request, true, failure);
+  if (!options) {
+    return failure;
+  }
+  registry::FieldError rv_error;
+  auto rv = parse_resource_version(options->resource_version, rv_error);
+  if (!rv) {
+    // The watch cache's parse error is a storage error without a status, which the watch
+    // handler passes on as a 500.
+    return status_with_details(500, "", registry::render_field_errors({rv_error}), json());
+  }
+  // Past the newest revision the store could ever reach: upstream would wait for it, then give up.
+  if (*rv >= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    return too_large_resource_version(*rv, storage_.current_revision());
+  }
+  if (ticker_->count_for(request.user) >= kMaxWatchesPerUser) {
+    http::Response busy =
+        status_with_details(429, "TooManyRequests", "Too many requests, please try again later.",
+                            {{"retryAfterSeconds", 1}});
+    busy.set_header("Retry-After", "1");
+    return busy;
+  }
+  std::deque<std::string> initial;
+  int64_t from = 0;
+  if (*rv == 0) {
+    // The current state as ADDED events, then every change after it.
+    storage::ListResult result;
+    if (auto error = storage_.list(prefix, "", 0, 0, result)) {
+      return storage_failure(r, info.name, error);
+    }
+    for (const auto& item : result.items) {
+      if (!info.name.empty() && item.key != prefix) {
+        continue;
+      }
+      if (selection->empty() && !present) {
+        std::string line = "{\"type\":\"ADDED\",\"object\":";
+        if (append_served_json(item.value, item.mod_revision, false, line)) {
+          initial.push_back(line + "}\n");
+          continue;
+        }
+      }
+      json object = served_object(item);
+      if (!selection->empty() && !selection->matches(object)) {
+        continue;
+      }
+      nlohmann::ordered_json event = {{"type", "ADDED"},
+                                      {"object", present ? present(object) : object}};
+      initial.push_back(event.dump() + "\n");
+    }
+    from = result.revision + 1;
+  } else {
+    from = static_cast<int64_t>(*rv) + 1;
+  }
+  const int64_t timeout =
+      watch_timeout_seconds(options->timeout_seconds, kDefaultWatchTimeoutSeconds);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  auto watcher = storage_.watch(r.etcd_prefix + "/", prefix, !info.name.empty(), from);
+  json bookmark_type;
+  if (query_flag(request, "allowWatchBookmarks")) {
+    bookmark_type = {{"kind", r.kind}, {"apiVersion", r.group_version()}};
+  }
+  auto stream =
+      std::make_shared<WatchStream>(watcher, std::move(initial), deadline, bookmark_type, from - 1,
+                                    std::move(*selection), std::move(present), request.user);
+  ticker_->add(stream);
+  http::Response response;
+  response.status = 200;
+  response.set_header("Content-Type", "application/json");
+  response.set_header("Transfer-Encoding", "chunked");
+  response.stream = stream;
+  return response;
+}
+
+}  // namespace apiserver::endpoints

@@ -1,0 +1,160 @@
+// The resource handler's writes: create, update, delete and deletecollection, decoded here and
+// carried out by the generic store (registry/generic/store.h).
+#include "endpoints/resources.h"
+
+#include <nlohmann/json.hpp>
+
+#include "endpoints/accept.h"
+#include "endpoints/body_decode.h"
+#include "endpoints/collection.h"
+#include "endpoints/continue_token.h"
+#include "endpoints/delete_options.h"
+#include "endpoints/field_checks.h"
+#include "endpoints/object_answers.h"
+#include "endpoints/protobuf.h"
+#include "endpoints/query_params.h"
+#include "endpoints/served_json.h"
+#include "endpoints/status.h"
+#include "endpoints/watch_stream.h"
+#include "endpoints/write_options.h"
+#include "errors/status.h"
+#include "registry/crd_schema.h"
+#include "registry/custom_resources.h"
+#include "registry/generic/resource_errors.h"
+#include "registry/generic/write_steps.h"
+#include "registry/json_access.h"
+#include "registry/objects.h"
+#include "registry/table.h"
+
+namespace apiserver::endpoints {
+
+using nlohmann::json;
+using registry::Resource;
+using registry::string_at;
+
+http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request, const registry::Snapshot&) {
+  if (r.custom && r.custom->terminating) {
+    return status_with_details(405, "MethodNotAllowed",
+                               "create not allowed while custom resource definition is terminating",
+                               {{"group", r.group}, {"kind", r.resource}});
+  }
+  http::Response failure;
+  auto body = decode_checked_body(request, r, *field_validator_, failure);
+  if (!body) {
+    return failure;
+  }
+  return create_object(r, info, request, std::move(body->object), body->warnings, false);
+}
+
+http::Response ResourceHandler::create_object(const Resource& r, const RequestInfo& info,
+                                              const http::Request& request, json object,
+                                              const std::vector<std::string>& warnings,
+                                              bool owned) {
+  auto options = write_options(r, info, request, "CreateOptions", owned, true, clock_);
+  if (!options) {
+    return options.status().response();
+  }
+  return written_response(201,
+                          store_->create(r, {info.namespace_, std::move(object), options->dry_run,
+                                             std::move(options->own)}),
+                          warnings);
+}
+
+http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request) {
+  http::Response failure;
+  auto body = decode_checked_body(request, r, *field_validator_, failure);
+  if (!body) {
+    return failure;
+  }
+  storage::Object stored;
+  if (auto e = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
+    return storage_failure(r, info.name, e);
+  }
+  return update_object(r, info, request, std::move(body->object), stored, body->warnings, false);
+}
+
+http::Response ResourceHandler::update_object(const Resource& r, const RequestInfo& info,
+                                              const http::Request& request, json object,
+                                              const storage::Object& stored,
+                                              const std::vector<std::string>& warnings, bool owned,
+                                              bool* raced) {
+  const bool patching = info.verb == "patch";
+  auto options = write_options(r, info, request, patching ? "PatchOptions" : "UpdateOptions", owned,
+                               !patching, clock_);
+  if (!options) {
+    return options.status().response();
+  }
+  return written_response(200,
+                          store_->update(r, {.namespace_ = info.namespace_,
+                                             .name = info.name,
+                                             .subresource = info.subresource,
+                                             .object = std::move(object),
+                                             .current = &stored,
+                                             .dry_run = options->dry_run,
+                                             .own = std::move(options->own),
+                                             .raced = raced}),
+                          warnings);
+}
+
+http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
+                                       const http::Request& request) {
+  http::Response failure;
+  auto options = decode_delete_options(request, *field_validator_, failure);
+  if (!options) {
+    return failure;
+  }
+  auto deleted =
+      store_->remove(r, {.namespace_ = info.namespace_,
+                         .name = info.name,
+                         .dry_run = !options->dry_run.empty(),
+                         .precondition_uid = options->precondition_uid,
+                         .precondition_resource_version = options->precondition_resource_version});
+  if (!deleted) {
+    return deleted.status().response();
+  }
+  return deleted->removed ? deleted_response(r, deleted->object)
+                          : json_response(200, deleted->object);
+}
+
+http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
+                                                  const http::Request& request) {
+  http::Response failure;
+  auto selection = parse_selection(r, request, failure);
+  if (!selection) {
+    return failure;
+  }
+  // Checked before anything is deleted; each delete below reads the same options.
+  if (!decode_delete_options(request, *field_validator_, failure)) {
+    return failure;
+  }
+  storage::ListResult result;
+  if (auto e = storage_.list(list_prefix(r, info.namespace_), "", 0, 0, result)) {
+    return storage_failure(r, "", e);
+  }
+  json items = json::array();
+  for (const auto& item : result.items) {
+    json object = served_object(item);
+    if (!selection->empty() && !selection->matches(object)) {
+      continue;
+    }
+    RequestInfo one = info;
+    one.name = string_at(object, {"metadata", "name"});
+    one.namespace_ = string_at(object, {"metadata", "namespace"});
+    http::Response deleted = remove(r, one, request);
+    if (deleted.status == 200) {
+      // Upstream answers with the objects as listed before they were deleted.
+      object.erase("apiVersion");
+      object.erase("kind");
+      items.push_back(std::move(object));
+    }
+  }
+  return json_response(
+      200, {{"kind", r.kind + "List"},
+            {"apiVersion", r.group_version()},
+            {"metadata", {{"resourceVersion", std::to_string(storage_.current_revision())}}},
+            {"items", items}});
+}
+
+}  // namespace apiserver::endpoints

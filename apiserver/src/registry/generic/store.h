@@ -1,0 +1,106 @@
+// The generic registry store: the one place that owns what create, update and delete mean for
+// any resource, built-in or custom, as k8s.io/apiserver's generic registry store does. It runs
+// the steps every write shares (server-owned metadata, generateName, generation, defaults,
+// validation, dry run, finalizers and graceful deletion, the storage write) and asks the kind's
+// strategy (registry/kind_strategy.h) and write hooks (write_hooks.h) for what differs per kind.
+// The REST handlers decode requests, call it and encode what it returns.
+//
+// Thread-safety: safe from any thread; the hooks guard their own state.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/registry.h"
+#include "common/clock.h"
+#include "errors/result.h"
+#include "registry/generic/write_hooks.h"
+#include "storage/storage.h"
+
+namespace apiserver::registry {
+
+// Brings an object's managedFields up to date for the write (`live`: the object it replaces, null
+// on create). Empty when the caller recorded field ownership itself (server-side apply).
+using Ownership =
+    std::function<nlohmann::json(const nlohmann::json* live, const nlohmann::json& object)>;
+
+struct CreateRequest {
+  std::string namespace_;  // the URL's namespace ("" when it names none)
+  nlohmann::json object;   // the decoded body
+  bool dry_run = false;
+  Ownership own;
+};
+
+struct UpdateRequest {
+  std::string namespace_;
+  std::string name;         // the URL's name
+  std::string subresource;  // "" or "status" (scale arrives as an update of the object)
+  nlohmann::json object;    // the whole object, or the object carrying the new status
+  const storage::Object* current = nullptr;  // what it replaces, as read; never null
+  bool dry_run = false;
+  Ownership own;
+  // Set when the store changed between the read of `current` and the write (the answer is then
+  // a 409 Conflict the caller may retry on a fresh read).
+  bool* raced = nullptr;
+};
+
+struct DeleteRequest {
+  std::string namespace_;
+  std::string name;
+  bool dry_run = false;
+  // DeleteOptions.preconditions.
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+};
+
+// A create's or update's outcome. Usually the stored text and its revision (the answer is
+// spliced from them); `object` instead when nothing was stored (a dry run) or the update removed
+// the object (its last finalizer went while it was being deleted).
+struct Written {
+  std::string stored;
+  int64_t revision = 0;
+  std::optional<nlohmann::json> object;
+};
+
+// A delete's outcome: the object as removed, or as marked for deletion while finalizers hold it.
+struct Deleted {
+  nlohmann::json object;
+  bool removed = false;
+};
+
+class GenericStore {
+ public:
+  // Told each time a delete leaves an object marked for deletion (its finalizers hold it).
+  using MarkedForDeletion = std::function<void(const Resource& r, const std::string& name)>;
+
+  // `clock` stamps managedFields and must outlive the store.
+  GenericStore(storage::Storage& storage, const common::Clock& clock, MarkedForDeletion marked);
+  ~GenericStore();
+
+  // At start-up: hands each kind's write hooks the objects already stored (e.g. the addresses
+  // services hold). `snapshot` says where each kind is stored.
+  void load(const Snapshot& snapshot);
+
+  errors::Result<Written> create(const Resource& r, CreateRequest request);
+  errors::Result<Written> update(const Resource& r, UpdateRequest request);
+  errors::Result<Deleted> remove(const Resource& r, const DeleteRequest& request);
+
+ private:
+  WriteHooks* hooks_for(const Resource& r) const;
+
+  storage::Storage& storage_;
+  const common::Clock& clock_;
+  const MarkedForDeletion marked_;
+  // The kinds' write hooks, by (group, kind); built once, never changed.
+  std::vector<std::pair<std::pair<std::string_view, std::string_view>, std::unique_ptr<WriteHooks>>>
+      hooks_;
+};
+
+}  // namespace apiserver::registry
