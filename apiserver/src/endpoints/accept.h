@@ -5,7 +5,7 @@
 //   accepted_encoding  json, yaml or nothing (406) for a resource response
 //   wants_table        whether a get or list is to be answered as a meta.k8s.io/v1 Table
 //
-// Discovery and OpenAPI negotiate with goautoneg's ordering by q (discovery.cpp, openapi.cpp).
+// Discovery and OpenAPI negotiate with goautoneg's ordering by q (discovery.cpp, openapi_http.cpp).
 #pragma once
 
 #include <string>
