@@ -87,7 +87,7 @@ class CrdSchema {
   // The schema as given to parse().
   const nlohmann::json& json() const;
 
-  struct Node;  // the parsed tree (crd_schema.cpp)
+  struct Node;  // the parsed tree (crd_schema_node.h)
 
  private:
   CrdSchema() = default;

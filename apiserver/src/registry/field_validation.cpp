@@ -4,12 +4,13 @@
 //   identical messages once; at most 100. Values handled by their own UnmarshalJSON are opaque.
 // - apimachinery's JSON serializer: for YAML bodies the strict YAML->JSON conversion's error
 //   comes first, then the strict errors of decoding the (sorted, de-duplicated) converted JSON.
-// - yaml.v2 strict mapping decode: `line %d: key %#v already set in map`, the line of the value.
-// - apiserver handlers: transformDecodeError's `%s in version %q cannot be handled as a %s: %v`;
-//   Warn splits the YAML error into one warning per line; the warning recorder's dedupe,
-//   validity check and truncation (4096 / 256 runes); net.NewWarningHeader's quoting.
+//
+// This file holds the walk over a body and FieldValidator's members; the schema graph it follows
+// is field_schema_graph.*, YAML duplicate keys are yaml_duplicate_keys.cpp, and the Strict
+// message and Warn headers are field_validation_messages.cpp.
 #include "registry/field_validation.h"
 
+#include "registry/field_schema_graph.h"
 #include "registry/go_text.h"
 #include "registry/go_values.h"
 
@@ -17,19 +18,9 @@
 #include <cstdint>
 #include <limits>
 #include <optional>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
-// GCC 12 sees dangling pointers in yaml-cpp's inlined Node accessors that are not there.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#endif
-#include <yaml-cpp/yaml.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #include <nlohmann/json.hpp>
 
 #include "apiserver/facts.h"
@@ -39,193 +30,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::size_t kMaxStrictErrors = 100;         // sigs.k8s.io/json saveStrictError
-constexpr std::size_t kWarningTotalRunes = 4 * 1024;  // apiserver warning recorder
-constexpr std::size_t kWarningItemRunes = 256;
-
-// Definitions that are empty Go structs: no properties in the schema, but decoded as structs, so
-// every key is unknown (all other property-less object definitions have their own UnmarshalJSON).
-const char* const kEmptyStructs[] = {
-    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceSubresourceStatus",
-    "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1beta1.CustomResourceSubresourceStatus",
-    "io.k8s.api.apiserverinternal.v1alpha1.StorageVersionSpec",
-};
-
-
-// ---------------------------------------------------------------------------------------------
-// Schema graph
-
-enum class NodeKind { Opaque, Scalar, Struct, Map, Array };
-
-// What a Scalar node's Go type accepts, and how a mismatch is reported.
-enum class ScalarType { String, Bytes, Int32, Int64, Float, Bool, Quantity, Time, MicroTime, IntOrString };
-
-struct Node {
-  NodeKind kind = NodeKind::Opaque;
-  ScalarType scalar = ScalarType::String;
-  std::string go_type;      // as Go prints the type: "v1.ObjectMeta", "[]v1.Container", "int32"
-  std::string struct_name;  // Struct definitions: the Go type's name, "ObjectMeta"
-  // Struct: property name -> (index, schema). Indices give duplicate detection a bitmap.
-  std::unordered_map<std::string, std::pair<std::uint32_t, const Node*>> fields;
-  const Node* elem = nullptr;  // Map values / Array items; nullptr = opaque
-};
-
-}  // namespace
-
-struct FieldValidator::Index {
-  std::vector<std::unique_ptr<Node>> nodes;
-  std::unordered_map<std::string, Node*> definitions;
-  std::unordered_map<std::string, const Node*> by_gvk;  // "group/version/Kind"
-  Node opaque;
-
-  static std::string gvk_key(const std::string& g, const std::string& v, const std::string& k) {
-    return g + '/' + v + '/' + k;
-  }
-
-  Node* make() {
-    nodes.push_back(std::make_unique<Node>());
-    return nodes.back().get();
-  }
-
-  static bool flag(const json& schema, const char* name) {
-    auto it = schema.find(name);
-    return it != schema.end() && it->is_boolean() && it->get<bool>();
-  }
-
-  // Fills `node` from `schema`; inline sub-schemas get nodes of their own.
-  void compile_into(Node& node, const json& schema) {
-    if (!schema.is_object() || flag(schema, "x-kubernetes-preserve-unknown-fields") ||
-        flag(schema, "x-kubernetes-embedded-resource") ||
-        flag(schema, "x-kubernetes-int-or-string")) {
-      node.kind = NodeKind::Opaque;
-      return;
-    }
-    if (auto props = schema.find("properties"); props != schema.end() && props->is_object()) {
-      node.kind = NodeKind::Struct;
-      std::uint32_t i = 0;
-      for (const auto& [name, sub] : props->items()) {
-        node.fields.emplace(name, std::make_pair(i++, compile(sub)));
-      }
-      return;
-    }
-    if (auto extra = schema.find("additionalProperties"); extra != schema.end()) {
-      node.kind = NodeKind::Map;
-      node.elem = extra->is_object() ? compile(*extra) : &opaque;
-      if (node.go_type.empty()) {
-        node.go_type = "map[string]" +
-                       (node.elem->go_type.empty() ? "interface {}" : node.elem->go_type);
-      }
-      return;
-    }
-    const std::string type = schema.value("type", std::string());
-    if (type == "array") {
-      node.kind = NodeKind::Array;
-      auto items = schema.find("items");
-      node.elem = items != schema.end() ? compile(*items) : &opaque;
-      if (node.go_type.empty()) {
-        node.go_type = "[]" + (node.elem->go_type.empty() ? "interface {}" : node.elem->go_type);
-      }
-    } else if (type == "string" || type == "integer" || type == "number" || type == "boolean") {
-      node.kind = NodeKind::Scalar;
-      const std::string format = schema.value("format", std::string());
-      if (type == "integer") {
-        node.scalar = format == "int32" ? ScalarType::Int32 : ScalarType::Int64;
-      } else if (type == "number") {
-        node.scalar = ScalarType::Float;
-      } else if (type == "boolean") {
-        node.scalar = ScalarType::Bool;
-      } else if (format == "byte") {
-        node.scalar = ScalarType::Bytes;
-      } else if (format == "int-or-string") {
-        node.scalar = ScalarType::IntOrString;
-      }
-      if (node.go_type.empty()) {
-        static const std::unordered_map<ScalarType, std::string> kGoTypes = {
-            {ScalarType::String, "string"}, {ScalarType::Bytes, "[]uint8"},
-            {ScalarType::Int32, "int32"},   {ScalarType::Int64, "int64"},
-            {ScalarType::Float, "float64"}, {ScalarType::Bool, "bool"},
-            {ScalarType::IntOrString, "intstr.IntOrString"}};
-        node.go_type = kGoTypes.at(node.scalar);
-      }
-    } else {
-      node.kind = NodeKind::Opaque;
-    }
-  }
-
-  const Node* compile(const json& schema) {
-    if (schema.is_object()) {
-      if (auto ref = schema.find("$ref"); ref != schema.end() && ref->is_string()) {
-        auto it = definitions.find(ref->get<std::string>());
-        return it != definitions.end() ? it->second : &opaque;
-      }
-    }
-    Node* node = make();
-    compile_into(*node, schema);
-    return node;
-  }
-
-  explicit Index(std::string_view text) {
-    const json doc = json::parse(text);
-    const json& defs = doc.at("definitions");
-    // Every definition gets its node and Go type name first so that $ref (including cycles)
-    // resolves to it: io.k8s.api.core.v1.Container is the Go type v1.Container.
-    for (const auto& [name, schema] : defs.items()) {
-      Node* node = make();
-      const std::size_t last = name.rfind('.');
-      const std::size_t package = last == std::string::npos ? std::string::npos
-                                                            : name.rfind('.', last - 1);
-      node->go_type = package == std::string::npos ? name : name.substr(package + 1);
-      node->struct_name = last == std::string::npos ? name : name.substr(last + 1);
-      definitions.emplace(name, node);
-    }
-    for (const auto& [name, schema] : defs.items()) {
-      compile_into(*definitions.at(name), schema);
-    }
-    // Go types with their own UnmarshalJSON that the schema shows as strings.
-    const std::pair<const char*, ScalarType> own_decoders[] = {
-        {"io.k8s.apimachinery.pkg.api.resource.Quantity", ScalarType::Quantity},
-        {"io.k8s.apimachinery.pkg.apis.meta.v1.Time", ScalarType::Time},
-        {"io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime", ScalarType::MicroTime},
-        {"io.k8s.apimachinery.pkg.util.intstr.IntOrString", ScalarType::IntOrString},
-    };
-    for (const auto& [name, scalar] : own_decoders) {
-      if (auto it = definitions.find(name); it != definitions.end()) {
-        it->second->kind = NodeKind::Scalar;
-        it->second->scalar = scalar;
-      }
-    }
-    for (const char* name : kEmptyStructs) {
-      if (auto it = definitions.find(name); it != definitions.end()) {
-        it->second->kind = NodeKind::Struct;
-        it->second->fields.clear();
-      }
-    }
-    for (const auto& [name, schema] : defs.items()) {
-      auto gvks = schema.find("x-kubernetes-group-version-kind");
-      if (gvks == schema.end() || !gvks->is_array()) {
-        continue;
-      }
-      Node* node = definitions.at(name);
-      if (node->kind != NodeKind::Struct) {
-        continue;
-      }
-      // Top-level kinds embed TypeMeta: apiVersion and kind are always known.
-      for (const char* type_meta : {"apiVersion", "kind"}) {
-        if (node->fields.find(type_meta) == node->fields.end()) {
-          node->fields.emplace(type_meta,
-                               std::make_pair(static_cast<std::uint32_t>(node->fields.size()),
-                                              static_cast<const Node*>(&opaque)));
-        }
-      }
-      for (const auto& gvk : *gvks) {
-        by_gvk.emplace(
-            gvk_key(gvk.value("group", ""), gvk.value("version", ""), gvk.value("kind", "")), node);
-      }
-    }
-  }
-};
-
-namespace {
+constexpr std::size_t kMaxStrictErrors = 100;  // sigs.k8s.io/json saveStrictError
 
 // ---------------------------------------------------------------------------------------------
 // The walk: a SAX consumer that follows the schema and collects problems. Used directly on the
@@ -263,9 +68,8 @@ bool fits_integer(std::string_view text, ScalarType type) {
   if (ec != std::errc() || end != text.data() + text.size()) {
     return false;
   }
-  return type != ScalarType::Int32 ||
-         (n >= std::numeric_limits<std::int32_t>::min() &&
-          n <= std::numeric_limits<std::int32_t>::max());
+  return type != ScalarType::Int32 || (n >= std::numeric_limits<std::int32_t>::min() &&
+                                       n <= std::numeric_limits<std::int32_t>::max());
 }
 
 // structured-merge-diff's word for what a node accepts; empty for untyped scalars.
@@ -530,13 +334,14 @@ class Walker final : public nlohmann::json_sax<json> {
                 bool fatal) {
     const std::string_view struct_name =
         frames_.empty() ? std::string_view() : frames_.back().struct_name;
-    const std::string bare = "json: cannot unmarshal " + value + " into Go value of type " + go_type;
+    const std::string bare =
+        "json: cannot unmarshal " + value + " into Go value of type " + go_type;
     if (struct_name.empty() && fields_.empty()) {
       fail(target, bare, fatal, bare);
     } else {
       fail(target,
-           "json: cannot unmarshal " + value + " into Go struct field " +
-               std::string(struct_name) + "." + fields_ + " of type " + go_type,
+           "json: cannot unmarshal " + value + " into Go struct field " + std::string(struct_name) +
+               "." + fields_ + " of type " + go_type,
            fatal, bare);
     }
   }
@@ -553,8 +358,8 @@ class Walker final : public nlohmann::json_sax<json> {
     error.expected = smd_expected(target);
     for (const Frame& frame : frames_) {
       error.pointer += '/';
-      error.pointer += frame.is_array ? std::to_string(frame.next_index - 1)
-                                      : pointer_token(frame.key);
+      error.pointer +=
+          frame.is_array ? std::to_string(frame.next_index - 1) : pointer_token(frame.key);
     }
     error_ = std::move(error);
   }
@@ -677,186 +482,6 @@ void replay(const json& root, Walker& walker) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// YAML duplicate keys
-
-constexpr int kMaxYamlDepth = 1000;
-
-// How yaml.v2 resolves a map key, as (identity, text printed by %#v).
-std::pair<std::string, std::string> yaml_key(const YAML::Node& key) {
-  if (!key.IsScalar() && !key.IsNull()) {
-    return {"?", "?"};  // yaml.v2 rejects map and list keys; compared by text here
-  }
-  const std::string text = key.IsNull() ? std::string() : key.Scalar();
-  if (key.Tag() != "?") {  // quoted or explicitly tagged: a string
-    return {"s" + text, go_quote(text)};
-  }
-  static const std::unordered_set<std::string> kNull = {"", "~", "null", "Null", "NULL"};
-  static const std::unordered_set<std::string> kTrue = {"y",  "Y",  "yes",  "Yes",  "YES", "on",
-                                                        "On", "ON", "true", "True", "TRUE"};
-  static const std::unordered_set<std::string> kFalse = {
-      "n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE"};
-  if (key.IsNull() || kNull.count(text) != 0) {
-    return {"n", "<nil>"};
-  }
-  if (kTrue.count(text) != 0) {
-    return {"btrue", "true"};
-  }
-  if (kFalse.count(text) != 0) {
-    return {"bfalse", "false"};
-  }
-  // Integers as Go's ParseInt(text without '_', 0, 64) reads them.
-  std::string digits;
-  for (char c : text) {
-    if (c != '_') {
-      digits += c;
-    }
-  }
-  std::size_t pos = 0;
-  bool negative = false;
-  if (pos < digits.size() && (digits[pos] == '+' || digits[pos] == '-')) {
-    negative = digits[pos] == '-';
-    ++pos;
-  }
-  int base = 10;
-  if (digits.size() > pos + 1 && digits[pos] == '0') {
-    const char p = digits[pos + 1];
-    if (p == 'x' || p == 'X') {
-      base = 16;
-      pos += 2;
-    } else if (p == 'b' || p == 'B') {
-      base = 2;
-      pos += 2;
-    } else if (p == 'o' || p == 'O') {
-      base = 8;
-      pos += 2;
-    } else {
-      base = 8;
-      pos += 1;
-    }
-  }
-  if (pos < digits.size()) {
-    std::uint64_t magnitude = 0;
-    bool ok = true;
-    for (std::size_t i = pos; i < digits.size() && ok; ++i) {
-      const char c = digits[i];
-      int d = c >= '0' && c <= '9'   ? c - '0'
-              : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                     : 99;
-      ok = d < base && magnitude <= (UINT64_MAX - static_cast<std::uint64_t>(d)) / base;
-      magnitude = magnitude * base + static_cast<std::uint64_t>(d);
-    }
-    if (ok && magnitude <= (negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1)) {
-      std::string shown = (negative && magnitude != 0 ? "-" : "") + std::to_string(magnitude);
-      return {"i" + shown, shown};
-    }
-  }
-  return {"s" + text, go_quote(text)};
-}
-
-void find_yaml_duplicates(const YAML::Node& node, int depth, std::vector<std::string>& out) {
-  if (depth > kMaxYamlDepth) {
-    return;
-  }
-  if (node.IsSequence()) {
-    for (const auto& item : node) {
-      find_yaml_duplicates(item, depth + 1, out);
-    }
-    return;
-  }
-  if (!node.IsMap()) {
-    return;
-  }
-  std::unordered_set<std::string> seen;
-  for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node key = it->first;
-    const YAML::Node value = it->second;
-    // yaml.v2 decodes the value before it stores it under the key.
-    find_yaml_duplicates(value, depth + 1, out);
-    auto [identity, shown] = yaml_key(key);
-    if (seen.insert(identity).second) {
-      continue;
-    }
-    // The value's line; an empty value has no position of its own: it sits on the key's line.
-    int line = value.Mark().line;
-    if (line < 0 || (value.IsNull() && value.Scalar().empty())) {
-      line = key.Mark().line;
-    }
-    out.push_back("line " + std::to_string(line + 1) + ": key " + shown + " already set in map");
-  }
-}
-
-bool is_yaml_problem(const std::string& problem) {
-  static const std::string kSuffix = " already set in map";
-  return problem.rfind("line ", 0) == 0 && problem.size() > kSuffix.size() &&
-         problem.compare(problem.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Warning headers
-
-std::size_t rune_count(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) {
-    n += (static_cast<unsigned char>(c) & 0xc0) != 0x80 ? 1 : 0;
-  }
-  return n;
-}
-
-std::string first_runes(const std::string& s, std::size_t runes) {
-  std::size_t seen = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) {
-      if (seen == runes) {
-        return s.substr(0, i);
-      }
-      ++seen;
-    }
-  }
-  return s;
-}
-
-// net.NewWarningHeader refuses text that is not UTF-8 or holds control characters.
-bool valid_warning_text(const std::string& s) {
-  for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) {
-        return false;
-      }
-      ++i;
-      continue;
-    }
-    const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (len == 0 || c > 0xf4 || i + len > s.size()) {
-      return false;
-    }
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) {
-        return false;
-      }
-    }
-    if (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-      return false;  // C1 controls
-    }
-    i += len;
-  }
-  return true;
-}
-
-std::string warning_header(const std::string& text) {
-  std::string out = "299 - \"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-    }
-    out += c;
-  }
-  out += '"';
-  return out;
-}
-
 }  // namespace
 
 FieldValidator::FieldValidator() : FieldValidator(facts::schemas_json()) {}
@@ -903,90 +528,6 @@ FieldReport FieldValidator::inspect(const std::string& group, const std::string&
   report.decode_error = walker.take_error();
   report.problems = walker.take();
   return report;
-}
-
-std::vector<std::string> yaml_duplicate_keys(std::string_view yaml_text) {
-  std::vector<std::string> out;
-  try {
-    const YAML::Node doc = YAML::Load(std::string(yaml_text));
-    find_yaml_duplicates(doc, 0, out);
-  } catch (const YAML::Exception&) {
-    return {};
-  }
-  return out;
-}
-
-std::string strict_error_message(const std::string& kind, const std::string& version,
-                                 const std::vector<std::string>& problems) {
-  std::vector<std::string> items;
-  std::size_t yaml_item = SIZE_MAX;
-  for (const auto& problem : problems) {
-    if (!is_yaml_problem(problem)) {
-      items.push_back(problem);
-    } else if (yaml_item == SIZE_MAX) {
-      yaml_item = items.size();
-      items.push_back("yaml: unmarshal errors:\n  " + problem);
-    } else {
-      items[yaml_item] += "\n  " + problem;
-    }
-  }
-  std::string message = kind + " in version " + go_quote(version) + " cannot be handled as a " +
-                        kind + ": strict decoding error: ";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i != 0) {
-      message += ", ";
-    }
-    message += items[i];
-  }
-  return message;
-}
-
-std::vector<std::string> warning_headers(const std::vector<std::string>& problems) {
-  std::vector<std::string> headers;
-  std::vector<std::string> ordered;
-  std::unordered_set<std::string> recorded;
-  std::size_t written = 0;
-  bool truncating = false;
-  for (const auto& problem : problems) {
-    if (problem.empty() || (truncating && written >= kWarningTotalRunes)) {
-      continue;
-    }
-    if (!recorded.insert(problem).second) {
-      continue;
-    }
-    ordered.push_back(problem);
-    std::string text = problem;
-    std::size_t runes = rune_count(text);
-    if (truncating && runes > kWarningItemRunes) {
-      text = first_runes(text, kWarningItemRunes);
-      runes = kWarningItemRunes;
-    }
-    if (!valid_warning_text(text)) {
-      continue;
-    }
-    if (written + runes <= kWarningTotalRunes || truncating) {
-      written += runes;
-      headers.push_back(warning_header(text));
-      continue;
-    }
-    // Over the limit: start again with every recorded text cut to kWarningItemRunes.
-    truncating = true;
-    written = 0;
-    headers.clear();
-    for (const auto& earlier : ordered) {
-      std::string cut = earlier;
-      std::size_t cut_runes = rune_count(cut);
-      if (cut_runes > kWarningItemRunes) {
-        cut = first_runes(cut, kWarningItemRunes);
-        cut_runes = kWarningItemRunes;
-      }
-      if (valid_warning_text(cut)) {
-        written += cut_runes;
-        headers.push_back(warning_header(cut));
-      }
-    }
-  }
-  return headers;
 }
 
 }  // namespace apiserver::registry
