@@ -100,6 +100,7 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
   if (trace::active()) {
     trace::note("storage", "txn if " + key + " absent then put (" + std::to_string(value.size()) +
                                " bytes): revision " + std::to_string(revision));
+    note_watchers(key);
   }
   return {};
 }
@@ -161,8 +162,16 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
   revision = result->header.revision;
   if (trace::active()) {
     trace::note("storage", what + ": revision " + std::to_string(revision));
+    note_watchers(key);
   }
   return {};
+}
+
+void Storage::note_watchers(const std::string& key) const {
+  const size_t n = cache_.watchers_of(key);
+  trace::note("watch", "the event goes to " + std::to_string(n) +
+                           (n == 1 ? " open watch" : " open watches") +
+                           " of this key (each may still drop it by its selectors)");
 }
 
 std::shared_ptr<store::Watcher> Storage::watch(const std::string& resource_prefix,

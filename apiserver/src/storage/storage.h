@@ -39,9 +39,9 @@ struct Object {
 
 struct ListResult {
   std::vector<Object> items;
-  int64_t revision = 0;      // the store revision the list was read at
-  bool more = false;         // more keys after the last item
-  int64_t remaining = 0;     // keys left after the last item (with a limit)
+  int64_t revision = 0;   // the store revision the list was read at
+  bool more = false;      // more keys after the last item
+  int64_t remaining = 0;  // keys left after the last item (with a limit)
 };
 
 struct WatchEvent {
@@ -86,6 +86,8 @@ class Storage {
  private:
   // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the
   // key exists at all).
+  // Notes in the request's trace how many open watches the write's event goes to.
+  void note_watchers(const std::string& key) const;
   Error write_if_unchanged(const std::string& key, int64_t expected_revision,
                            store::RequestOp write, int64_t& revision);
 

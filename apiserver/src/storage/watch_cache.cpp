@@ -75,6 +75,9 @@ class CacheWatcher final : public store::Watcher {
     return ended_ && queue_.empty();
   }
 
+  // Whether an event for `key` is this watcher's (its keys; set once, read without the lock).
+  bool covers(const std::string& key) const { return key_in(key, prefix_, exact_); }
+
   // Cache side. The events of one store response that concern this watcher.
   void deliver(const store::WatchResponse& response) {
     if (response.header.revision < from_) {
@@ -226,6 +229,19 @@ class WatchCache {
     }
     watchers_.push_back(watcher);
     return watcher;
+  }
+
+  // The open watchers an event for `key` goes to.
+  size_t covering(const std::string& key) {
+    std::lock_guard lock(mu_);
+    size_t n = 0;
+    for (const auto& weak : watchers_) {
+      auto w = weak.lock();
+      if (w && !w->ended() && w->covers(key)) {
+        ++n;
+      }
+    }
+    return n;
   }
 
   // Dispatcher thread: takes what the store watch has and fans it out.
@@ -403,6 +419,23 @@ void WatchCacheSet::close_all() {
   for (auto& cache : caches) {
     cache->close_all();
   }
+}
+
+size_t WatchCacheSet::watchers_of(const std::string& key) const {
+  std::vector<std::shared_ptr<WatchCache>> caches;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [root, cache] : caches_) {
+      if (key.compare(0, root.size(), root) == 0) {
+        caches.push_back(cache);
+      }
+    }
+  }
+  size_t n = 0;
+  for (const auto& cache : caches) {
+    n += cache->covering(key);
+  }
+  return n;
 }
 
 size_t WatchCacheSet::caches() const {

@@ -58,6 +58,9 @@ class WatchCacheSet {
   // Ends every watcher (shutdown).
   void close_all();
   size_t caches() const;
+  // How many open watchers an event for `key` goes to (for the request trace; the API may still
+  // drop it for a watcher whose selectors do not match).
+  size_t watchers_of(const std::string& key) const;
 
  private:
   friend class WatchCache;

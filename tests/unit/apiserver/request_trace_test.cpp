@@ -1,6 +1,7 @@
 // The request pipeline's stages and the trace each request leaves (pipeline/, trace/,
 // GET /debug/requests).
 #include <catch2/catch.hpp>
+#include <charconv>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -213,6 +214,42 @@ TEST_CASE("a write's trace names the fields defaulting set", "[pipeline][trace]"
     none = none || (n["layer"] == "defaults" && n["text"] == "none");
   }
   CHECK(none);
+}
+
+TEST_CASE("a write's trace says how many open watches its event goes to", "[pipeline][trace]") {
+  Api api;
+  // How many watches the note of the newest configmap write named `name` counts.
+  auto watches = [&](const std::string& name) {
+    auto items = api.call("GET", "/debug/requests?resource=configmaps&name=" + name).body["items"];
+    const std::string prefix = "the event goes to ";
+    for (const auto& n : items.back()["notes"]) {
+      const std::string text = n["text"];
+      if (n["layer"] == "watch" && text.rfind(prefix, 0) == 0) {
+        CHECK(text.find(" of this key (each may still drop it by its selectors)") !=
+              std::string::npos);
+        int n = -1;
+        std::from_chars(text.data() + prefix.size(), text.data() + text.size(), n);
+        return n;
+      }
+    }
+    FAIL("no watch note");
+    return -1;
+  };
+  // The controllers' own watches (the namespace defaults controller follows configmaps) count.
+  REQUIRE(api.call("POST", kConfigMaps, configmap("before")).status == 201);
+  const int controllers = watches("");
+
+  auto in_namespace = api.watch(std::string(kConfigMaps) + "?watch=1");
+  auto everywhere = api.watch("/api/v1/configmaps?watch=1");
+  auto other_namespace = api.watch("/api/v1/namespaces/kube-system/configmaps?watch=1");
+  REQUIRE(api.call("POST", kConfigMaps, configmap("watched")).status == 201);
+  CHECK(watches("") == controllers + 2);
+
+  in_namespace->close();
+  everywhere->close();
+  REQUIRE(api.call("DELETE", std::string(kConfigMaps) + "/watched").status == 200);
+  CHECK(watches("watched") == controllers);
+  other_namespace->close();
 }
 
 TEST_CASE("a refused request's trace ends at the stage that refused it", "[pipeline][trace]") {
