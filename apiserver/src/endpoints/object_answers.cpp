@@ -45,7 +45,7 @@ void add_warnings(http::Response& response, const std::vector<std::string>& warn
 http::Response written_response(int code, const errors::Result<registry::Written>& written,
                                 const std::vector<std::string>& warnings) {
   if (!written) {
-    return written.status().response();
+    return written.error().response();
   }
   http::Response response = written->object
                                 ? json_response(code, *written->object)

@@ -53,7 +53,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
                                               bool owned) {
   auto options = write_options(r, info, request, "CreateOptions", owned, true, clock_);
   if (!options) {
-    return options.status().response();
+    return options.error().response();
   }
   return written_response(201,
                           store_->create(r, {info.namespace_, std::move(object), options->dry_run,
@@ -84,7 +84,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   auto options = write_options(r, info, request, patching ? "PatchOptions" : "UpdateOptions", owned,
                                !patching, clock_);
   if (!options) {
-    return options.status().response();
+    return options.error().response();
   }
   return written_response(200,
                           store_->update(r, {.namespace_ = info.namespace_,
@@ -112,7 +112,7 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
                          .precondition_uid = options->precondition_uid,
                          .precondition_resource_version = options->precondition_resource_version});
   if (!deleted) {
-    return deleted.status().response();
+    return deleted.error().response();
   }
   return deleted->removed ? deleted_response(r, deleted->object)
                           : json_response(200, deleted->object);
