@@ -40,9 +40,6 @@ struct KindStrategy {
   bool own_metadata_rules = false;
 
   // The generic store's questions (registry/generic/store.h); null means "nothing more".
-  // Create: true when a status the client sent is kept; else a kind with a status subresource
-  // starts from the status its defaults give it.
-  bool keeps_status_on_create = false;
   // Update of the main resource, once the server-owned metadata is carried over: what only
   // another path may change is put back from `old`.
   void (*prepare_for_update)(nlohmann::json& updated, const nlohmann::json& old) = nullptr;

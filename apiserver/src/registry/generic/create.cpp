@@ -5,7 +5,6 @@
 #include "registry/generic/resource_errors.h"
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
-#include "registry/kind_strategy.h"
 
 namespace apiserver::registry {
 namespace {
@@ -75,8 +74,7 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
   } else {
     meta.erase("generation");
   }
-  const KindStrategy* strategy = kind_strategy(r.group, r.kind);
-  if (has_status_subresource(r) && (strategy == nullptr || !strategy->keeps_status_on_create)) {
+  if (has_status_subresource(r)) {
     object.erase("status");  // status is the controllers' to write, through /status
   }
   const bool generated = name.empty() && !generate.empty();

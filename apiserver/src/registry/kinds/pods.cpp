@@ -462,9 +462,7 @@ void add_pods(Strategies& s) {
                .defaults = defaulting::default_pod,
                .validate = validate::validate_pod,
                .validate_update = validate::validate_pod_update,
-               .print = print::print_pod,
-               // The sandbox runs no kubelet: a pod's status may be seeded on create.
-               .keeps_status_on_create = true});
+               .print = print::print_pod});
   s.push_back({.group = "",
                .kind = "PodTemplate",
                .defaults =
