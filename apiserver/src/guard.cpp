@@ -1,32 +1,31 @@
 #include "guard.h"
 
 #include "apiserver/log.h"
+#include "common/guard.h"
 
 namespace apiserver {
+
+namespace {
+
+constexpr std::string_view kUnknown = "unknown exception";
+
+}  // namespace
 
 std::string describe_exception(const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
   } catch (...) {
-    return "unknown exception";
+    return common::describe_current_exception(kUnknown);
   }
 }
 
 bool run_guarded(std::string_view what, const std::function<void()>& work) noexcept {
-  try {
-    work();
-    return true;
-  } catch (...) {
-    try {
-      log::error("internal error in " + std::string(what) + ": " +
-                 describe_exception(std::current_exception()));
-    } catch (...) {
-      // Nothing more can be said (out of memory): the result still says the work failed.
-    }
-    return false;
-  }
+  return common::run_guarded(
+      work,
+      [&](std::string&& text) {
+        log::error("internal error in " + std::string(what) + ": " + text);
+      },
+      kUnknown);
 }
 
 }  // namespace apiserver

@@ -223,26 +223,16 @@ Status MvccStore::check_integrity() {
     return txn.status();
   }
   KeyIndex rebuilt;
-  Status problem;
-  Status s = txn->scan(backend::Db::Rev, "", "", [&](std::string_view k, std::string_view v) {
-    auto rev = decode_rev(k);
-    auto record = rev ? decode_record(v, rev->main) : std::nullopt;
-    if (!record) {
-      problem = Status(Code::Io, "integrity: a record does not decode");
-      return false;
-    }
-    if (rev->main > current) {
-      return true;  // committed by a batch that is being published right now
-    }
-    rebuilt.append(record->kv.key, IndexEntry{*rev, record->kv.create_revision, record->kv.version,
-                                              record->kv.lease, record->tombstone});
-    return true;
-  });
+  Status s = scan_records(txn.value(), "integrity: a record does not decode",
+                          [&](const Record& record, const IndexEntry& e) {
+                            if (e.rev.main > current) {
+                              return true;  // committed by a batch being published right now
+                            }
+                            rebuilt.append(record.kv.key, e);
+                            return true;
+                          });
   if (!s.is_ok()) {
     return s;
-  }
-  if (!problem.is_ok()) {
-    return problem;
   }
   std::vector<std::pair<std::string, std::vector<IndexEntry>>> a, b;
   index_.for_each(
@@ -270,6 +260,7 @@ Status MvccStore::check_integrity() {
   if (compacted_rev_.load() > current) {
     return Status(Code::Io, "integrity: the compacted revision is ahead of the revision");
   }
+  Status problem;
   return txn->scan(backend::Db::Lease, "", "",
                    [&](std::string_view k, std::string_view v) {
                      if (!decode_i64(k) || !decode_lease(v)) {

@@ -45,6 +45,23 @@ Result<std::unique_ptr<Store>> MvccStore::open(Options options) {
   return std::unique_ptr<Store>(std::move(store));
 }
 
+Status MvccStore::scan_records(
+    backend::Txn& txn, const char* corrupt,
+    const std::function<bool(const Record& record, const IndexEntry& entry)>& visit) {
+  Status problem;
+  Status scanned = txn.scan(backend::Db::Rev, "", "", [&](std::string_view k, std::string_view v) {
+    auto rev = decode_rev(k);
+    auto record = rev ? decode_record(v, rev->main) : std::nullopt;
+    if (!record) {
+      problem = Status(Code::Io, corrupt);
+      return false;
+    }
+    return visit(*record, IndexEntry{*rev, record->kv.create_revision, record->kv.version,
+                                     record->kv.lease, record->tombstone});
+  });
+  return scanned.is_ok() ? problem : scanned;
+}
+
 Status MvccStore::load() {
   clock_ = options_.clock ? options_.clock : Clock::system();
   std::error_code ec;
@@ -95,27 +112,18 @@ Status MvccStore::load() {
   if (auto v = txn->get(backend::Db::Meta, kMetaReplaced)) {
     replaced = decode_i64(*v).value_or(0);
   }
-  Status corrupt;
-  Status scanned = txn->scan(backend::Db::Rev, "", "", [&](std::string_view k, std::string_view v) {
-    auto rev = decode_rev(k);
-    auto record = rev ? decode_record(v, rev->main) : std::nullopt;
-    if (!record) {
-      corrupt = Status(Code::Io, "corrupt record in the store");
-      return false;
-    }
-    index_.append(record->kv.key, IndexEntry{*rev, record->kv.create_revision, record->kv.version,
-                                             record->kv.lease, record->tombstone});
-    revision = std::max(revision, rev->main);
-    return true;
-  });
+  Status scanned = scan_records(txn.value(), "corrupt record in the store",
+                                [&](const Record& record, const IndexEntry& e) {
+                                  index_.append(record.kv.key, e);
+                                  revision = std::max(revision, e.rev.main);
+                                  return true;
+                                });
   if (!scanned.is_ok()) {
     return scanned;
   }
-  if (!corrupt.is_ok()) {
-    return corrupt;
-  }
   current_rev_ = revision;
 
+  Status corrupt;
   Status leases =
       txn->scan(backend::Db::Lease, "", "", [&](std::string_view k, std::string_view v) {
         auto id = decode_i64(k);

@@ -58,8 +58,8 @@ class MvccStore final : public Store, public HistorySource {
   struct PendingWrite {
     enum class Kind { Apply, Compact, Defragment, Replace };
     Kind kind = Kind::Apply;
-    std::function<Status(Batch&)> apply;  // Kind::Apply: runs inside a batch
-    Revision compact_revision = 0;        // Kind::Compact
+    std::function<Status(Batch&)> apply;              // Kind::Apply: runs inside a batch
+    Revision compact_revision = 0;                    // Kind::Compact
     const std::vector<KeyValue>* contents = nullptr;  // Kind::Replace: sorted, checked
     ReplaceResponse* replaced = nullptr;              // Kind::Replace: the answer
     std::promise<Status> done;
@@ -67,6 +67,12 @@ class MvccStore final : public Store, public HistorySource {
 
   explicit MvccStore(Options options);
   Status load();
+  // Hands every record of the revision table to `visit`, in order, with the index entry it makes,
+  // until `visit` returns false. A record that does not decode ends the scan with an Io Status
+  // saying `corrupt`.
+  static Status scan_records(
+      backend::Txn& txn, const char* corrupt,
+      const std::function<bool(const Record& record, const IndexEntry& entry)>& visit);
   Status submit(std::unique_ptr<PendingWrite> write);
   Status submit_apply(std::function<Status(Batch&)> apply);
 
@@ -102,9 +108,9 @@ class MvccStore final : public Store, public HistorySource {
   std::shared_ptr<WatchHub> hub_;
   std::mt19937_64 rng_;  // used by the commit loop only
 
-  std::mutex queue_mu_;  // protects queue_, closing_
-  std::condition_variable queue_cv_;   // the queue gained a write or the store is closing
-  std::condition_variable space_cv_;   // the queue has room
+  std::mutex queue_mu_;               // protects queue_, closing_
+  std::condition_variable queue_cv_;  // the queue gained a write or the store is closing
+  std::condition_variable space_cv_;  // the queue has room
   std::deque<std::unique_ptr<PendingWrite>> queue_;
   bool closing_ = false;
   std::thread commit_thread_;

@@ -14,10 +14,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apiserver/snapshots.h"
@@ -170,8 +172,8 @@ void print_saved(const snapshots::Info& info, CommandContext& ctx) {
 }
 
 // The NAME argument checked, then the target; nullopt after printing the error.
-std::optional<Target> named_target(const Command& command, const ParsedFlags& flags,
-                                   int& exit_code, CommandContext& ctx) {
+std::optional<Target> named_target(const Command& command, const ParsedFlags& flags, int& exit_code,
+                                   CommandContext& ctx) {
   if (flags.positional.size() != 1) {
     exit_code =
         usage_error(command, flags.positional.empty() ? "missing NAME" : "too many arguments", ctx);
@@ -189,50 +191,64 @@ std::optional<Target> named_target(const Command& command, const ParsedFlags& fl
   return target;
 }
 
-// save -------------------------------------------------------------------------------------------
+// The run of a command that takes NAME, given the checked name and the target.
+using NamedRun =
+    std::function<int(const Command& command, const Target& target, CommandContext& ctx)>;
 
-Command save_command() {
+// A command that takes NAME and the mode flags: `run` is called once both are checked. Its synopsis
+// is `about`, the mode rule, then `offline_note`.
+Command named_command(std::string name, std::string summary, const std::string& about, NamedRun run,
+                      const std::string& offline_note = "") {
   Command c;
-  c.name = "snapshot save";
-  c.summary = "Save the store as a named snapshot";
-  c.synopsis =
-      "Usage: kube-sandbox snapshot save NAME [flags]\n\n"
-      "Writes a consistent copy of the store as the snapshot NAME (replacing one of that name),\n"
-      "kept in the data directory's snapshots/ folder. " +
-      mode_rule();
+  c.name = std::move(name);
+  c.summary = std::move(summary);
+  c.synopsis = about + mode_rule() + offline_note;
   c.flags = FlagSet(mode_flags());
-  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
+  c.run = [c, run = std::move(run)](const ParsedFlags& flags, CommandContext& ctx) {
     int code = kExitOk;
     auto target = named_target(c, flags, code, ctx);
     if (!target) {
       return code;
     }
-    const std::string& name = target->name;
-    if (target->access) {
-      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + name, ctx);
-      if (!body) {
-        return kExitFailure;
-      }
-      auto info = snapshots::info_from_json(*body);
-      if (!info) {
-        return fail(c, "unexpected answer: " + body->dump(), ctx);
-      }
-      print_saved(*info, ctx);
-      return kExitOk;
-    }
-    auto db = open_store(c, *target->dir, ctx);
-    if (!db) {
-      return kExitFailure;
-    }
-    snapshots::Info info;
-    bool existed = false;
-    if (auto error = snapshots::save(*db, target->dir->snapshots_dir(), name, info, existed)) {
-      return fail(c, error.message, ctx);
-    }
-    print_saved(info, ctx);
-    return kExitOk;
+    return run(c, *target, ctx);
   };
   return c;
+}
+
+// save -------------------------------------------------------------------------------------------
+
+Command save_command() {
+  return named_command(
+      "snapshot save", "Save the store as a named snapshot",
+      "Usage: kube-sandbox snapshot save NAME [flags]\n\n"
+      "Writes a consistent copy of the store as the snapshot NAME (replacing one of that name),\n"
+      "kept in the data directory's snapshots/ folder. ",
+      [](const Command& c, const Target& target, CommandContext& ctx) {
+        if (target.access) {
+          auto body = call(c, *target.access, "POST", "/admin/snapshots/" + target.name, ctx);
+          if (!body) {
+            return kExitFailure;
+          }
+          auto info = snapshots::info_from_json(*body);
+          if (!info) {
+            return fail(c, "unexpected answer: " + body->dump(), ctx);
+          }
+          print_saved(*info, ctx);
+          return kExitOk;
+        }
+        auto db = open_store(c, *target.dir, ctx);
+        if (!db) {
+          return kExitFailure;
+        }
+        snapshots::Info info;
+        bool existed = false;
+        if (auto error =
+                snapshots::save(*db, target.dir->snapshots_dir(), target.name, info, existed)) {
+          return fail(c, error.message, ctx);
+        }
+        print_saved(info, ctx);
+        return kExitOk;
+      });
 }
 
 // restore ----------------------------------------------------------------------------------------
@@ -247,49 +263,40 @@ void print_restored(const json& doc, CommandContext& ctx) {
 }
 
 Command restore_command() {
-  Command c;
-  c.name = "snapshot restore";
-  c.summary = "Make the store's contents those of a named snapshot";
-  c.synopsis =
+  return named_command(
+      "snapshot restore", "Make the store's contents those of a named snapshot",
       "Usage: kube-sandbox snapshot restore NAME [flags]\n\n"
       "Makes the store hold exactly the objects of snapshot NAME, as one write at a new\n"
       "revision: resourceVersions keep growing, older ones answer 410 Expired, and every open\n"
       "watch ends with a 410 Expired error so that clients list again. Prints what changed and\n"
-      "how long the restore took in the process that did it. " +
-      mode_rule();
-  c.flags = FlagSet(mode_flags());
-  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
-    int code = kExitOk;
-    auto target = named_target(c, flags, code, ctx);
-    if (!target) {
-      return code;
-    }
-    const std::string& name = target->name;
-    if (target->access) {
-      auto body = call(c, *target->access, "POST", "/admin/snapshots/" + name + "/restore", ctx);
-      if (!body) {
-        return kExitFailure;
-      }
-      print_restored(*body, ctx);
-      return kExitOk;
-    }
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(snapshots::file_of(target->dir->snapshots_dir(), name),
-                                          ec)) {
-      return fail(c, "snapshots \"" + name + "\" not found", ctx);
-    }
-    auto db = open_store(c, *target->dir, ctx);
-    if (!db) {
-      return kExitFailure;
-    }
-    snapshots::Restored restored;
-    if (auto error = snapshots::restore(*db, target->dir->snapshots_dir(), name, restored)) {
-      return fail(c, error.message, ctx);
-    }
-    print_restored(snapshots::to_json(restored), ctx);
-    return kExitOk;
-  };
-  return c;
+      "how long the restore took in the process that did it. ",
+      [](const Command& c, const Target& target, CommandContext& ctx) {
+        if (target.access) {
+          auto body =
+              call(c, *target.access, "POST", "/admin/snapshots/" + target.name + "/restore", ctx);
+          if (!body) {
+            return kExitFailure;
+          }
+          print_restored(*body, ctx);
+          return kExitOk;
+        }
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(
+                snapshots::file_of(target.dir->snapshots_dir(), target.name), ec)) {
+          return fail(c, "snapshots \"" + target.name + "\" not found", ctx);
+        }
+        auto db = open_store(c, *target.dir, ctx);
+        if (!db) {
+          return kExitFailure;
+        }
+        snapshots::Restored restored;
+        if (auto error =
+                snapshots::restore(*db, target.dir->snapshots_dir(), target.name, restored)) {
+          return fail(c, error.message, ctx);
+        }
+        print_restored(snapshots::to_json(restored), ctx);
+        return kExitOk;
+      });
 }
 
 // list -------------------------------------------------------------------------------------------
@@ -374,35 +381,25 @@ Command list_command() {
 // delete -----------------------------------------------------------------------------------------
 
 Command delete_command() {
-  Command c;
-  c.name = "snapshot delete";
-  c.summary = "Delete a named snapshot";
-  c.synopsis =
+  return named_command(
+      "snapshot delete", "Delete a named snapshot",
       "Usage: kube-sandbox snapshot delete NAME [flags]\n\n"
-      "Deletes the snapshot NAME. " +
-      mode_rule() + "Offline, it only touches the snapshots folder, so a running server is fine.\n";
-  c.flags = FlagSet(mode_flags());
-  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
-    int code = kExitOk;
-    auto target = named_target(c, flags, code, ctx);
-    if (!target) {
-      return code;
-    }
-    const std::string& name = target->name;
-    if (target->access) {
-      if (!call(c, *target->access, "DELETE", "/admin/snapshots/" + name, ctx)) {
-        return kExitFailure;
-      }
-    } else {
-      snapshots::Info info;
-      if (auto error = snapshots::remove(target->dir->snapshots_dir(), name, info)) {
-        return fail(c, error.message, ctx);
-      }
-    }
-    ctx.out << "snapshot \"" << name << "\" deleted\n";
-    return kExitOk;
-  };
-  return c;
+      "Deletes the snapshot NAME. ",
+      [](const Command& c, const Target& target, CommandContext& ctx) {
+        if (target.access) {
+          if (!call(c, *target.access, "DELETE", "/admin/snapshots/" + target.name, ctx)) {
+            return kExitFailure;
+          }
+        } else {
+          snapshots::Info info;
+          if (auto error = snapshots::remove(target.dir->snapshots_dir(), target.name, info)) {
+            return fail(c, error.message, ctx);
+          }
+        }
+        ctx.out << "snapshot \"" << target.name << "\" deleted\n";
+        return kExitOk;
+      },
+      "Offline, it only touches the snapshots folder, so a running server is fine.\n");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 // \xNN. The time package's errors quote differently (see go_time_quote).
 #include "common/go_quote.h"
 
+#include <cstdio>
+
 namespace common {
 
 char32_t decode_rune(std::string_view s, std::size_t i, std::size_t& width) {
@@ -146,6 +148,39 @@ std::string go_time_quote(std::string_view s) {
     }
     out += static_cast<char>(byte);
     ++i;
+  }
+  out += '"';
+  return out;
+}
+
+std::string c_quote(std::string_view s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(c));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
   }
   out += '"';
   return out;

@@ -5,6 +5,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "controllers/controller_queue.h"
 #include "guard.h"
 #include "registry/custom_resources.h"
 #include "registry/objects.h"
@@ -14,27 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-// At most this many CRDs wait; more are looked at on their next change.
-constexpr size_t kMaxQueued = 10000;
 // How soon a CRD whose custom resources are held by finalizers is looked at again, and the
 // watch followed again after following it failed.
 constexpr auto kRecheckDelay = std::chrono::seconds(1);
-// The key that means "drain the watch": no CRD name contains a '/'.
-const std::string kFollowKey = "/follow";
-// The key that means "ask the watch for progress" (request_progress()).
-const std::string kProgressKey = "/progress";
 const std::string kCrdRoot = registry::kCrdPrefix;
 const std::string kCrdPath = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/";
-
-std::string name_of(const std::string& key) {
-  return key.substr(key.rfind('/') + 1);
-}
-
-common::WorkQueueOptions queue_options() {
-  common::WorkQueueOptions options;
-  options.capacity = kMaxQueued;
-  return options;
-}
 
 json find_condition(const json& crd, const std::string& type) {
   for (const auto& c : crd.value("/status/conditions"_json_pointer, json::array())) {
@@ -189,18 +174,14 @@ void CrdController::drain_watch() {
 }
 
 void CrdController::run() {
-  while (auto key = queue_.get()) {
-    if (*key == kFollowKey) {
-      follow();
-    } else if (*key == kProgressKey) {
-      if (watcher_) {
-        watcher_->request_progress();  // its answer comes as a watch response: kFollowKey
-      }
-    } else {
-      work_on(*key);
-    }
-    queue_.done(*key);
-  }
+  serve_keys(
+      queue_, [this] { follow(); },
+      [this] {
+        if (watcher_) {
+          watcher_->request_progress();  // its answer comes as a watch response: kFollowKey
+        }
+      },
+      [this](const std::string& name) { work_on(name); });
 }
 
 void CrdController::follow() {
@@ -218,14 +199,9 @@ void CrdController::follow() {
 }
 
 void CrdController::work_on(const std::string& name) {
-  const bool ok = run_guarded("crd controller: reconcile customresourcedefinition " + name,
-                              [&] { reconcile(name); });
-  if (ok) {
-    queue_.forget(name);
-  } else if (!queue_.add_rate_limited(name)) {
-    log::error("crd controller: too many failing customresourcedefinitions; " + name +
-               " waits for its next change");
-  }
+  work_guarded(queue_, name,
+               {"crd controller", "reconcile", "customresourcedefinition", "its next change"},
+               [&] { reconcile(name); });
 }
 
 http::Response CrdController::call(const std::string& method, const std::string& path,

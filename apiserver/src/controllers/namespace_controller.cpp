@@ -4,8 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "apiserver/log.h"
-#include "guard.h"
+#include "controllers/controller_queue.h"
 #include "registry/objects.h"
 
 namespace apiserver::controllers {
@@ -13,19 +12,7 @@ namespace {
 
 using nlohmann::json;
 
-// At most this many namespaces wait; more are found again by the next resync().
-constexpr size_t kMaxQueued = 10000;
 constexpr auto kRetryInterval = std::chrono::milliseconds(500);
-
-common::WorkQueueOptions queue_options() {
-  common::WorkQueueOptions options;
-  options.capacity = kMaxQueued;
-  return options;
-}
-
-std::string name_of(const std::string& key) {
-  return key.substr(key.rfind('/') + 1);
-}
 
 bool has_finalizers(const json& object) {
   const json& meta = object.value("metadata", json::object());
@@ -74,18 +61,11 @@ void NamespaceController::resync() {
 void NamespaceController::run() {
   while (auto name = queue_.get()) {
     bool done = false;
-    const bool ok = run_guarded("namespace controller: finalize namespace " + *name,
-                                [&] { done = finalize(*name); });
-    if (!ok) {
-      if (!queue_.add_rate_limited(*name)) {
-        log::error("namespace controller: too many failing namespaces; " + *name +
-                   " waits for the next resync");
-      }
-    } else {
-      queue_.forget(*name);
-      if (!done) {
-        queue_.add_after(*name, kRetryInterval);  // objects with finalizers still hold it
-      }
+    if (work_guarded(queue_, *name,
+                     {"namespace controller", "finalize", "namespace", "the next resync"},
+                     [&] { done = finalize(*name); }) &&
+        !done) {
+      queue_.add_after(*name, kRetryInterval);  // objects with finalizers still hold it
     }
     queue_.done(*name);
   }

@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "controllers/controller_queue.h"
 #include "guard.h"
 
 namespace apiserver::controllers {
@@ -13,14 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-// At most this many namespaces wait; more are looked at on their next change.
-constexpr size_t kMaxQueued = 10000;
 // After following the watches failed, the next try (watching and listing again).
 constexpr auto kRefollowDelay = std::chrono::seconds(1);
-// The key that means "drain the watches": no namespace name contains a '/'.
-const std::string kFollowKey = "/follow";
-// The key that means "ask the watches for progress" (request_progress()).
-const std::string kProgressKey = "/progress";
 const char* const kServiceAccount = "default";
 const char* const kRootCaConfigMap = "kube-root-ca.crt";
 const char* const kRoots[] = {"/registry/namespaces/", "/registry/serviceaccounts/",
@@ -33,16 +27,6 @@ std::string namespace_of(const std::string& key, const std::string& root) {
   }
   std::string rest = key.substr(root.size());
   return rest.substr(0, rest.find('/'));
-}
-
-std::string name_of(const std::string& key) {
-  return key.substr(key.rfind('/') + 1);
-}
-
-common::WorkQueueOptions queue_options() {
-  common::WorkQueueOptions options;
-  options.capacity = kMaxQueued;
-  return options;
 }
 
 }  // namespace
@@ -146,18 +130,14 @@ void NamespaceDefaultsController::drain_watches() {
 }
 
 void NamespaceDefaultsController::run() {
-  while (auto key = queue_.get()) {
-    if (*key == kFollowKey) {
-      follow();
-    } else if (*key == kProgressKey) {
-      for (auto& w : watchers_) {
-        w->request_progress();  // the answers come as watch responses: kFollowKey
-      }
-    } else {
-      work_on(*key);
-    }
-    queue_.done(*key);
-  }
+  serve_keys(
+      queue_, [this] { follow(); },
+      [this] {
+        for (auto& w : watchers_) {
+          w->request_progress();  // the answers come as watch responses: kFollowKey
+        }
+      },
+      [this](const std::string& ns) { work_on(ns); });
 }
 
 void NamespaceDefaultsController::follow() {
@@ -175,14 +155,9 @@ void NamespaceDefaultsController::follow() {
 }
 
 void NamespaceDefaultsController::work_on(const std::string& ns) {
-  const bool ok = run_guarded("namespace defaults controller: reconcile namespace " + ns,
-                              [&] { reconcile(ns); });
-  if (ok) {
-    queue_.forget(ns);
-  } else if (!queue_.add_rate_limited(ns)) {
-    log::error("namespace defaults controller: too many failing namespaces; " + ns +
-               " waits for its next change");
-  }
+  work_guarded(queue_, ns,
+               {"namespace defaults controller", "reconcile", "namespace", "its next change"},
+               [&] { reconcile(ns); });
 }
 
 void NamespaceDefaultsController::reconcile(const std::string& ns) {

@@ -177,6 +177,14 @@ std::optional<std::string> read_type_meta(const json& document, std::string& api
   return std::nullopt;
 }
 
+http::Response unsupported_body_type() {
+  return status_with_details(
+      415, "UnsupportedMediaType",
+      "the body of the request was in an unknown format - accepted media types include: "
+      "application/json, application/yaml, application/vnd.kubernetes.protobuf",
+      nlohmann::json());
+}
+
 std::string media_type(const std::string& value) {
   std::string type = value.substr(0, value.find(';'));
   type.erase(0, type.find_first_not_of(" \t"));
@@ -223,11 +231,7 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
     body = std::move(*decoded);
     text = body.dump();
   } else {
-    failure = status_with_details(
-        415, "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        json());
+    failure = unsupported_body_type();
     return std::nullopt;
   }
   std::string api_version;

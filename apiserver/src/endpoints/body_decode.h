@@ -57,6 +57,9 @@ std::optional<nlohmann::json> decode_object_body(const http::Request& request,
 std::optional<std::string> json_patch_shape_error(const nlohmann::json& patch);
 std::optional<std::string> merge_patch_shape_error(const nlohmann::json& patch);
 
+// The 415 UnsupportedMediaType Status for a body that is neither JSON, YAML nor protobuf.
+http::Response unsupported_body_type();
+
 // The lower-cased media type of a Content-Type or Accept entry, without parameters.
 std::string media_type(const std::string& value);
 

@@ -87,11 +87,7 @@ std::optional<DeleteOptions> from_body(const http::Request& request,
   } else if (type == "application/vnd.kubernetes.protobuf") {
     doc = decode_k8s_protobuf(request.body, error);
   } else {
-    failure = status_with_details(
-        415, "UnsupportedMediaType",
-        "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-        json());
+    failure = unsupported_body_type();
     return std::nullopt;
   }
   if (!doc) {

@@ -3,8 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstdio>
 #include <string_view>
+
+#include "common/go_quote.h"
 
 namespace console::model {
 
@@ -78,39 +79,6 @@ bool plain_ok(std::string_view s) {
   return !is_reserved_word(s) && !looks_numeric_or_date(s);
 }
 
-std::string double_quoted(std::string_view s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\x%02x", static_cast<unsigned char>(c));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
-
 // Multi-line text without other control characters reads best as a literal block, unless its
 // first non-empty line starts with a space (that needs an explicit indentation indicator) or it
 // is nothing but newlines.
@@ -150,7 +118,7 @@ std::string literal_block(std::string_view s, size_t indent) {
 }
 
 std::string key_text(const std::string& key) {
-  return plain_ok(key) ? key : double_quoted(key);
+  return plain_ok(key) ? key : common::c_quote(key);
 }
 
 class Writer {
@@ -226,7 +194,7 @@ class Writer {
         out_ += literal_block(s, indent);
         return;
       } else {
-        out_ += double_quoted(s);
+        out_ += common::c_quote(s);
       }
     } else if (v.is_object()) {
       out_ += "{}";

@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "builtin_resources.h"
 #include "registry/defaults.h"
 #include "registry/objects.h"
 #include "registry/service_ips.h"
@@ -19,19 +20,10 @@ using apiserver::registry::render_field_errors;
 using apiserver::registry::Resource;
 using apiserver::registry::ServiceIpAllocator;
 using apiserver::registry::ServiceIpOptions;
+using apiserver::testing::resource;
 using nlohmann::json;
 
 namespace {
-
-Resource resource(const std::string& group, const std::string& plural, const std::string& kind) {
-  Resource r;
-  r.group = group;
-  r.version = "v1";
-  r.resource = plural;
-  r.kind = kind;
-  r.namespaced = true;
-  return r;
-}
 
 const Resource kPods = resource("", "pods", "Pod");
 const Resource kServices = resource("", "services", "Service");

@@ -9,9 +9,12 @@
 #include <vector>
 
 #include "apiserver/registry.h"
+#include "test_request.h"
 
 using apiserver::endpoints::serve_discovery;
 using apiserver::endpoints::storage_version_hash;
+using apiserver::testing::get_request;
+using apiserver::testing::response_header;
 using nlohmann::json;
 
 namespace {
@@ -21,26 +24,6 @@ constexpr const char* kV2Beta1 =
     "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 // What client-go 1.32's discovery client sends to /api and /apis.
 const std::string kKubectlAccept = std::string(kV2) + "," + kV2Beta1 + ",application/json";
-
-apiserver::http::Request get(const std::string& path, const std::string& accept = "") {
-  apiserver::http::Request r;
-  r.method = "GET";
-  r.path = path;
-  r.target = path;
-  if (!accept.empty()) {
-    r.headers["Accept"] = accept;
-  }
-  return r;
-}
-
-std::string header(const apiserver::http::Response& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers) {
-    if (k == name) {
-      return v;
-    }
-  }
-  return "";
-}
 
 const json* find_named(const json& array, const std::string& key, const std::string& name) {
   for (const auto& e : array) {
@@ -91,21 +74,21 @@ TEST_CASE("paths that are not discovery are left to the caller", "[discovery]") 
        {"/api/v1/pods", "/api/v1/namespaces/default/pods", "/apis/apps/v1/deployments", "/version",
         "/healthz", "/apiss", "/openapi/v2", "/"}) {
     CAPTURE(path);
-    CHECK_FALSE(serve_discovery(get(path), *f.snapshot, "10.0.0.1:6443").has_value());
+    CHECK_FALSE(serve_discovery(get_request(path), *f.snapshot, "10.0.0.1:6443").has_value());
   }
 }
 
 TEST_CASE("/api lists the core versions and the server address", "[discovery]") {
   Fixture f;
-  auto r = f.serve(get("/api"));
-  CHECK(header(r, "Content-Type") == "application/json");
+  auto r = f.serve(get_request("/api"));
+  CHECK(response_header(r, "Content-Type") == "application/json");
   CHECK(r.body == R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":)"
                   R"([{"clientCIDR":"0.0.0.0/0","serverAddress":"10.0.0.1:6443"}]})");
 }
 
 TEST_CASE("/api/v1 lists core resources and their subresources", "[discovery]") {
   Fixture f;
-  json list = f.body(get("/api/v1"));
+  json list = f.body(get_request("/api/v1"));
   CHECK(list["kind"] == "APIResourceList");
   CHECK_FALSE(list.contains("apiVersion"));  // kube-apiserver strips it for the core group
   CHECK(list["groupVersion"] == "v1");
@@ -152,7 +135,7 @@ TEST_CASE("/api/v1 lists core resources and their subresources", "[discovery]") 
 
 TEST_CASE("/apis/apps/v1 lists deployments with their scale subresource", "[discovery]") {
   Fixture f;
-  json list = f.body(get("/apis/apps/v1"));
+  json list = f.body(get_request("/apis/apps/v1"));
   CHECK(list["kind"] == "APIResourceList");
   CHECK(list["apiVersion"] == "v1");
   CHECK(list["groupVersion"] == "apps/v1");
@@ -169,13 +152,13 @@ TEST_CASE("/apis/apps/v1 lists deployments with their scale subresource", "[disc
 TEST_CASE("resources stored elsewhere hash their storage kind", "[discovery]") {
   Fixture f;
   // events.k8s.io events are core v1 Events in storage; HPAs are stored as autoscaling/v2.
-  json events_list = f.body(get("/apis/events.k8s.io/v1"));
+  json events_list = f.body(get_request("/apis/events.k8s.io/v1"));
   const json* events = find_named(events_list["resources"], "name", "events");
   REQUIRE(events != nullptr);
   CHECK((*events)["storageVersionHash"] == "r2yiGXH7wu8=");
   for (const char* version : {"v1", "v2"}) {
     CAPTURE(version);
-    json list = f.body(get(std::string("/apis/autoscaling/") + version));
+    json list = f.body(get_request(std::string("/apis/autoscaling/") + version));
     const json* hpa = find_named(list["resources"], "name", "horizontalpodautoscalers");
     REQUIRE(hpa != nullptr);
     CHECK((*hpa)["storageVersionHash"] == "qwQve8ut294=");
@@ -184,7 +167,7 @@ TEST_CASE("resources stored elsewhere hash their storage kind", "[discovery]") {
 
 TEST_CASE("/apis lists the groups with their preferred versions", "[discovery]") {
   Fixture f;
-  json list = f.body(get("/apis"));
+  json list = f.body(get_request("/apis"));
   CHECK(list["kind"] == "APIGroupList");
   CHECK(list["apiVersion"] == "v1");
   const json& groups = list["groups"];
@@ -212,7 +195,7 @@ TEST_CASE("/apis lists the groups with their preferred versions", "[discovery]")
 
 TEST_CASE("/apis/<group> describes one group", "[discovery]") {
   Fixture f;
-  CHECK(f.body(get("/apis/autoscaling/")) ==
+  CHECK(f.body(get_request("/apis/autoscaling/")) ==
         json::parse(R"({"kind":"APIGroup","apiVersion":"v1","name":"autoscaling","versions":[
             {"groupVersion":"autoscaling/v2","version":"v2"},
             {"groupVersion":"autoscaling/v1","version":"v1"}],
@@ -224,13 +207,13 @@ TEST_CASE("groups and versions that are not served are 404 Status", "[discovery]
   for (const char* path : {"/apis/nosuch.example.com", "/apis/nosuch.example.com/v1",
                            "/apis/apps/v1beta1", "/apis/storage.k8s.io/v1alpha1", "/api/v2"}) {
     CAPTURE(path);
-    require_not_found(f.serve(get(path)));
+    require_not_found(f.serve(get_request(path)));
   }
 }
 
 TEST_CASE("discovery answers GET only", "[discovery]") {
   Fixture f;
-  auto request = get("/apis");
+  auto request = get_request("/apis");
   request.method = "POST";
   auto r = f.serve(request);
   CHECK(r.status == 405);
@@ -255,15 +238,15 @@ TEST_CASE("aggregated discovery is chosen by the Accept header", "[discovery]") 
   CAPTURE(accept);
   for (const char* path : {"/api", "/apis"}) {
     CAPTURE(path);
-    auto r = f.serve(get(path, accept));
+    auto r = f.serve(get_request(path, accept));
     REQUIRE(r.status == 200);
     json doc = json::parse(r.body);
     if (content_type.empty()) {
-      CHECK(header(r, "Content-Type") == "application/json");
+      CHECK(response_header(r, "Content-Type") == "application/json");
       CHECK(doc["kind"] != "APIGroupDiscoveryList");
-      CHECK(header(r, "ETag").empty());
+      CHECK(response_header(r, "ETag").empty());
     } else {
-      CHECK(header(r, "Content-Type") == content_type);
+      CHECK(response_header(r, "Content-Type") == content_type);
       CHECK(doc["kind"] == "APIGroupDiscoveryList");
       std::string version = content_type.find("v=v2beta1") != std::string::npos ? "v2beta1" : "v2";
       CHECK(doc["apiVersion"] == "apidiscovery.k8s.io/" + version);
@@ -273,25 +256,25 @@ TEST_CASE("aggregated discovery is chosen by the Accept header", "[discovery]") 
 
 TEST_CASE("accept headers the server cannot answer are 406", "[discovery]") {
   Fixture f;
-  auto r = f.serve(get("/apis/apps/v1", "text/html"));
+  auto r = f.serve(get_request("/apis/apps/v1", "text/html"));
   CHECK(r.status == 406);
   CHECK(json::parse(r.body)["reason"] == "NotAcceptable");
   // The aggregated type is only offered at /api and /apis.
-  CHECK(f.serve(get("/apis/apps/v1", kV2)).status == 406);
+  CHECK(f.serve(get_request("/apis/apps/v1", kV2)).status == 406);
 }
 
 TEST_CASE("YAML is served when asked for", "[discovery]") {
   Fixture f;
-  auto r = f.serve(get("/apis/apps", "application/yaml"));
+  auto r = f.serve(get_request("/apis/apps", "application/yaml"));
   CHECK(r.status == 200);
-  CHECK(header(r, "Content-Type") == "application/yaml");
+  CHECK(response_header(r, "Content-Type") == "application/yaml");
   CHECK(r.body.find("kind: APIGroup\n") != std::string::npos);
 }
 
 TEST_CASE("the aggregated document mirrors the resource lists", "[discovery]") {
   Fixture f;
-  json core = f.body(get("/api", kKubectlAccept));
-  json groups = f.body(get("/apis", kKubectlAccept));
+  json core = f.body(get_request("/api", kKubectlAccept));
+  json groups = f.body(get_request("/apis", kKubectlAccept));
 
   SECTION("list shape") {
     CHECK(core["metadata"] == json::object());
@@ -344,7 +327,7 @@ TEST_CASE("the aggregated document mirrors the resource lists", "[discovery]") {
     for (const auto& item : groups["items"]) {
       std::string group = item["metadata"]["name"];
       for (const auto& version : item["versions"]) {
-        json legacy = f.body(get("/apis/" + group + "/" + std::string(version["version"])));
+        json legacy = f.body(get_request("/apis/" + group + "/" + std::string(version["version"])));
         std::set<std::string> expected;
         for (const auto& e : legacy["resources"]) {
           expected.insert(e["name"]);
@@ -372,36 +355,37 @@ TEST_CASE("the aggregated document carries a stable ETag and honours If-None-Mat
   Fixture f;
   for (const char* path : {"/api", "/apis"}) {
     CAPTURE(path);
-    auto first = f.serve(get(path, kKubectlAccept));
-    auto second = f.serve(get(path, kKubectlAccept));
-    std::string etag = header(first, "ETag");
+    auto first = f.serve(get_request(path, kKubectlAccept));
+    auto second = f.serve(get_request(path, kKubectlAccept));
+    std::string etag = response_header(first, "ETag");
     REQUIRE(etag.size() == 2 + 128);  // quoted SHA-512 in hex
     CHECK(etag.front() == '"');
     CHECK(etag.back() == '"');
     CHECK(etag.find_first_not_of("0123456789ABCDEF", 1) == etag.size() - 1);
-    CHECK(header(second, "ETag") == etag);
-    CHECK(header(first, "Vary") == "Accept");
-    CHECK(header(first, "Cache-Control") == "public");
+    CHECK(response_header(second, "ETag") == etag);
+    CHECK(response_header(first, "Vary") == "Accept");
+    CHECK(response_header(first, "Cache-Control") == "public");
     // The ETag does not depend on the negotiated version.
-    CHECK(header(f.serve(get(path, kV2Beta1)), "ETag") == etag);
+    CHECK(response_header(f.serve(get_request(path, kV2Beta1)), "ETag") == etag);
 
-    auto request = get(path, kKubectlAccept);
+    auto request = get_request(path, kKubectlAccept);
     request.headers["If-None-Match"] = etag;
     auto cached = f.serve(request);
     CHECK(cached.status == 304);
     CHECK(cached.body.empty());
-    CHECK(header(cached, "ETag") == etag);
+    CHECK(response_header(cached, "ETag") == etag);
 
     request.headers["If-None-Match"] = "\"0\"";
     CHECK(f.serve(request).status == 200);
   }
-  CHECK(header(f.serve(get("/api", kV2)), "ETag") != header(f.serve(get("/apis", kV2)), "ETag"));
+  CHECK(response_header(f.serve(get_request("/api", kV2)), "ETag") !=
+        response_header(f.serve(get_request("/apis", kV2)), "ETag"));
 }
 
 TEST_CASE("the ETag changes when the served resources change", "[discovery]") {
   Fixture f;
-  std::string before = header(f.serve(get("/apis", kV2)), "ETag");
+  std::string before = response_header(f.serve(get_request("/apis", kV2)), "ETag");
   f.registry->remove("apps", "v1", "controllerrevisions");
   f.snapshot = f.registry->snapshot();
-  CHECK(header(f.serve(get("/apis", kV2)), "ETag") != before);
+  CHECK(response_header(f.serve(get_request("/apis", kV2)), "ETag") != before);
 }

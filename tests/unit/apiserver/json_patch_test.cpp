@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "endpoints/patch/json_patch.h"
+#include "patch_rows.h"
 
 using apiserver::endpoints::patch::apply_json_patch;
 using apiserver::endpoints::patch::json_patch_strict_errors;
@@ -14,28 +15,16 @@ using nlohmann::json;
 
 namespace {
 
-// A table row: the document, the patch body, and either the result or the library's error text.
-struct Row {
-  std::string name;
-  std::string doc;
-  std::string patch;
-  std::string result;  // JSON, when the patch applies
-  std::string error;   // PatchError::detail, when it does not
-};
+// A table row; its error is the library's text, PatchError::detail.
+using Row = apiserver::testing::PatchRow;
 
 void check_row(const Row& row) {
   CAPTURE(row.name, row.doc, row.patch);
-  const auto out = apply_json_patch(json::parse(row.doc), json::parse(row.patch));
-  if (row.error.empty()) {
-    REQUIRE(std::holds_alternative<json>(out));
-    CHECK(std::get<json>(out) == json::parse(row.result));
-  } else {
-    REQUIRE(std::holds_alternative<PatchError>(out));
-    const auto& e = std::get<PatchError>(out);
-    CHECK(e.detail == row.error);
-    CHECK(e.code == 422);
-    CHECK(e.reason == "Invalid");
-    CHECK(e.message == "the server rejected our request due to an error in our request");
+  if (const auto e = apiserver::testing::apply_row(row, apply_json_patch)) {
+    CHECK(e->detail == row.error);
+    CHECK(e->code == 422);
+    CHECK(e->reason == "Invalid");
+    CHECK(e->message == "the server rejected our request due to an error in our request");
   }
 }
 

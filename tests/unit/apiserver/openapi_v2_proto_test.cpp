@@ -11,6 +11,7 @@
 #include "apiserver/registry.h"
 #include "endpoints/openapi.h"
 #include "endpoints/openapi_v2_proto.h"
+#include "test_request.h"
 
 using apiserver::endpoints::encode_openapi_v2;
 using apiserver::endpoints::OpenApi;
@@ -433,24 +434,10 @@ TEST_CASE("The built-in v2 document encodes to a Document with every path and de
 namespace {
 
 apiserver::http::Request get_v2(const std::string& accept) {
-  apiserver::http::Request r;
-  r.method = "GET";
-  r.path = "/openapi/v2";
-  r.target = r.path;
-  if (!accept.empty()) {
-    r.headers["Accept"] = accept;
-  }
-  return r;
+  return apiserver::testing::get_request("/openapi/v2", accept);
 }
 
-std::string header(const apiserver::http::Response& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers) {
-    if (k == name) {
-      return v;
-    }
-  }
-  return "";
-}
+using apiserver::testing::response_header;
 
 constexpr const char* kProtobuf = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 constexpr const char* kProtobufContentType =
@@ -466,7 +453,7 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
   const std::string expected = encode_openapi_v2(json::parse(json_text));
   auto json_response = openapi.serve(get_v2("application/json"), *snapshot);
   REQUIRE(json_response);
-  const std::string etag = header(*json_response, "ETag");
+  const std::string etag = response_header(*json_response, "ETag");
 
   SECTION("either protobuf subtype; same ETag as the JSON, Vary: Accept") {
     auto accept = GENERATE(as<std::string>{}, kProtobuf,
@@ -477,9 +464,9 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
     auto r = openapi.serve(get_v2(accept), *snapshot);
     REQUIRE(r);
     CHECK(r->status == 200);
-    CHECK(header(*r, "Content-Type") == kProtobufContentType);
-    CHECK(header(*r, "ETag") == etag);
-    CHECK(header(*r, "Vary") == "Accept");
+    CHECK(response_header(*r, "Content-Type") == kProtobufContentType);
+    CHECK(response_header(*r, "ETag") == etag);
+    CHECK(response_header(*r, "Vary") == "Accept");
     CHECK(r->body == expected);
   }
   SECTION("the answer is built once and then served from the cache") {
@@ -498,7 +485,7 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
     head.method = "HEAD";
     auto h = openapi.serve(head, *snapshot);
     CHECK(h->status == 200);
-    CHECK(header(*h, "Content-Type") == kProtobufContentType);
+    CHECK(response_header(*h, "Content-Type") == kProtobufContentType);
     CHECK(h->body.empty());
   }
   SECTION("the first acceptable clause by q and order wins; wildcards mean JSON") {
@@ -514,7 +501,7 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
     CAPTURE(accept);
     auto r = openapi.serve(get_v2(accept), *snapshot);
     CHECK(r->status == 200);
-    CHECK(header(*r, "Content-Type") == content_type);
+    CHECK(response_header(*r, "Content-Type") == content_type);
   }
   SECTION("neither JSON nor protobuf acceptable: 406 with an empty body") {
     auto accept = GENERATE(as<std::string>{}, "text/plain", "application/yaml",

@@ -16,27 +16,17 @@
 #include <sstream>
 #include <thread>
 
+#include "../temp_dir.h"
+
 namespace fs = std::filesystem;
 namespace pki = apiserver::pki;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ks-pki-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using testing_support::mode_of;
+using testing_support::overwrite_file;
+using testing_support::read_file;
+using testing_support::TempDir;
 
 struct X509Free {
   void operator()(X509* x) const { X509_free(x); }
@@ -51,30 +41,13 @@ Cert parse_cert(const std::string& pem) {
   return cert;
 }
 
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void overwrite(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-mode_t mode_of(const fs::path& path) {
-  struct stat st {};
-  REQUIRE(::stat(path.c_str(), &st) == 0);
-  return st.st_mode & 07777;
-}
-
 const std::vector<std::string> kFiles = {"ca.crt",    "ca.key",    "serving.crt", "serving.key",
                                          "admin.crt", "admin.key", "admin.token"};
 
 std::map<std::string, std::string> snapshot(const fs::path& dir) {
   std::map<std::string, std::string> files;
   for (const std::string& name : kFiles) {
-    files[name] = read(dir / name);
+    files[name] = read_file(dir / name);
   }
   return files;
 }
@@ -155,7 +128,7 @@ pki::Pki ensure(const fs::path& dir, const std::vector<std::string>& extra = {})
 }  // namespace
 
 TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   fs::path dir = tmp.path() / "data" / "pki";
   pki::Pki p = ensure(dir);
 
@@ -172,13 +145,13 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
     CAPTURE(name);
     CHECK(mode_of(dir / name) == 0644);
   }
-  CHECK(read(p.ca_cert_file) == p.ca_cert_pem);
-  CHECK(read(p.ca_key_file) == p.ca_key_pem);
-  CHECK(read(p.serving_cert_file) == p.serving_cert_pem);
-  CHECK(read(p.serving_key_file) == p.serving_key_pem);
-  CHECK(read(p.admin_cert_file) == p.admin_cert_pem);
-  CHECK(read(p.admin_key_file) == p.admin_key_pem);
-  CHECK(read(p.admin_token_file) == p.admin_token + "\n");
+  CHECK(read_file(p.ca_cert_file) == p.ca_cert_pem);
+  CHECK(read_file(p.ca_key_file) == p.ca_key_pem);
+  CHECK(read_file(p.serving_cert_file) == p.serving_cert_pem);
+  CHECK(read_file(p.serving_key_file) == p.serving_key_pem);
+  CHECK(read_file(p.admin_cert_file) == p.admin_cert_pem);
+  CHECK(read_file(p.admin_key_file) == p.admin_key_pem);
+  CHECK(read_file(p.admin_token_file) == p.admin_token + "\n");
 
   Cert ca = parse_cert(p.ca_cert_pem);
   Cert serving = parse_cert(p.serving_cert_pem);
@@ -246,7 +219,7 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   SECTION("the token is 32 random bytes in hex") {
     CHECK(p.admin_token.size() == 64);
     CHECK(p.admin_token.find_first_not_of("0123456789abcdef") == std::string::npos);
-    TempDir other;
+    TempDir other("ks-pki-test");
     CHECK(ensure(other.path()).admin_token != p.admin_token);
   }
 
@@ -260,7 +233,7 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
 }
 
 TEST_CASE("a second ensure_pki reuses every file byte for byte", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   pki::Pki first = ensure(tmp.path());
   auto before = snapshot(tmp.path());
 
@@ -274,7 +247,7 @@ TEST_CASE("a second ensure_pki reuses every file byte for byte", "[pki]") {
 }
 
 TEST_CASE("a different SAN set regenerates only the serving certificate", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   ensure(tmp.path());
   auto before = snapshot(tmp.path());
 
@@ -301,7 +274,7 @@ TEST_CASE("a different SAN set regenerates only the serving certificate", "[pki]
 }
 
 TEST_CASE("ensure_pki regenerates what is missing and only that", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   ensure(tmp.path());
   auto before = snapshot(tmp.path());
 
@@ -333,10 +306,10 @@ TEST_CASE("ensure_pki regenerates what is missing and only that", "[pki]") {
     CHECK(verifies(parse_cert(p.admin_cert_pem).get(), ca.get(), X509_PURPOSE_SSL_CLIENT));
   }
   SECTION("a leaf certificate signed by another CA") {
-    TempDir other;
+    TempDir other("ks-pki-test");
     pki::Pki foreign = ensure(other.path());
-    overwrite(tmp.path() / "admin.crt", foreign.admin_cert_pem);
-    overwrite(tmp.path() / "admin.key", foreign.admin_key_pem);
+    overwrite_file(tmp.path() / "admin.crt", foreign.admin_cert_pem);
+    overwrite_file(tmp.path() / "admin.key", foreign.admin_key_pem);
     pki::Pki p = ensure(tmp.path());
     CHECK(p.written == std::vector<std::string>{"admin.key", "admin.crt"});
     std::string error;
@@ -345,24 +318,24 @@ TEST_CASE("ensure_pki regenerates what is missing and only that", "[pki]") {
 }
 
 TEST_CASE("ensure_pki never overwrites a file it cannot read", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   ensure(tmp.path());
   std::string error;
 
   SECTION("a certificate that is not PEM") {
-    overwrite(tmp.path() / "serving.crt", "garbage\n");
+    overwrite_file(tmp.path() / "serving.crt", "garbage\n");
     CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
     CHECK(error == (tmp.path() / "serving.crt").string() + ": no certificate found");
-    CHECK(read(tmp.path() / "serving.crt") == "garbage\n");
+    CHECK(read_file(tmp.path() / "serving.crt") == "garbage\n");
   }
   SECTION("a CA key that is not the CA's") {
-    overwrite(tmp.path() / "ca.key", read(tmp.path() / "admin.key"));
+    overwrite_file(tmp.path() / "ca.key", read_file(tmp.path() / "admin.key"));
     CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
     CHECK(error == (tmp.path() / "ca.key").string() + ": the private key does not match " +
                        (tmp.path() / "ca.crt").string());
   }
   SECTION("an empty token file") {
-    overwrite(tmp.path() / "admin.token", "\n");
+    overwrite_file(tmp.path() / "admin.token", "\n");
     CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
     CHECK(error == (tmp.path() / "admin.token").string() + ": expected one token on one line");
   }
@@ -376,7 +349,7 @@ TEST_CASE("ensure_pki rejects an invalid extra SAN before writing anything", "[p
       {"DNS:a..b", "invalid DNS name in subject alternative name \"DNS:a..b\""},
   }));
   CAPTURE(san);
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   std::string error;
   CHECK_FALSE(pki::ensure_pki(tmp.path() / "pki", {san}, error));
   CHECK(error == message);
@@ -384,8 +357,8 @@ TEST_CASE("ensure_pki rejects an invalid extra SAN before writing anything", "[p
 }
 
 TEST_CASE("verify_client_certificate rejects what kube-apiserver would", "[pki]") {
-  TempDir tmp;
-  TempDir other;
+  TempDir tmp("ks-pki-test");
+  TempDir other("ks-pki-test");
   pki::Pki p = ensure(tmp.path());
   pki::Pki foreign = ensure(other.path());
 
@@ -405,7 +378,7 @@ TEST_CASE("verify_client_certificate rejects what kube-apiserver would", "[pki]"
 }
 
 TEST_CASE("load_key_pair reads PEM files and explains what is wrong", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   pki::Pki p = ensure(tmp.path());
   std::string error;
 
@@ -417,7 +390,7 @@ TEST_CASE("load_key_pair reads PEM files and explains what is wrong", "[pki]") {
     CHECK(pair->key_pem == p.serving_key_pem);
   }
   SECTION("a chain file, leaf first") {
-    overwrite(tmp.path() / "chain.crt", p.serving_cert_pem + p.ca_cert_pem);
+    overwrite_file(tmp.path() / "chain.crt", p.serving_cert_pem + p.ca_cert_pem);
     CHECK(pki::load_key_pair(tmp.path() / "chain.crt", p.serving_key_file, error));
   }
   SECTION("a key that belongs to another certificate") {
@@ -434,8 +407,9 @@ TEST_CASE("load_key_pair reads PEM files and explains what is wrong", "[pki]") {
     CHECK(error == p.serving_key_file.string() + ": no certificate found");
   }
   SECTION("an encrypted key") {
-    overwrite(tmp.path() / "enc.key",
-              "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n");
+    overwrite_file(
+        tmp.path() / "enc.key",
+        "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n");
     CHECK_FALSE(pki::load_key_pair(p.serving_cert_file, tmp.path() / "enc.key", error));
     CHECK(error ==
           (tmp.path() / "enc.key").string() + ": encrypted private keys are not supported");
@@ -451,7 +425,7 @@ TEST_CASE("default_serving_sans lists the in-cluster names and this host", "[pki
 }
 
 TEST_CASE("concurrent ensure_pki calls agree on one PKI", "[pki]") {
-  TempDir tmp;
+  TempDir tmp("ks-pki-test");
   fs::path dir = tmp.path() / "pki";
   std::vector<std::optional<pki::Pki>> results(4);
   std::vector<std::string> errors(results.size());
@@ -466,8 +440,8 @@ TEST_CASE("concurrent ensure_pki calls agree on one PKI", "[pki]") {
   for (size_t i = 0; i < results.size(); ++i) {
     CAPTURE(i, errors[i]);
     REQUIRE(results[i]);
-    CHECK(results[i]->ca_cert_pem == read(dir / "ca.crt"));
-    CHECK(results[i]->admin_cert_pem == read(dir / "admin.crt"));
+    CHECK(results[i]->ca_cert_pem == read_file(dir / "ca.crt"));
+    CHECK(results[i]->admin_cert_pem == read_file(dir / "admin.crt"));
     writers += results[i]->written.empty() ? 0 : 1;
   }
   CHECK(writers == 1);

@@ -1,6 +1,7 @@
 // A request as the HTTPS server hands it to the API server: path and query split from the
 // target, a bearer token, and a JSON body when one is given. Shared by the tests that drive
-// ApiServer::handle directly.
+// ApiServer::handle directly; also a bare GET and a response header's value for the tests that
+// call one endpoint.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,6 +28,28 @@ inline http::Request make_request(const std::string& method, const std::string& 
     request.body = body.dump();
   }
   return request;
+}
+
+// An anonymous GET of `path` (no query), with an Accept header when `accept` is not empty.
+inline http::Request get_request(const std::string& path, const std::string& accept = "") {
+  http::Request r;
+  r.method = "GET";
+  r.path = path;
+  r.target = path;
+  if (!accept.empty()) {
+    r.headers["Accept"] = accept;
+  }
+  return r;
+}
+
+// The value of the response header `name` (exact case); empty when there is none.
+inline std::string response_header(const http::Response& r, const std::string& name) {
+  for (const auto& [k, v] : r.headers) {
+    if (k == name) {
+      return v;
+    }
+  }
+  return "";
 }
 
 }  // namespace apiserver::testing

@@ -4,25 +4,17 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "builtin_resources.h"
 #include "registry/objects.h"
 #include "registry/validation.h"
 
 using apiserver::registry::render_field_errors;
 using apiserver::registry::Resource;
 using apiserver::registry::validate_create;
+using apiserver::testing::resource;
 using nlohmann::json;
 
 namespace {
-
-Resource resource(const std::string& group, const std::string& plural, const std::string& kind) {
-  Resource r;
-  r.group = group;
-  r.version = "v1";
-  r.resource = plural;
-  r.kind = kind;
-  r.namespaced = true;
-  return r;
-}
 
 json pod_spec(const char* restart) {
   return {{"containers", {{{"name", "web"}, {"image", "nginx"}}}},

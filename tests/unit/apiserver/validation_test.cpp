@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "builtin_resources.h"
 #include "registry/objects.h"
 #include "registry/validation.h"
 
@@ -11,20 +12,10 @@ using apiserver::registry::render_field_errors;
 using apiserver::registry::Resource;
 using apiserver::registry::validate_create;
 using apiserver::registry::validate_update;
+using apiserver::testing::resource;
 using nlohmann::json;
 
 namespace {
-
-Resource resource(const std::string& group, const std::string& plural, const std::string& kind,
-                  bool namespaced = true) {
-  Resource r;
-  r.group = group;
-  r.version = "v1";
-  r.resource = plural;
-  r.kind = kind;
-  r.namespaced = namespaced;
-  return r;
-}
 
 const Resource kPods = resource("", "pods", "Pod");
 const Resource kServices = resource("", "services", "Service");
@@ -39,7 +30,9 @@ const Resource kNamespaces = resource("", "namespaces", "Namespace", false);
 const Resource kIngresses = resource("networking.k8s.io", "ingresses", "Ingress");
 const Resource kClaims = resource("", "persistentvolumeclaims", "PersistentVolumeClaim");
 
-json meta(const std::string& name) { return {{"name", name}, {"namespace", "default"}}; }
+json meta(const std::string& name) {
+  return {{"name", name}, {"namespace", "default"}};
+}
 
 json pod_spec() {
   return {{"containers", {{{"name", "web"}, {"image", "nginx"}}}},
@@ -47,7 +40,9 @@ json pod_spec() {
           {"dnsPolicy", "ClusterFirst"}};
 }
 
-json pod() { return {{"metadata", meta("p")}, {"spec", pod_spec()}}; }
+json pod() {
+  return {{"metadata", meta("p")}, {"spec", pod_spec()}};
+}
 
 json deployment() {
   return {{"metadata", meta("web")},
@@ -74,8 +69,11 @@ json job() {
   json spec = pod_spec();
   spec["restartPolicy"] = "Never";
   return {{"metadata", meta("j")},
-          {"spec", {{"completions", 1}, {"parallelism", 1}, {"backoffLimit", 6},
-                    {"template", {{"spec", spec}}}}}};
+          {"spec",
+           {{"completions", 1},
+            {"parallelism", 1},
+            {"backoffLimit", 6},
+            {"template", {{"spec", spec}}}}}};
 }
 
 json role_binding() {
@@ -109,8 +107,10 @@ TEST_CASE("valid objects produce no field errors", "[validation]") {
                  {"data", {{"tls.crt", "Y2VydA=="}, {"tls.key", "a2V5"}}}};
   json cm = {{"metadata", meta("cm")}, {"data", {{"a.b", "1"}}}};
   json cron = {{"metadata", meta("c")},
-               {"spec", {{"schedule", "*/5 * * * *"}, {"concurrencyPolicy", "Allow"},
-                         {"jobTemplate", {{"spec", job()["spec"]}}}}}};
+               {"spec",
+                {{"schedule", "*/5 * * * *"},
+                 {"concurrencyPolicy", "Allow"},
+                 {"jobTemplate", {{"spec", job()["spec"]}}}}}};
   json role = {{"metadata", meta("r")},
                {"rules", {{{"apiGroups", {""}}, {"resources", {"pods"}}, {"verbs", {"get"}}}}}};
   json ns = {{"metadata", {{"name", "team-a"}}}};
@@ -123,10 +123,12 @@ TEST_CASE("valid objects produce no field errors", "[validation]") {
             {{"paths",
               {{{"path", "/"},
                 {"pathType", "Prefix"},
-                {"backend", {{"service", {{"name", "svc"}, {"port", {{"number", 80}}}}}}}}}}}}}}}}}};
-  json claim = {{"metadata", meta("data")},
-                {"spec", {{"accessModes", {"ReadWriteOnce"}},
-                          {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+                {"backend",
+                 {{"service", {{"name", "svc"}, {"port", {{"number", 80}}}}}}}}}}}}}}}}}};
+  json claim = {
+      {"metadata", meta("data")},
+      {"spec",
+       {{"accessModes", {"ReadWriteOnce"}}, {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
   struct Case {
     const char* what;
     Resource r;
@@ -179,24 +181,24 @@ TEST_CASE("invalid objects are answered with upstream's causes", "[validation]")
   json no_image = pod();
   no_image["spec"]["containers"][0].erase("image");
   json bad_cron = {{"metadata", meta("c")},
-                   {"spec", {{"schedule", "not a cron"}, {"concurrencyPolicy", "Allow"},
-                             {"jobTemplate", {{"spec", job()["spec"]}}}}}};
+                   {"spec",
+                    {{"schedule", "not a cron"},
+                     {"concurrencyPolicy", "Allow"},
+                     {"jobTemplate", {{"spec", job()["spec"]}}}}}};
   json bad_ref = role_binding();
   bad_ref["roleRef"]["kind"] = "Thing";
   json no_verbs = {{"metadata", meta("r")},
                    {"rules", {{{"apiGroups", {""}}, {"resources", {"pods"}}}}}};
   json bad_ns = {{"metadata", {{"name", "Team_A"}}}};
-  json overlap = {{"metadata", meta("cm")},
-                  {"data", {{"k", "v"}}},
-                  {"binaryData", {{"k", "dg=="}}}};
-  json no_storage = {{"metadata", meta("data")},
-                     {"spec", {{"accessModes", {"ReadWriteOnce"}}}}};
+  json overlap = {
+      {"metadata", meta("cm")}, {"data", {{"k", "v"}}}, {"binaryData", {{"k", "dg=="}}}};
+  json no_storage = {{"metadata", meta("data")}, {"spec", {{"accessModes", {"ReadWriteOnce"}}}}};
   json requests_over = pod();
   requests_over["spec"]["containers"][0]["resources"] = {{"requests", {{"cpu", "2"}}},
                                                          {"limits", {{"cpu", "1"}}}};
   json missing_volume = pod();
-  missing_volume["spec"]["containers"][0]["volumeMounts"] = {{{"name", "data"},
-                                                              {"mountPath", "/data"}}};
+  missing_volume["spec"]["containers"][0]["volumeMounts"] = {
+      {{"name", "data"}, {"mountPath", "/data"}}};
 
   const std::string kLabelValue =
       "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
@@ -213,65 +215,99 @@ TEST_CASE("invalid objects are answered with upstream's causes", "[validation]")
       "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
   auto c = GENERATE_COPY(values<Case>({
-      {"pod without containers", kPods, no_containers, "spec.containers: Required value",
+      {"pod without containers",
+       kPods,
+       no_containers,
+       "spec.containers: Required value",
        {{"FieldValueRequired", "spec.containers", "Required value"}}},
-      {"container without image", kPods, no_image, "spec.containers[0].image: Required value",
+      {"container without image",
+       kPods,
+       no_image,
+       "spec.containers[0].image: Required value",
        {{"FieldValueRequired", "spec.containers[0].image", "Required value"}}},
-      {"deployment selector not matching the template", kDeployments, mismatch,
+      {"deployment selector not matching the template",
+       kDeployments,
+       mismatch,
        "spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"other\"}: "
        "`selector` does not match template `labels`",
        {{"FieldValueInvalid", "spec.template.metadata.labels",
          "Invalid value: map[string]string{\"app\":\"other\"}: `selector` does not match "
          "template `labels`"}}},
-      {"tls secret without tls.key", kSecrets, tls, "data[tls.key]: Required value",
+      {"tls secret without tls.key",
+       kSecrets,
+       tls,
+       "data[tls.key]: Required value",
        {{"FieldValueRequired", "data[tls.key]", "Required value"}}},
-      {"service port 70000", kServices, big_port,
+      {"service port 70000",
+       kServices,
+       big_port,
        "spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive",
        {{"FieldValueInvalid", "spec.ports[0].port",
          "Invalid value: 70000: must be between 1 and 65535, inclusive"}}},
-      {"job with restartPolicy Always", kJobs, always_job,
+      {"job with restartPolicy Always",
+       kJobs,
+       always_job,
        "spec.template.spec.restartPolicy: Unsupported value: \"Always\": supported values: "
        "\"OnFailure\", \"Never\"",
        {{"FieldValueNotSupported", "spec.template.spec.restartPolicy",
          "Unsupported value: \"Always\": supported values: \"OnFailure\", \"Never\""}}},
-      {"bad label key", kPods, bad_label,
+      {"bad label key",
+       kPods,
+       bad_label,
        "metadata.labels: Invalid value: \"-bad\": " + kLabelKey,
        {{"FieldValueInvalid", "metadata.labels", "Invalid value: \"-bad\": " + kLabelKey}}},
-      {"bad label value", kPods, bad_value,
+      {"bad label value",
+       kPods,
+       bad_value,
        "metadata.labels: Invalid value: \"a b\": " + kLabelValue,
        {{"FieldValueInvalid", "metadata.labels", "Invalid value: \"a b\": " + kLabelValue}}},
-      {"invalid cron schedule", kCronJobs, bad_cron,
+      {"invalid cron schedule",
+       kCronJobs,
+       bad_cron,
        "spec.schedule: Invalid value: \"not a cron\": expected exactly 5 fields, found 3: [not "
        "a cron]",
        {{"FieldValueInvalid", "spec.schedule",
          "Invalid value: \"not a cron\": expected exactly 5 fields, found 3: [not a cron]"}}},
-      {"role binding to an unknown kind", kRoleBindings, bad_ref,
+      {"role binding to an unknown kind",
+       kRoleBindings,
+       bad_ref,
        "roleRef.kind: Unsupported value: \"Thing\": supported values: \"Role\", \"ClusterRole\"",
        {{"FieldValueNotSupported", "roleRef.kind",
          "Unsupported value: \"Thing\": supported values: \"Role\", \"ClusterRole\""}}},
-      {"role rule without verbs", kRoles, no_verbs,
+      {"role rule without verbs",
+       kRoles,
+       no_verbs,
        "rules[0].verbs: Required value: verbs must contain at least one value",
        {{"FieldValueRequired", "rules[0].verbs",
          "Required value: verbs must contain at least one value"}}},
-      {"namespace name not a DNS label", kNamespaces, bad_ns,
+      {"namespace name not a DNS label",
+       kNamespaces,
+       bad_ns,
        "metadata.name: Invalid value: \"Team_A\": " + kNsLabel,
        {{"FieldValueInvalid", "metadata.name", "Invalid value: \"Team_A\": " + kNsLabel}}},
-      {"config map key in data and binaryData", kConfigMaps, overlap,
+      {"config map key in data and binaryData",
+       kConfigMaps,
+       overlap,
        "binaryData[k]: Invalid value: \"k\": duplicate of key present in data",
        {{"FieldValueInvalid", "binaryData[k]",
          "Invalid value: \"k\": duplicate of key present in data"}}},
-      {"claim without storage request", kClaims, no_storage,
+      {"claim without storage request",
+       kClaims,
+       no_storage,
        "spec.resources[storage]: Required value",
        {{"FieldValueRequired", "spec.resources[storage]", "Required value"}}},
-      {"requests above limits", kPods, requests_over,
+      {"requests above limits",
+       kPods,
+       requests_over,
        "spec.containers[0].resources.requests[cpu]: Invalid value: \"2\": must be less than or "
        "equal to cpu limit of 1",
        {{"FieldValueInvalid", "spec.containers[0].resources.requests[cpu]",
          "Invalid value: \"2\": must be less than or equal to cpu limit of 1"}}},
-      {"mount of a missing volume", kPods, missing_volume,
+      {"mount of a missing volume",
+       kPods,
+       missing_volume,
        "spec.containers[0].volumeMounts[0].name: Not found: \"data\"",
-       {{"FieldValueNotFound", "spec.containers[0].volumeMounts[0].name",
-         "Not found: \"data\""}}},
+       {{"FieldValueNotFound", "spec.containers[0].volumeMounts[0].name", "Not found: \"data\""}}},
   }));
   CAPTURE(c.what);
   auto errors = validate_create(c.r, c.object);

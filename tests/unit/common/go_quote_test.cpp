@@ -69,3 +69,18 @@ TEST_CASE("decode_rune reads UTF-8 as Go's range loop does", "[go_quote]") {
   CHECK(decode_rune(text, 0, decoded_width) == rune);
   CHECK(decoded_width == width);
 }
+
+TEST_CASE("c_quote escapes only quotes, backslashes and control bytes", "[go_quote]") {
+  const auto [text, quoted] = GENERATE(table<std::string, std::string>({
+      {"", R"("")"},
+      {"say \"hi\"", R"("say \"hi\"")"},
+      {"back\\slash", R"("back\\slash")"},
+      {"a\nb\tc\rd", R"("a\nb\tc\rd")"},
+      {"\a\b\f\v", R"("\x07\x08\x0c\x0b")"},
+      {std::string("nul\0", 4), R"("nul\x00")"},
+      {"del\x7f", R"("del\x7f")"},
+      {"caf\xc3\xa9 \xff", "\"caf\xc3\xa9 \xff\""},
+  }));
+  CAPTURE(text);
+  CHECK(common::c_quote(text) == quoted);
+}

@@ -22,6 +22,8 @@
 #include "store/types.h"
 #include "store/watch.h"
 
+#include "../temp_dir.h"
+
 namespace Catch {
 
 template <>
@@ -92,27 +94,9 @@ using namespace std::chrono_literals;
 inline constexpr std::chrono::milliseconds kWait{5000};
 
 // A unique directory under the system temp dir, removed with everything in it on destruction.
-class TempDir {
+class TempDir : public testing_support::TempDir {
  public:
-  TempDir() {
-    static std::atomic<int> counter{0};
-    std::random_device random;
-    auto name = "ks-store-test-" + std::to_string(::getpid()) + "-" +
-                std::to_string(counter.fetch_add(1)) + "-" + std::to_string(random());
-    path_ = std::filesystem::temp_directory_path() / name;
-    std::filesystem::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : testing_support::TempDir("ks-store-test") {}
 };
 
 // A clock that moves only when the test says so.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../temp_dir.h"
 #include "cli.h"
 
 namespace cli_test {
@@ -27,25 +28,9 @@ inline Run run(const std::vector<std::string>& args) {
 }
 
 // A fresh directory under the system temp dir, removed with everything in it.
-class TempDir {
+class TempDir : public testing_support::TempDir {
  public:
-  TempDir() {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "ks-cli-test-XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path_, ignored);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::filesystem::path& path() const { return path_; }
-  std::string str() const { return path_.string(); }
-
- private:
-  std::filesystem::path path_;
+  TempDir() : testing_support::TempDir("ks-cli-test") {}
 };
 
 }  // namespace cli_test

@@ -8,43 +8,16 @@
 #include <fstream>
 #include <sstream>
 
+#include "../temp_dir.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "ks-kubeconfig-test-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string read(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
-
-void overwrite(const fs::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-mode_t mode_of(const fs::path& path) {
-  struct stat st {};
-  REQUIRE(::stat(path.c_str(), &st) == 0);
-  return st.st_mode & 07777;
-}
+using testing_support::mode_of;
+using testing_support::overwrite_file;
+using testing_support::read_file;
+using testing_support::TempDir;
 
 std::string base64_decode(const std::string& in) {
   static const std::string kAlphabet =
@@ -215,33 +188,33 @@ TEST_CASE("base64 fields decode to the exact bytes for every padding length", "[
 }
 
 TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kubeconfig]") {
-  TempDir tmp;
+  TempDir tmp("ks-kubeconfig-test");
   std::string error;
 
   SECTION("a new file in new directories") {
     fs::path path = tmp.path() / "a" / "b" / "config";
     REQUIRE(sandbox::write_kubeconfig(path, "one\n", error));
-    CHECK(read(path) == "one\n");
+    CHECK(read_file(path) == "one\n");
     CHECK(mode_of(path) == 0600);
     CHECK(mode_of(tmp.path() / "a") == 0700);
     CHECK(mode_of(tmp.path() / "a" / "b") == 0700);
   }
   SECTION("an existing, looser file") {
     fs::path path = tmp.path() / "config";
-    overwrite(path, "old\n");
+    overwrite_file(path, "old\n");
     fs::permissions(path, fs::perms(0644));
     REQUIRE(sandbox::write_kubeconfig(path, "new\n", error));
-    CHECK(read(path) == "new\n");
+    CHECK(read_file(path) == "new\n");
     CHECK(mode_of(path) == 0600);
     CHECK(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()) == 1);
   }
   SECTION("a symbolic link keeps pointing at the file it names") {
     fs::create_directory(tmp.path() / "real");
-    overwrite(tmp.path() / "real" / "config", "old\n");
+    overwrite_file(tmp.path() / "real" / "config", "old\n");
     fs::create_symlink("real/config", tmp.path() / "link");
     REQUIRE(sandbox::write_kubeconfig(tmp.path() / "link", "new\n", error));
     CHECK(fs::is_symlink(tmp.path() / "link"));
-    CHECK(read(tmp.path() / "real" / "config") == "new\n");
+    CHECK(read_file(tmp.path() / "real" / "config") == "new\n");
   }
   SECTION("an unwritable directory leaves an error naming the file") {
     fs::create_directory(tmp.path() / "ro");
@@ -256,16 +229,16 @@ TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kube
 }
 
 TEST_CASE("merge_kubeconfig adds kube-sandbox and keeps everything else", "[kubeconfig]") {
-  TempDir tmp;
+  TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / "config";
-  overwrite(path, kExisting);
+  overwrite_file(path, kExisting);
   YAML::Node before = YAML::Load(kExisting);
   std::string error;
 
   REQUIRE(sandbox::merge_kubeconfig(
       path, sandbox::make_kubeconfig("https://127.0.0.1:6443", kCa, kCert, kKey), error));
   CHECK(mode_of(path) == 0600);
-  YAML::Node after = YAML::Load(read(path));
+  YAML::Node after = YAML::Load(read_file(path));
 
   CHECK(after["current-context"].as<std::string>() == "kube-sandbox");
   for (const char* list : {"clusters", "users", "contexts"}) {
@@ -294,7 +267,7 @@ TEST_CASE("merge_kubeconfig adds kube-sandbox and keeps everything else", "[kube
   SECTION("merging again updates kube-sandbox in place") {
     REQUIRE(sandbox::merge_kubeconfig(
         path, sandbox::make_kubeconfig("https://127.0.0.1:7443", kCa, kCert, kKey), error));
-    YAML::Node again = YAML::Load(read(path));
+    YAML::Node again = YAML::Load(read_file(path));
     for (const char* list : {"clusters", "users", "contexts"}) {
       CAPTURE(list);
       CHECK(again[list].size() == 3);
@@ -306,9 +279,9 @@ TEST_CASE("merge_kubeconfig adds kube-sandbox and keeps everything else", "[kube
 }
 
 TEST_CASE("merge_kubeconfig replaces an old kube-sandbox entry where it stands", "[kubeconfig]") {
-  TempDir tmp;
+  TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / "config";
-  overwrite(path, R"(apiVersion: v1
+  overwrite_file(path, R"(apiVersion: v1
 kind: Config
 clusters:
 - name: kube-sandbox
@@ -322,7 +295,7 @@ current-context: other
   std::string error;
   REQUIRE(sandbox::merge_kubeconfig(
       path, sandbox::make_kubeconfig("https://new:2", kCa, kCert, kKey), error));
-  YAML::Node doc = YAML::Load(read(path));
+  YAML::Node doc = YAML::Load(read_file(path));
   REQUIRE(doc["clusters"].size() == 2);
   CHECK(doc["clusters"][0]["name"].as<std::string>() == "kube-sandbox");
   CHECK(doc["clusters"][0]["cluster"]["server"].as<std::string>() == "https://new:2");
@@ -333,21 +306,21 @@ current-context: other
 }
 
 TEST_CASE("merge_kubeconfig creates a missing or empty kubeconfig", "[kubeconfig]") {
-  TempDir tmp;
+  TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / ".kube" / "config";
   std::string text = sandbox::make_kubeconfig("https://127.0.0.1:6443", kCa, kCert, kKey);
   std::string error;
 
   SECTION("missing") {
     REQUIRE(sandbox::merge_kubeconfig(path, text, error));
-    CHECK(read(path) == text);
+    CHECK(read_file(path) == text);
     CHECK(mode_of(path) == 0600);
   }
   SECTION("empty") {
     fs::create_directory(tmp.path() / ".kube");
-    overwrite(path, "");
+    overwrite_file(path, "");
     REQUIRE(sandbox::merge_kubeconfig(path, text, error));
-    CHECK(dump(YAML::Load(read(path))["users"]) == dump(YAML::Load(text)["users"]));
+    CHECK(dump(YAML::Load(read_file(path))["users"]) == dump(YAML::Load(text)["users"]));
   }
 }
 
@@ -359,12 +332,12 @@ TEST_CASE("merge_kubeconfig refuses a file that is not a kubeconfig and leaves i
       {"clusters: [\n", ": yaml-cpp: error at line 2, column 1: end of sequence flow not found"},
   }));
   CAPTURE(content);
-  TempDir tmp;
+  TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / "config";
-  overwrite(path, content);
+  overwrite_file(path, content);
   std::string error;
   CHECK_FALSE(sandbox::merge_kubeconfig(
       path, sandbox::make_kubeconfig("https://h:1", kCa, kCert, kKey), error));
   CHECK(error == path.string() + message);
-  CHECK(read(path) == content);
+  CHECK(read_file(path) == content);
 }

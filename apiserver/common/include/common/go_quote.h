@@ -20,6 +20,11 @@ std::string go_quote(std::string_view s);
 // non-ASCII rune, valid or not, is written as \xNN (µs -> "\xc2\xb5s"); DEL stays as it is.
 std::string go_time_quote(std::string_view s);
 
+// Double quotes `s` with the short escapes \" \\ \n \t \r only; other control bytes and DEL
+// become \xNN, every other byte stays as it is (no UTF-8 check). Not strconv.Quote: the field path
+// display of managed fields and the console's YAML both write strings this way.
+std::string c_quote(std::string_view s);
+
 // Decodes the UTF-8 sequence at s[i] (i < s.size()) as Go's range loop does: `width` is its length;
 // invalid or truncated sequences, overlong forms and surrogates yield U+FFFD with width 1.
 char32_t decode_rune(std::string_view s, std::size_t i, std::size_t& width);

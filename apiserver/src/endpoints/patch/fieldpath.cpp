@@ -1,6 +1,5 @@
 // FieldSet: the fieldsV1 set type (structured-merge-diff fieldpath.Set and its serialization).
-#include <cstdio>
-
+#include "common/go_quote.h"
 #include "endpoints/patch/deep_stack.h"
 #include "endpoints/patch/field_manager.h"
 
@@ -88,42 +87,9 @@ bool parse_into(const json& fields, FieldSet& out, FieldPath& prefix, std::strin
   return true;
 }
 
-// Go's strconv.Quote for the ASCII-and-UTF-8 strings that occur in keys.
-std::string go_quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\x%02x", c);
-          out += buf;
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 // value.ToString: strings quoted, everything else as JSON.
 std::string value_string(const json& value) {
-  return value.is_string() ? go_quote(value.get<std::string>())
+  return value.is_string() ? common::c_quote(value.get<std::string>())
                            : value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -1,13 +1,13 @@
 #include "endpoints/patch/json_patch.h"
 
 #include <algorithm>
-#include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "endpoints/patch/deep_stack.h"
 #include "registry/go_text.h"
+#include "registry/go_values.h"
 
 namespace apiserver::endpoints::patch {
 
@@ -26,52 +26,6 @@ PatchError bad_request(std::string text) {
 
 PatchError unprocessable(std::string text) {
   return PatchError{422, "Invalid", kGenericInvalid, std::move(text)};
-}
-
-// Go's strconv.Atoi on a 64-bit platform, with its error text.
-struct GoInt {
-  int64_t value = 0;
-  Error error;
-};
-
-GoInt go_atoi(std::string_view s) {
-  const auto fail = [&](const char* why) {
-    return GoInt{0, "strconv.Atoi: parsing " + registry::go_quote(s) + ": " + why};
-  };
-  size_t i = 0;
-  bool negative = false;
-  if (!s.empty() && (s[0] == '+' || s[0] == '-')) {
-    negative = s[0] == '-';
-    i = 1;
-  }
-  if (i == s.size()) {
-    return fail("invalid syntax");
-  }
-  uint64_t n = 0;
-  constexpr uint64_t kCutoff = std::numeric_limits<uint64_t>::max() / 10 + 1;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c < '0' || c > '9') {
-      return fail("invalid syntax");
-    }
-    if (n >= kCutoff) {
-      return fail("value out of range");
-    }
-    n *= 10;
-    const uint64_t next = n + static_cast<uint64_t>(c - '0');
-    if (next < n) {
-      return fail("value out of range");
-    }
-    n = next;
-  }
-  constexpr uint64_t kLimit = uint64_t{1} << 63;
-  if ((!negative && n >= kLimit) || (negative && n > kLimit)) {
-    return fail("value out of range");
-  }
-  if (negative) {
-    return GoInt{n == kLimit ? std::numeric_limits<int64_t>::min() : -static_cast<int64_t>(n), {}};
-  }
-  return GoInt{static_cast<int64_t>(n), {}};
 }
 
 std::string invalid_index(int64_t idx) {
@@ -226,8 +180,8 @@ Error get(json& container, const std::string& key, json*& out) {
     }
     return {};
   }
-  const GoInt parsed = go_atoi(key);
-  if (parsed.error) {
+  const registry::GoAtoi parsed = registry::go_atoi(key);
+  if (!parsed.error.empty()) {
     return parsed.error;
   }
   int64_t idx = parsed.value;
@@ -257,9 +211,9 @@ Error add(json& container, const std::string& key, json value) {
     container.push_back(std::move(value));
     return {};
   }
-  const GoInt parsed = go_atoi(key);
-  if (parsed.error) {
-    return "value was not a proper array index: '" + key + "': " + *parsed.error;
+  const registry::GoAtoi parsed = registry::go_atoi(key);
+  if (!parsed.error.empty()) {
+    return "value was not a proper array index: '" + key + "': " + parsed.error;
   }
   int64_t idx = parsed.value;
   const auto grown = static_cast<int64_t>(container.size()) + 1;
@@ -283,8 +237,8 @@ Error remove(json& container, const std::string& key) {
     }
     return {};
   }
-  const GoInt parsed = go_atoi(key);
-  if (parsed.error) {
+  const registry::GoAtoi parsed = registry::go_atoi(key);
+  if (!parsed.error.empty()) {
     return parsed.error;
   }
   int64_t idx = parsed.value;
@@ -308,7 +262,7 @@ void set(json& container, const std::string& key, json value) {
     container[key] = std::move(value);
     return;
   }
-  int64_t idx = go_atoi(key).value;
+  int64_t idx = registry::go_atoi(key).value;
   if (idx < 0) {
     idx += static_cast<int64_t>(container.size());
   }
@@ -442,37 +396,64 @@ class Applier {
     return {};
   }
 
-  Error do_move(const json& op) {
+  // What op's "from" names, for a `verb` operation (move, copy).
+  struct Source {
+    Target t;    // the container holding it and its key
+    json value;  // a copy of it; null when there is none
+    bool found = false;
+  };
+
+  Error take_from(const json& op, const std::string& verb, Source& source) {
     const StringField from = from_of(op);
     if (!from.ok) {
-      return "move operation failed to decode from: " + from.error;
+      return verb + " operation failed to decode from: " + from.error;
     }
-    Target t = find_object(doc_, from.value);
-    if (t.container == nullptr) {
-      return "move operation does not apply: doc is missing from path: " + from.value + ": " +
+    source.t = find_object(doc_, from.value);
+    if (source.t.container == nullptr) {
+      return verb + " operation does not apply: doc is missing from path: " + from.value + ": " +
              kMissing;
     }
     json* found = nullptr;
-    if (Error e = get(*t.container, t.key, found)) {
-      return "error in move for path: '" + t.key + "': " + *e;
+    if (Error e = get(*source.t.container, source.t.key, found)) {
+      // Upstream words the two apart: a move names the key, a copy the whole from path.
+      return verb == "move" ? "error in move for path: '" + source.t.key + "': " + *e
+                            : "error in copy for from: '" + from.value + "': " + *e;
     }
-    json value = found != nullptr ? *found : json();
-    if (Error e = remove(*t.container, t.key)) {
-      return "error in move for path: '" + t.key + "': " + *e;
+    source.found = found != nullptr;
+    source.value = found != nullptr ? *found : json();
+    return {};
+  }
+
+  // The container and key that the decoded `path` names, for a `verb` operation (move, copy).
+  Error find_destination(const std::string& verb, const std::string& path, Target& t) {
+    t = find_object(doc_, path);
+    if (t.container == nullptr) {
+      return verb + " operation does not apply: doc is missing destination path: " + path + ": " +
+             kMissing;
+    }
+    return {};
+  }
+
+  Error do_move(const json& op) {
+    Source source;
+    if (Error e = take_from(op, "move", source)) {
+      return e;
+    }
+    if (Error e = remove(*source.t.container, source.t.key)) {
+      return "error in move for path: '" + source.t.key + "': " + *e;
     }
     const StringField path = path_of(op);
     if (!path.ok) {
       return "move operation failed to decode path: " + path.error;
     }
-    t = find_object(doc_, path.value);
-    if (t.container == nullptr) {
-      return "move operation does not apply: doc is missing destination path: " + path.value +
-             ": " + kMissing;
-    }
-    if (Error e = check_depth(path.value, value)) {
+    Target to;
+    if (Error e = find_destination("move", path.value, to)) {
       return e;
     }
-    if (Error e = add(*t.container, t.key, std::move(value))) {
+    if (Error e = check_depth(path.value, source.value)) {
+      return e;
+    }
+    if (Error e = add(*to.container, to.key, std::move(source.value))) {
       return "error in move for path: '" + path.value + "': " + *e;
     }
     return {};
@@ -511,39 +492,28 @@ class Applier {
   }
 
   Error do_copy(const json& op) {
-    const StringField from = from_of(op);
-    if (!from.ok) {
-      return "copy operation failed to decode from: " + from.error;
+    Source source;
+    if (Error e = take_from(op, "copy", source)) {
+      return e;
     }
-    Target t = find_object(doc_, from.value);
-    if (t.container == nullptr) {
-      return "copy operation does not apply: doc is missing from path: " + from.value + ": " +
-             kMissing;
-    }
-    json* found = nullptr;
-    if (Error e = get(*t.container, t.key, found)) {
-      return "error in copy for from: '" + from.value + "': " + *e;
-    }
-    json value = found != nullptr ? *found : json();
     const StringField path = path_of(op);
     if (!path.ok) {
       return std::string("copy operation failed to decode path: ") + kMissing;
     }
-    t = find_object(doc_, path.value);
-    if (t.container == nullptr) {
-      return "copy operation does not apply: doc is missing destination path: " + path.value +
-             ": " + kMissing;
+    Target to;
+    if (Error e = find_destination("copy", path.value, to)) {
+      return e;
     }
-    copied_ += found != nullptr ? go_json_size(value) : 0;
+    copied_ += source.found ? go_json_size(source.value) : 0;
     if (copied_ > kJsonPatchMaxCopyBytes) {
       return "Unable to complete the copy, the accumulated size increase of copy is " +
              std::to_string(copied_) + ", exceeding the limit " +
              std::to_string(kJsonPatchMaxCopyBytes);
     }
-    if (Error e = check_depth(path.value, value)) {
+    if (Error e = check_depth(path.value, source.value)) {
       return e;
     }
-    if (Error e = add(*t.container, t.key, std::move(value))) {
+    if (Error e = add(*to.container, to.key, std::move(source.value))) {
       return "error while adding value during copy: " + *e;
     }
     return {};
