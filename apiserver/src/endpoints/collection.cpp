@@ -9,15 +9,14 @@ using registry::Resource;
 std::optional<Selection> parse_selection(const Resource& r, const http::Request& request,
                                          http::Response& failure) {
   Selection selection;
-  std::string error;
-  auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"), error);
+  auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"));
   if (!labels) {
-    failure = bad_request(error);
+    failure = bad_request(labels.error());
     return std::nullopt;
   }
-  auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r, error);
+  auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r);
   if (!fields) {
-    failure = bad_request(error);
+    failure = bad_request(fields.error());
     return std::nullopt;
   }
   selection.labels = std::move(*labels);

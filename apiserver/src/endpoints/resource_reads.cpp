@@ -102,10 +102,9 @@ void default_on_read(const Resource& r, storage::Object& stored) {
 // `failure` is the 400 kube-apiserver answers.
 std::optional<registry::TableOptions> table_options(const http::Request& request,
                                                     http::Response& failure) {
-  std::string error;
-  auto include = registry::parse_include_object(request.query_value("includeObject"), error);
+  auto include = registry::parse_include_object(request.query_value("includeObject"));
   if (!include) {
-    failure = bad_request(error);
+    failure = bad_request(include.error());
     return std::nullopt;
   }
   registry::TableOptions options;

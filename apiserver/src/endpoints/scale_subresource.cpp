@@ -78,8 +78,7 @@ json scale_of(const Resource& r, const json& object) {
                          (value.is_string() ? value.get<std::string>() : "");
       }
     } else if (selector.is_object()) {
-      std::string error;
-      if (auto parsed = registry::LabelSelector::from_json(selector, error)) {
+      if (auto parsed = registry::LabelSelector::from_json(selector)) {
         selector_text = parsed->to_string();
       }
     }
