@@ -6,18 +6,15 @@ namespace apiserver::endpoints {
 
 using registry::Resource;
 
-std::optional<Selection> parse_selection(const Resource& r, const http::Request& request,
-                                         http::Response& failure) {
+errors::Result<Selection> parse_selection(const Resource& r, const http::Request& request) {
   Selection selection;
   auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"));
   if (!labels) {
-    failure = bad_request(labels.error());
-    return std::nullopt;
+    return errors::bad_request(labels.error());
   }
   auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r);
   if (!fields) {
-    failure = bad_request(fields.error());
-    return std::nullopt;
+    return errors::bad_request(fields.error());
   }
   selection.labels = std::move(*labels);
   selection.fields = std::move(*fields);
