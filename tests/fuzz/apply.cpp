@@ -32,8 +32,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (force) {
     input.remove_prefix(kForce.size());
   }
-  std::string error;
-  auto config = apiserver::endpoints::yaml_to_json(std::string(input), error);
+  auto config = apiserver::endpoints::yaml_to_json(std::string(input));
   if (!config || !config->is_object()) {
     return 0;  // the handler answers 400 before applying
   }

@@ -18,8 +18,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!input || !input->is_object() || !input->contains("schema")) {
     return 0;
   }
-  std::string error;
-  auto schema = registry::CrdSchema::parse((*input)["schema"], error);
+  auto schema = registry::CrdSchema::parse((*input)["schema"]);
   if (!schema) {
     return 0;
   }

@@ -8,9 +8,8 @@
 #include "endpoints/protobuf.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  std::string error;
   auto decoded = apiserver::endpoints::decode_k8s_protobuf(
-      std::string_view(reinterpret_cast<const char*>(data), size), error);
+      std::string_view(reinterpret_cast<const char*>(data), size));
   if (decoded) {
     (void)decoded->dump();
   }

@@ -39,8 +39,7 @@ const std::array<registry::Resource, 3>& resources() {
 void check_labels(const registry::LabelSelector& selector) {
   (void)selector.matches(pod()["metadata"]["labels"]);
   (void)selector.matches(json());
-  std::string error;
-  (void)registry::LabelSelector::parse(selector.to_string(), error);
+  (void)registry::LabelSelector::parse(selector.to_string());
 }
 
 // The next line of `input` from `pos`; advances `pos` past it.
@@ -60,19 +59,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view field_text = next_line(input, pos);
   const std::string_view object_text = input.substr(pos);
 
-  std::string error;
-  if (auto selector = registry::LabelSelector::parse(label_text, error)) {
+  if (auto selector = registry::LabelSelector::parse(label_text)) {
     check_labels(*selector);
   }
   for (const auto& resource : resources()) {
-    if (auto selector = registry::FieldSelector::parse(field_text, resource, error)) {
+    if (auto selector = registry::FieldSelector::parse(field_text, resource)) {
       (void)selector->matches(pod());
       (void)selector->exact_name();
       (void)selector->requirements();
     }
   }
   if (auto object = fuzz::parse_json_input(object_text)) {
-    if (auto selector = registry::LabelSelector::from_json(*object, error)) {
+    if (auto selector = registry::LabelSelector::from_json(*object)) {
       check_labels(*selector);
     }
   }

@@ -318,12 +318,11 @@ void CrdController::reconcile(const std::string& name) {
   if (accepted || condition_true(crd, "Established")) {
     registry::CrdNames served =
         registry::names_of({{"spec", {{"names", status.value("acceptedNames", json::object())}}}});
-    std::string error;
-    auto rows = registry::rows_for_crd(crd, served, false, error);
-    if (!error.empty()) {
-      log::info(0, "customresourcedefinition " + name + " not served: " + error);
+    auto rows = registry::rows_for_crd(crd, served, false);
+    if (!rows) {
+      log::info(0, "customresourcedefinition " + name + " not served: " + rows.error());
     }
-    publish(name, std::move(rows));
+    publish(name, rows ? std::move(*rows) : std::vector<registry::Resource>{});
   } else {
     publish(name, {});
   }
@@ -368,13 +367,12 @@ bool CrdController::finalize(const json& stored) {
   registry::CrdNames served = registry::names_of({{"spec", {{"names", names}}}});
   if (established) {
     // Still served while its objects go, but nothing new may be created.
-    std::string error;
-    auto rows = registry::rows_for_crd(crd, served, true, error);
-    if (rows.empty()) {
+    auto rows = registry::rows_for_crd(crd, served, true);
+    if (!rows || rows->empty()) {
       return false;
     }
-    const registry::Resource row = rows.front();
-    publish(name, std::move(rows));
+    const registry::Resource row = rows->front();
+    publish(name, std::move(*rows));
     storage::ListResult items;
     if (auto e = storage_.list(row.etcd_prefix + "/", "", 0, 0, items)) {
       return false;

@@ -115,10 +115,9 @@ void default_gvk(GroupVersionKind& actual, const registry::Resource& r) {
 
 }  // namespace
 
-std::optional<json> parse_client_json(std::string_view text, std::string& go_error) {
+common::Result<json> parse_client_json(std::string_view text) {
   if (auto error = go_json_syntax_error(text)) {
-    go_error = std::move(*error);
-    return std::nullopt;
+    return std::move(*error);
   }
   json value = json::parse(text, nullptr, false);
   if (value.is_discarded()) {
@@ -126,8 +125,7 @@ std::optional<json> parse_client_json(std::string_view text, std::string& go_err
   }
   if (value.is_discarded()) {
     // Valid for Go but not for the parser: a number beyond a double's range.
-    go_error = "json: cannot unmarshal number into Go value of type float64";
-    return std::nullopt;
+    return std::string("json: cannot unmarshal number into Go value of type float64");
   }
   return value;
 }
@@ -177,12 +175,11 @@ std::optional<std::string> read_type_meta(const json& document, std::string& api
   return std::nullopt;
 }
 
-http::Response unsupported_body_type() {
-  return status_with_details(
+errors::Status unsupported_body_type() {
+  return errors::failure(
       415, "UnsupportedMediaType",
       "the body of the request was in an unknown format - accepted media types include: "
-      "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-      nlohmann::json());
+      "application/json, application/yaml, application/vnd.kubernetes.protobuf");
 }
 
 std::string media_type(const std::string& value) {
@@ -194,45 +191,37 @@ std::string media_type(const std::string& value) {
   return type;
 }
 
-std::optional<json> decode_object_body(const http::Request& request, const registry::Resource& r,
-                                       const registry::FieldValidator& validator,
-                                       http::Response& failure) {
+errors::Result<json> decode_object_body(const http::Request& request, const registry::Resource& r,
+                                        const registry::FieldValidator& validator) {
   const std::string type = media_type(request.header("Content-Type"));
   auto unrecognized = [&](const std::string& why) {
-    failure = bad_request("the object provided is unrecognized (must be of type " + r.kind +
-                          "): " + why + " (" + summarize_body(request.body) + ")");
-    return std::nullopt;
+    return errors::bad_request("the object provided is unrecognized (must be of type " + r.kind +
+                               "): " + why + " (" + summarize_body(request.body) + ")");
   };
   json body;
   std::string text;  // the JSON the serializer reads (YAML bodies are converted first)
   if (type == "application/yaml") {
-    std::string error;
-    auto parsed = yaml_to_json(request.body, error);
+    auto parsed = yaml_to_json(request.body);
     if (!parsed) {
-      failure = bad_request(error);
-      return std::nullopt;
+      return errors::bad_request(parsed.error());
     }
     body = std::move(*parsed);
     text = body.dump();
   } else if (type.empty() || type == "application/json") {
-    std::string error;
-    auto parsed = parse_client_json(request.body, error);
+    auto parsed = parse_client_json(request.body);
     if (!parsed) {
-      return unrecognized("couldn't get version/kind; json parse error: " + error);
+      return unrecognized("couldn't get version/kind; json parse error: " + parsed.error());
     }
     body = std::move(*parsed);
   } else if (type == "application/vnd.kubernetes.protobuf") {
-    std::string error;
-    auto decoded = decode_k8s_protobuf(request.body, error);
+    auto decoded = decode_k8s_protobuf(request.body);
     if (!decoded) {
-      failure = bad_request(error);
-      return std::nullopt;
+      return errors::bad_request(decoded.error());
     }
     body = std::move(*decoded);
     text = body.dump();
   } else {
-    failure = unsupported_body_type();
-    return std::nullopt;
+    return unsupported_body_type();
   }
   std::string api_version;
   std::string kind;
@@ -246,9 +235,8 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
   actual->kind = kind;
   default_gvk(*actual, r);
   auto cannot_handle = [&](const std::string& why) {
-    failure = bad_request(actual->kind + " in version \"" + actual->version +
-                          "\" cannot be handled as a " + r.kind + ": " + why);
-    return std::nullopt;
+    return errors::bad_request(actual->kind + " in version \"" + actual->version +
+                               "\" cannot be handled as a " + r.kind + ": " + why);
   };
   if (body.is_null()) {
     body = json::object();  // Go decodes null into an empty object
@@ -279,9 +267,9 @@ std::optional<json> decode_object_body(const http::Request& request, const regis
     }
   }
   if (actual->group != r.group || actual->version != r.version) {
-    failure = bad_request("the API version in the data (" + actual->group_version() +
-                          ") does not match the expected API version (" + r.group_version() + ")");
-    return std::nullopt;
+    return errors::bad_request("the API version in the data (" + actual->group_version() +
+                               ") does not match the expected API version (" + r.group_version() +
+                               ")");
   }
   if (auto meta = body.find("metadata");
       !r.custom && meta != body.end() && !meta->is_null() && !meta->is_object()) {

@@ -19,15 +19,17 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "common/result.h"
+#include "errors/result.h"
 #include "registry/field_validation.h"
 
 namespace apiserver::endpoints {
 
-// Parses client JSON. On failure `go_error` is Go's text: the scanner's syntax error (nesting
-// deeper than kGoMaxNestingDepth included). Never recursive and never throws: the parse is
+// Parses client JSON. The error is Go's text: the scanner's syntax error (nesting deeper than
+// kGoMaxNestingDepth included). Never recursive and never throws: the parse is
 // iterative and the depth is bounded before it starts. Invalid UTF-8 and unpaired surrogate
 // escapes in strings become U+FFFD, as Go's decoder makes them.
-std::optional<nlohmann::json> parse_client_json(std::string_view text, std::string& go_error);
+common::Result<nlohmann::json> parse_client_json(std::string_view text);
 
 // The body as upstream's handlers quote it in decode errors: "<empty>", the first 30 bytes of a
 // body that starts with '{' (and " ..." when cut), else those bytes in hex.
@@ -43,11 +45,10 @@ std::optional<std::string> read_type_meta(const nlohmann::json& document, std::s
                                           std::string& kind);
 
 // A create or update body (JSON, YAML or protobuf) decoded into the resource's kind; kind and
-// apiVersion are set and metadata is an object. On failure `failure` is kube-apiserver's answer.
-std::optional<nlohmann::json> decode_object_body(const http::Request& request,
-                                                 const registry::Resource& r,
-                                                 const registry::FieldValidator& validator,
-                                                 http::Response& failure);
+// apiVersion are set and metadata is an object. The error is kube-apiserver's answer.
+errors::Result<nlohmann::json> decode_object_body(const http::Request& request,
+                                                  const registry::Resource& r,
+                                                  const registry::FieldValidator& validator);
 
 // The errors of the strict decodes kube-apiserver runs on a patch before it applies it, when
 // fieldValidation is Strict or Warn (the default): a JSON patch into its list of operations
@@ -58,7 +59,7 @@ std::optional<std::string> json_patch_shape_error(const nlohmann::json& patch);
 std::optional<std::string> merge_patch_shape_error(const nlohmann::json& patch);
 
 // The 415 UnsupportedMediaType Status for a body that is neither JSON, YAML nor protobuf.
-http::Response unsupported_body_type();
+errors::Status unsupported_body_type();
 
 // The lower-cased media type of a Content-Type or Accept entry, without parameters.
 std::string media_type(const std::string& value);

@@ -6,19 +6,15 @@ namespace apiserver::endpoints {
 
 using registry::Resource;
 
-std::optional<Selection> parse_selection(const Resource& r, const http::Request& request,
-                                         http::Response& failure) {
+errors::Result<Selection> parse_selection(const Resource& r, const http::Request& request) {
   Selection selection;
-  std::string error;
-  auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"), error);
+  auto labels = registry::LabelSelector::parse(request.query_value("labelSelector"));
   if (!labels) {
-    failure = bad_request(error);
-    return std::nullopt;
+    return errors::bad_request(labels.error());
   }
-  auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r, error);
+  auto fields = registry::FieldSelector::parse(request.query_value("fieldSelector"), r);
   if (!fields) {
-    failure = bad_request(error);
-    return std::nullopt;
+    return errors::bad_request(fields.error());
   }
   selection.labels = std::move(*labels);
   selection.fields = std::move(*fields);

@@ -9,6 +9,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "errors/result.h"
 #include "registry/selectors.h"
 
 namespace apiserver::endpoints {
@@ -25,10 +26,10 @@ struct Selection {
   }
 };
 
-// Parses the selectors; on failure `failure` is the 400 kube-apiserver answers (the label
-// selector is decoded first, so its error wins).
-std::optional<Selection> parse_selection(const registry::Resource& r, const http::Request& request,
-                                         http::Response& failure);
+// Parses the selectors; the error is the 400 kube-apiserver answers (the label selector is
+// decoded first, so its error wins).
+errors::Result<Selection> parse_selection(const registry::Resource& r,
+                                          const http::Request& request);
 
 // The key prefix of the collection: one namespace's objects, or all of the resource's.
 std::string list_prefix(const registry::Resource& r, const std::string& ns);

@@ -121,11 +121,10 @@ std::string encode_continue(int64_t revision, std::string_view start) {
       json{{"v", kVersion}, {"rv", revision}, {"start", std::string(start)}}.dump());
 }
 
-std::optional<ContinueToken> decode_continue(std::string_view token, const std::string& key_prefix,
-                                             std::string& error) {
-  auto fail = [&](const std::string& why) {
-    error = why.empty() ? std::string(kInvalid) : std::string(kInvalid) + why;
-    return std::nullopt;
+common::Result<ContinueToken> decode_continue(std::string_view token,
+                                              const std::string& key_prefix) {
+  auto fail = [](const std::string& why) -> common::Result<ContinueToken> {
+    return why.empty() ? std::string(kInvalid) : std::string(kInvalid) + why;
   };
   const auto data = common::go_base64_decode(token, common::GoBase64::RawUrl);
   if (!data.error.empty()) {

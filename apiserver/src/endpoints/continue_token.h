@@ -12,9 +12,10 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <string_view>
+
+#include "common/result.h"
 
 namespace apiserver::endpoints {
 
@@ -26,9 +27,9 @@ struct ContinueToken {
   std::string start_key;  // the full key to resume at: key_prefix + the token's start
 };
 
-// nullopt with `error` set to upstream's text (see above; the handler prefixes it with
+// The error is upstream's text (see above; the handler prefixes it with
 // "invalid continue token: ").
-std::optional<ContinueToken> decode_continue(std::string_view token, const std::string& key_prefix,
-                                             std::string& error);
+common::Result<ContinueToken> decode_continue(std::string_view token,
+                                              const std::string& key_prefix);
 
 }  // namespace apiserver::endpoints

@@ -22,8 +22,8 @@ constexpr std::pair<const char*, const char*> kNamedTypes[] = {
     {"preconditions.uid", "types.UID"},
 };
 
-http::Response decode_failure(const std::string& message) {
-  return status_with_details(500, "", message, json());
+errors::Status decode_failure(const std::string& message) {
+  return errors::failure(500, "", message);
 }
 
 // The decoder's text with the named Go type where the schema says string.
@@ -69,36 +69,31 @@ DeleteOptions from_document(const json& doc) {
   return options;
 }
 
-std::optional<DeleteOptions> from_body(const http::Request& request,
-                                       const registry::FieldValidator& validator,
-                                       http::Response& failure) {
+errors::Result<DeleteOptions> from_body(const http::Request& request,
+                                        const registry::FieldValidator& validator) {
   const std::string type = media_type(request.header("Content-Type"));
   std::optional<json> doc;
   std::string text;
-  std::string error;
   if (type.empty() || type == "application/json") {
-    doc = parse_client_json(request.body, error);
-    if (!doc) {
-      failure = decode_failure("couldn't get version/kind; json parse error: " + error);
-      return std::nullopt;
+    auto parsed = parse_client_json(request.body);
+    if (!parsed) {
+      return decode_failure("couldn't get version/kind; json parse error: " + parsed.error());
     }
-  } else if (type == "application/yaml") {
-    doc = yaml_to_json(request.body, error);
-  } else if (type == "application/vnd.kubernetes.protobuf") {
-    doc = decode_k8s_protobuf(request.body, error);
+    doc = std::move(*parsed);
+  } else if (type == "application/yaml" || type == "application/vnd.kubernetes.protobuf") {
+    auto decoded =
+        type == "application/yaml" ? yaml_to_json(request.body) : decode_k8s_protobuf(request.body);
+    if (!decoded) {
+      return decode_failure(decoded.error());
+    }
+    doc = std::move(*decoded);
   } else {
-    failure = unsupported_body_type();
-    return std::nullopt;
-  }
-  if (!doc) {
-    failure = decode_failure(error);
-    return std::nullopt;
+    return unsupported_body_type();
   }
   std::string api_version;
   std::string kind;
   if (auto meta_error = read_type_meta(*doc, api_version, kind)) {
-    failure = decode_failure("couldn't get version/kind; json parse error: " + *meta_error);
-    return std::nullopt;
+    return decode_failure("couldn't get version/kind; json parse error: " + *meta_error);
   }
   if (!doc->is_null()) {
     if (text.empty()) {
@@ -106,21 +101,18 @@ std::optional<DeleteOptions> from_body(const http::Request& request,
     }
     auto report = validator.inspect("", "v1", "DeleteOptions", text);
     if (report.decode_error) {
-      failure = decode_failure(with_named_type(*report.decode_error));
-      return std::nullopt;
+      return decode_failure(with_named_type(*report.decode_error));
     }
   }
   return from_document(*doc);
 }
 
-std::optional<DeleteOptions> from_query(const http::Request& request, http::Response& failure) {
+errors::Result<DeleteOptions> from_query(const http::Request& request) {
   DeleteOptions options;
   if (request.has_query("gracePeriodSeconds")) {
-    std::string error;
-    auto parsed = go_parse_int64(request.query_value("gracePeriodSeconds"), error);
+    auto parsed = go_parse_int64(request.query_value("gracePeriodSeconds"));
     if (!parsed) {
-      failure = bad_request(error);
-      return std::nullopt;
+      return errors::bad_request(parsed.error());
     }
     options.grace_period_seconds = *parsed;
   }
@@ -167,17 +159,14 @@ std::vector<registry::FieldError> validate(const DeleteOptions& options) {
 
 }  // namespace
 
-std::optional<DeleteOptions> decode_delete_options(const http::Request& request,
-                                                   const registry::FieldValidator& validator,
-                                                   http::Response& failure) {
-  auto options =
-      request.body.empty() ? from_query(request, failure) : from_body(request, validator, failure);
+errors::Result<DeleteOptions> decode_delete_options(const http::Request& request,
+                                                    const registry::FieldValidator& validator) {
+  auto options = request.body.empty() ? from_query(request) : from_body(request, validator);
   if (!options) {
-    return std::nullopt;
+    return options;
   }
   if (auto errors = validate(*options); !errors.empty()) {
-    failure = invalid_status("meta.k8s.io", "DeleteOptions", "", errors);
-    return std::nullopt;
+    return invalid_error("meta.k8s.io", "DeleteOptions", "", errors);
   }
   return options;
 }

@@ -21,6 +21,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "errors/result.h"
 #include "registry/field_validation.h"
 
 namespace apiserver::endpoints {
@@ -34,9 +35,9 @@ struct DeleteOptions {
   std::vector<std::string> dry_run;
 };
 
-std::optional<DeleteOptions> decode_delete_options(const http::Request& request,
-                                                   const registry::FieldValidator& validator,
-                                                   http::Response& failure);
+// The options, or the answer that refuses them (see above).
+errors::Result<DeleteOptions> decode_delete_options(const http::Request& request,
+                                                    const registry::FieldValidator& validator);
 
 // Whether upstream's storage for the resource returns the deleted object (ReturnDeletedObject):
 // pods, services, serviceaccounts, persistentvolumes, persistentvolumeclaims, namespaces, the

@@ -131,15 +131,14 @@ std::optional<http::Response> rejected_custom_apply_config(const Resource& r, co
 
 // fieldValidation: Strict answers 400 for unknown or duplicate fields, Warn (the default when the
 // parameter is absent) answers with Warning headers, Ignore checks nothing. Returns the warnings
-// to attach, or sets `failure`.
-std::optional<std::vector<std::string>> check_fields(const registry::FieldValidator& validator,
-                                                     const Resource& r,
-                                                     const http::Request& request,
-                                                     const json& decoded, http::Response& failure) {
+// to attach, or the answer.
+errors::Result<std::vector<std::string>> check_fields(const registry::FieldValidator& validator,
+                                                      const Resource& r,
+                                                      const http::Request& request,
+                                                      const json& decoded) {
   std::string mode = request.query_value("fieldValidation", "Warn");
   if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
-    failure = bad_request("fieldValidation parameter unsupported: " + mode);
-    return std::nullopt;
+    return errors::bad_request("fieldValidation parameter unsupported: " + mode);
   }
   // The body is decoded whatever the mode: a value of the wrong type fails the request.
   registry::FieldReport report;
@@ -156,9 +155,9 @@ std::optional<std::vector<std::string>> check_fields(const registry::FieldValida
     report = validator.inspect(r.group, r.version, r.kind, request.body);
   }
   if (report.decode_error) {
-    failure = bad_request(r.kind + " in version \"" + r.version + "\" cannot be handled as a " +
-                          r.kind + ": " + report.decode_error->message);
-    return std::nullopt;
+    return errors::bad_request(r.kind + " in version \"" + r.version +
+                               "\" cannot be handled as a " + r.kind + ": " +
+                               report.decode_error->message);
   }
   if (mode == "Ignore") {
     return std::vector<std::string>{};
@@ -168,21 +167,19 @@ std::optional<std::vector<std::string>> check_fields(const registry::FieldValida
     return std::vector<std::string>{};
   }
   if (mode == "Strict") {
-    failure = bad_request(registry::strict_error_message(r.kind, r.version, problems));
-    return std::nullopt;
+    return errors::bad_request(registry::strict_error_message(r.kind, r.version, problems));
   }
   return registry::warning_headers(problems);
 }
 
 // fieldValidation for custom resources: the fields the schema prunes are the unknown ones
 // (prune() removes them from `object`); the same Strict / Warn / Ignore rules as above.
-std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
-                                                            const http::Request& request,
-                                                            json& object, http::Response& failure) {
+errors::Result<std::vector<std::string>> check_custom_fields(const Resource& r,
+                                                             const http::Request& request,
+                                                             json& object) {
   std::string mode = request.query_value("fieldValidation", "Warn");
   if (mode != "Strict" && mode != "Warn" && mode != "Ignore") {
-    failure = bad_request("fieldValidation parameter unsupported: " + mode);
-    return std::nullopt;
+    return errors::bad_request("fieldValidation parameter unsupported: " + mode);
   }
   std::vector<std::string> problems;
   const json* kind = find_path(object, {"kind"});
@@ -230,23 +227,21 @@ std::optional<std::vector<std::string>> check_custom_fields(const Resource& r,
     return std::vector<std::string>{};
   }
   if (mode == "Strict") {
-    failure = bad_request(registry::strict_error_message(r.kind, r.version, problems));
-    return std::nullopt;
+    return errors::bad_request(registry::strict_error_message(r.kind, r.version, problems));
   }
   return registry::warning_headers(problems);
 }
 
-std::optional<CheckedBody> decode_checked_body(const http::Request& request, const Resource& r,
-                                               const registry::FieldValidator& validator,
-                                               http::Response& failure) {
-  auto body = decode_object_body(request, r, validator, failure);
+errors::Result<CheckedBody> decode_checked_body(const http::Request& request, const Resource& r,
+                                                const registry::FieldValidator& validator) {
+  auto body = decode_object_body(request, r, validator);
   if (!body) {
-    return std::nullopt;
+    return body.error();
   }
-  auto warnings = r.custom ? check_custom_fields(r, request, *body, failure)
-                           : check_fields(validator, r, request, *body, failure);
+  auto warnings = r.custom ? check_custom_fields(r, request, *body)
+                           : check_fields(validator, r, request, *body);
   if (!warnings) {
-    return std::nullopt;
+    return warnings.error();
   }
   return CheckedBody{std::move(*body), std::move(*warnings)};
 }

@@ -78,10 +78,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
   bool scale = info.subresource == "scale";
   json body;
   if (is_apply) {
-    std::string error;
-    auto parsed = yaml_to_json(request.body, error);
+    auto parsed = yaml_to_json(request.body);
     if (!parsed) {
-      return bad_request(error);
+      return bad_request(parsed.error());
     }
     body = std::move(*parsed);
     if (!body.is_object()) {
@@ -93,11 +92,11 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return *rejected;
     }
   } else {
-    std::string error;
-    auto parsed = parse_client_json(request.body, error);
+    auto parsed = parse_client_json(request.body);
     if (!parsed) {
       // Upstream's texts: a strict decode for Warn and Strict (the default is Warn), the JSON
       // patch library's for Ignore.
+      const std::string& error = parsed.error();
       const bool strict = request.query_value("fieldValidation", "Warn") != "Ignore";
       if (kind == Kind::Strategic) {
         return bad_request(error);
@@ -224,10 +223,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
     }
     std::vector<std::string> warnings;
     if (r.custom && !scale) {
-      http::Response failure;
-      auto found = check_custom_fields(r, request, patched, failure);
+      auto found = check_custom_fields(r, request, patched);
       if (!found) {
-        return failure;
+        return found.error().response();
       }
       warnings = is_apply ? std::vector<std::string>{} : *found;
     } else if (!is_apply) {

@@ -51,57 +51,49 @@ bool read_fields(std::string_view bytes, std::string_view* slots, std::size_t co
 
 }  // namespace
 
-std::optional<nlohmann::json> decode_k8s_protobuf(std::string_view body, std::string& error) {
+common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body) {
   static constexpr std::string_view kMagic("k8s\0", 4);
   if (body.size() > kMaxProtobufBodyBytes) {
-    error = "protobuf: body larger than " + std::to_string(kMaxProtobufBodyBytes) + " bytes";
-    return std::nullopt;
+    return "protobuf: body larger than " + std::to_string(kMaxProtobufBodyBytes) + " bytes";
   }
   if (body.substr(0, kMagic.size()) != kMagic) {
-    error = "protobuf: body does not start with the \"k8s\\x00\" prefix";
-    return std::nullopt;
+    return std::string("protobuf: body does not start with the \"k8s\\x00\" prefix");
   }
   std::string_view unknown_fields[4];
+  std::string error;
   if (!read_fields(body.substr(kMagic.size()), unknown_fields, 4, "runtime.Unknown", error)) {
-    return std::nullopt;
+    return error;
   }
   std::string_view type_meta[2];
   if (!read_fields(unknown_fields[0], type_meta, 2, "runtime.Unknown.typeMeta", error)) {
-    return std::nullopt;
+    return error;
   }
   Unknown unknown{type_meta[0], type_meta[1], unknown_fields[1], unknown_fields[2],
                   unknown_fields[3]};
   if (!unknown.content_encoding.empty()) {
-    error =
-        "protobuf: unsupported contentEncoding \"" + valid_utf8(unknown.content_encoding) + "\"";
-    return std::nullopt;
+    return "protobuf: unsupported contentEncoding \"" + valid_utf8(unknown.content_encoding) + "\"";
   }
   if (!unknown.content_type.empty() && unknown.content_type != kProtobufContentType) {
-    error = "protobuf: unsupported contentType \"" + valid_utf8(unknown.content_type) + "\"";
-    return std::nullopt;
+    return "protobuf: unsupported contentType \"" + valid_utf8(unknown.content_type) + "\"";
   }
   if (unknown.kind.empty() || unknown.api_version.empty()) {
-    error = "protobuf: runtime.Unknown has no apiVersion or kind";
-    return std::nullopt;
+    return std::string("protobuf: runtime.Unknown has no apiVersion or kind");
   }
   const Facts& facts = proto_facts();
   const std::string api_version = valid_utf8(unknown.api_version);
   const std::string kind = valid_utf8(unknown.kind);
   auto found = facts.kinds.find(api_version + " " + kind);
   if (found == facts.kinds.end()) {
-    error = "protobuf: no protobuf message for apiVersion \"" + api_version + "\" kind \"" + kind +
-            "\"";
-    return std::nullopt;
+    return "protobuf: no protobuf message for apiVersion \"" + api_version + "\" kind \"" + kind +
+           "\"";
   }
   Decoder decoder;
   json out;
   if (!decoder.message(*found->second, unknown.raw, 1, out)) {
-    error = decoder.error();
-    return std::nullopt;
+    return decoder.error();
   }
   if (!out.is_object()) {
-    error = "protobuf: " + found->second->name + " does not decode to a JSON object";
-    return std::nullopt;
+    return "protobuf: " + found->second->name + " does not decode to a JSON object";
   }
   out["apiVersion"] = api_version;
   out["kind"] = kind;

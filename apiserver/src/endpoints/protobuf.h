@@ -17,11 +17,12 @@
 #pragma once
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
+
+#include "common/result.h"
 
 namespace apiserver::endpoints {
 
@@ -33,14 +34,14 @@ inline constexpr int kMaxProtobufDepth = 100;
 // Most JSON values one body may produce (decoded values plus the zero values Go would emit).
 inline constexpr std::size_t kMaxProtobufValues = 1'000'000;
 
-// Decodes one body. On success returns the object (a JSON object with apiVersion and kind) and
-// leaves `error` untouched. On failure returns nullopt and sets `error` to one line starting with
-// "protobuf: " that names the message and field where decoding stopped: wrong magic, truncated or
-// malformed wire data, a length past the end, nesting deeper than kMaxProtobufDepth, a body larger
-// than kMaxProtobufBodyBytes or producing more than kMaxProtobufValues values, an apiVersion/kind
-// without protobuf facts, a content encoding other than none, a time out of RFC 3339 range, or
-// RawExtension bytes that are not JSON. Never throws for any input; thread-safe (the facts are
-// parsed once, on first use, under a function-local static).
-std::optional<nlohmann::json> decode_k8s_protobuf(std::string_view body, std::string& error);
+// Decodes one body: the object (a JSON object with apiVersion and kind), or the error, one line
+// starting with "protobuf: " that names the message and field where decoding stopped: wrong
+// magic, truncated or malformed wire data, a length past the end, nesting deeper than
+// kMaxProtobufDepth, a body larger than kMaxProtobufBodyBytes or producing more than
+// kMaxProtobufValues values, an apiVersion/kind without protobuf facts, a content encoding other
+// than none, a time out of RFC 3339 range, or RawExtension bytes that are not JSON. Never throws
+// for any input; thread-safe (the facts are parsed once, on first use, under a function-local
+// static).
+common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body);
 
 }  // namespace apiserver::endpoints

@@ -30,7 +30,7 @@ bool all_digits(std::string_view text) {
 
 }  // namespace
 
-std::optional<int64_t> go_parse_int64(std::string_view text, std::string& error) {
+common::Result<int64_t> go_parse_int64(std::string_view text) {
   std::string_view digits = text;
   bool negative = false;
   if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
@@ -38,8 +38,7 @@ std::optional<int64_t> go_parse_int64(std::string_view text, std::string& error)
     digits.remove_prefix(1);
   }
   if (!all_digits(digits)) {
-    error = num_error("ParseInt", text, "invalid syntax");
-    return std::nullopt;
+    return num_error("ParseInt", text, "invalid syntax");
   }
   // Parsed with its sign so that the most negative value fits.
   std::string signed_digits = (negative ? "-" : "") + std::string(digits);
@@ -47,47 +46,40 @@ std::optional<int64_t> go_parse_int64(std::string_view text, std::string& error)
   auto [end, ec] =
       std::from_chars(signed_digits.data(), signed_digits.data() + signed_digits.size(), value);
   if (ec != std::errc() || end != signed_digits.data() + signed_digits.size()) {
-    error = num_error("ParseInt", text, "value out of range");
-    return std::nullopt;
+    return num_error("ParseInt", text, "value out of range");
   }
   return value;
 }
 
-std::optional<uint64_t> go_parse_uint64(std::string_view text, std::string& error) {
+common::Result<uint64_t> go_parse_uint64(std::string_view text) {
   if (!all_digits(text)) {
-    error = num_error("ParseUint", text, "invalid syntax");
-    return std::nullopt;
+    return num_error("ParseUint", text, "invalid syntax");
   }
   uint64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) {
-    error = num_error("ParseUint", text, "value out of range");
-    return std::nullopt;
+    return num_error("ParseUint", text, "value out of range");
   }
   return value;
 }
 
-std::optional<ListOptions> decode_list_options(const http::Request& request, bool watch,
-                                               http::Response& failure) {
+errors::Result<ListOptions> decode_list_options(const http::Request& request, bool watch) {
   ListOptions options;
   options.resource_version = request.query_value("resourceVersion");
   options.resource_version_match = request.query_value("resourceVersionMatch");
   options.continue_token = request.query_value("continue");
-  std::string error;
   // The parameter codec reads the first value even when it is empty.
   if (request.has_query("timeoutSeconds")) {
-    auto parsed = go_parse_int64(request.query_value("timeoutSeconds"), error);
+    auto parsed = go_parse_int64(request.query_value("timeoutSeconds"));
     if (!parsed) {
-      failure = bad_request(error);
-      return std::nullopt;
+      return errors::bad_request(parsed.error());
     }
     options.timeout_seconds = *parsed;
   }
   if (request.has_query("limit")) {
-    auto parsed = go_parse_int64(request.query_value("limit"), error);
+    auto parsed = go_parse_int64(request.query_value("limit"));
     if (!parsed) {
-      failure = bad_request(error);
-      return std::nullopt;
+      return errors::bad_request(parsed.error());
     }
     options.limit = *parsed;
   }
@@ -128,8 +120,7 @@ std::optional<ListOptions> decode_list_options(const http::Request& request, boo
     }
   }
   if (!errors.empty()) {
-    failure = invalid_status("meta.k8s.io", "ListOptions", "", errors);
-    return std::nullopt;
+    return invalid_error("meta.k8s.io", "ListOptions", "", errors);
   }
   return options;
 }
@@ -139,13 +130,12 @@ std::optional<uint64_t> parse_resource_version(const std::string& text,
   if (text.empty() || text == "0") {
     return 0;
   }
-  std::string parse_error;
-  auto value = go_parse_uint64(text, parse_error);
+  auto value = go_parse_uint64(text);
   if (!value) {
-    error = registry::invalid_rendered("resourceVersion", registry::go_quote(text), parse_error);
+    error = registry::invalid_rendered("resourceVersion", registry::go_quote(text), value.error());
     return std::nullopt;
   }
-  return value;
+  return *value;
 }
 
 http::Response too_large_resource_version(uint64_t requested, int64_t current) {

@@ -14,14 +14,16 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "common/result.h"
+#include "errors/result.h"
 #include "registry/objects.h"
 
 namespace apiserver::endpoints {
 
-// Go's strconv.ParseInt(text, 10, 64) and ParseUint(text, 10, 64): nullopt with Go's NumError
-// text in `error`.
-std::optional<int64_t> go_parse_int64(std::string_view text, std::string& error);
-std::optional<uint64_t> go_parse_uint64(std::string_view text, std::string& error);
+// Go's strconv.ParseInt(text, 10, 64) and ParseUint(text, 10, 64); the error is Go's NumError
+// text.
+common::Result<int64_t> go_parse_int64(std::string_view text);
+common::Result<uint64_t> go_parse_uint64(std::string_view text);
 
 // The ListOptions of a list or watch.
 struct ListOptions {
@@ -33,10 +35,8 @@ struct ListOptions {
 };
 
 // Decodes and validates the parameters (selectors are the caller's, decoded before). `watch`:
-// the request is a watch (validated as upstream validates watches). On failure `failure` is the
-// answer.
-std::optional<ListOptions> decode_list_options(const http::Request& request, bool watch,
-                                               http::Response& failure);
+// the request is a watch (validated as upstream validates watches). The error is the answer.
+errors::Result<ListOptions> decode_list_options(const http::Request& request, bool watch);
 
 // The storage's parse of a resourceVersion (APIObjectVersioner): "" and "0" are 0. nullopt
 // with the field error (`resourceVersion: Invalid value: "x": strconv.ParseUint: ...`).

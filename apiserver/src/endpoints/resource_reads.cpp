@@ -17,6 +17,7 @@
 #include "endpoints/status.h"
 #include "endpoints/watch_stream.h"
 #include "endpoints/write_options.h"
+#include "errors/result.h"
 #include "errors/status.h"
 #include "registry/crd_schema.h"
 #include "registry/custom_resources.h"
@@ -48,10 +49,9 @@ std::optional<http::Response> list_revision(const ListOptions& options, const st
                                             std::string& start_key) {
   const std::string& rv = options.resource_version;
   if (!options.continue_token.empty()) {
-    std::string error;
-    auto token = decode_continue(options.continue_token, prefix, error);
+    auto token = decode_continue(options.continue_token, prefix);
     if (!token) {
-      return bad_request("invalid continue token: " + error);
+      return bad_request("invalid continue token: " + token.error());
     }
     if (!rv.empty() && rv != "0") {
       return bad_request("specifying resource version is not allowed when using continue");
@@ -98,15 +98,12 @@ void default_on_read(const Resource& r, storage::Object& stored) {
   }
 }
 
-// The Table options of a request: includeObject, and "now" for ages. On a bad includeObject
-// `failure` is the 400 kube-apiserver answers.
-std::optional<registry::TableOptions> table_options(const http::Request& request,
-                                                    http::Response& failure) {
-  std::string error;
-  auto include = registry::parse_include_object(request.query_value("includeObject"), error);
+// The Table options of a request: includeObject, and "now" for ages. A bad includeObject fails
+// with the 400 kube-apiserver answers.
+errors::Result<registry::TableOptions> table_options(const http::Request& request) {
+  auto include = registry::parse_include_object(request.query_value("includeObject"));
   if (!include) {
-    failure = bad_request(error);
-    return std::nullopt;
+    return errors::bad_request(include.error());
   }
   registry::TableOptions options;
   options.include = *include;
@@ -124,10 +121,9 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
   }
   default_on_read(r, stored);
   if (wants_table(request.header("Accept"))) {
-    http::Response failure;
-    auto options = table_options(request, failure);
+    auto options = table_options(request);
     if (!options) {
-      return failure;
+      return options.error().response();
     }
     return json_response(200, registry::to_table_for_object(r, served_object(stored), *options));
   }
@@ -137,14 +133,13 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
 http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
                                      const http::Request& request) {
   std::string prefix = list_prefix(r, info.namespace_);
-  http::Response failure;
-  auto selection = parse_selection(r, request, failure);
+  auto selection = parse_selection(r, request);
   if (!selection) {
-    return failure;
+    return selection.error().response();
   }
-  auto options = decode_list_options(request, false, failure);
+  auto options = decode_list_options(request, false);
   if (!options) {
-    return failure;
+    return options.error().response();
   }
   int64_t limit = std::max<int64_t>(0, options->limit);
   int64_t revision = 0;
@@ -211,9 +206,9 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     }
   }
   if (wants_table(request.header("Accept"))) {
-    auto options = table_options(request, failure);
+    auto options = table_options(request);
     if (!options) {
-      return failure;
+      return options.error().response();
     }
     options->resource_version = metadata["resourceVersion"];
     options->continue_token = metadata.value("continue", std::string());
@@ -257,16 +252,15 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
                                       const http::Request& request) {
   std::string prefix = info.name.empty() ? list_prefix(r, info.namespace_)
                                          : r.storage_key(info.namespace_, info.name);
-  http::Response failure;
-  auto selection = parse_selection(r, request, failure);
+  auto selection = parse_selection(r, request);
   if (!selection) {
-    return failure;
+    return selection.error().response();
   }
   WatchStream::Presenter present;
   if (wants_table(request.header("Accept"))) {
-    auto options = table_options(request, failure);
+    auto options = table_options(request);
     if (!options) {
-      return failure;
+      return options.error().response();
     }
     present = [resource = r, options = *options](const json& object) {
       registry::TableOptions now = options;
@@ -285,9 +279,9 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       return defaulted;
     };
   }
-  auto options = decode_list_options(request, true, failure);
+  auto options = decode_list_options(request, true);
   if (!options) {
-    return failure;
+    return options.error().response();
   }
   registry::FieldError rv_error;
   auto rv = parse_resource_version(options->resource_version, rv_error);

@@ -39,10 +39,9 @@ http::Response ResourceHandler::create(const Resource& r, const RequestInfo& inf
                                "create not allowed while custom resource definition is terminating",
                                {{"group", r.group}, {"kind", r.resource}});
   }
-  http::Response failure;
-  auto body = decode_checked_body(request, r, *field_validator_, failure);
+  auto body = decode_checked_body(request, r, *field_validator_);
   if (!body) {
-    return failure;
+    return body.error().response();
   }
   return create_object(r, info, request, std::move(body->object), body->warnings, false);
 }
@@ -63,10 +62,9 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
                                        const http::Request& request) {
-  http::Response failure;
-  auto body = decode_checked_body(request, r, *field_validator_, failure);
+  auto body = decode_checked_body(request, r, *field_validator_);
   if (!body) {
-    return failure;
+    return body.error().response();
   }
   storage::Object stored;
   if (auto e = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
@@ -100,10 +98,9 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
 
 http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
                                        const http::Request& request) {
-  http::Response failure;
-  auto options = decode_delete_options(request, *field_validator_, failure);
+  auto options = decode_delete_options(request, *field_validator_);
   if (!options) {
-    return failure;
+    return options.error().response();
   }
   auto deleted =
       store_->remove(r, {.namespace_ = info.namespace_,
@@ -120,14 +117,13 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
 
 http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
                                                   const http::Request& request) {
-  http::Response failure;
-  auto selection = parse_selection(r, request, failure);
+  auto selection = parse_selection(r, request);
   if (!selection) {
-    return failure;
+    return selection.error().response();
   }
   // Checked before anything is deleted; each delete below reads the same options.
-  if (!decode_delete_options(request, *field_validator_, failure)) {
-    return failure;
+  if (auto options = decode_delete_options(request, *field_validator_); !options) {
+    return options.error().response();
   }
   storage::ListResult result;
   if (auto e = storage_.list(list_prefix(r, info.namespace_), "", 0, 0, result)) {

@@ -177,10 +177,9 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     }
   }
   if (info.verb == "create" && info.subresource.empty() && is_review(r)) {
-    http::Response failure;
-    auto body = decode_checked_body(request, r, *field_validator_, failure);
+    auto body = decode_checked_body(request, r, *field_validator_);
     if (!body) {
-      return failure;
+      return body.error().response();
     }
     http::Response answer = serve_review(r, request, body->object, tokens_);
     add_warnings(answer, body->warnings);

@@ -78,8 +78,7 @@ json scale_of(const Resource& r, const json& object) {
                          (value.is_string() ? value.get<std::string>() : "");
       }
     } else if (selector.is_object()) {
-      std::string error;
-      if (auto parsed = registry::LabelSelector::from_json(selector, error)) {
+      if (auto parsed = registry::LabelSelector::from_json(selector)) {
         selector_text = parsed->to_string();
       }
     }
@@ -186,10 +185,9 @@ http::Response ResourceHandler::scale(const Resource& r, const RequestInfo& info
   scale_kind.group = "autoscaling";
   scale_kind.version = "v1";
   scale_kind.kind = "Scale";
-  http::Response failure;
-  auto decoded = decode_checked_body(request, scale_kind, *field_validator_, failure);
+  auto decoded = decode_checked_body(request, scale_kind, *field_validator_);
   if (!decoded) {
-    return failure;
+    return decoded.error().response();
   }
   const json& body = decoded->object;
   std::string name = string_at(body, {"metadata", "name"});

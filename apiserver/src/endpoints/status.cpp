@@ -30,19 +30,24 @@ json name_details(const registry::Resource& r, const std::string& name) {
   return details;
 }
 
-http::Response invalid_status(const std::string& group, const std::string& kind,
-                              const std::string& name,
-                              const std::vector<registry::FieldError>& field_errors) {
+errors::Status invalid_error(const std::string& group, const std::string& kind,
+                             const std::string& name,
+                             const std::vector<registry::FieldError>& field_errors) {
   errors::Details details = errors::object_details(name, group, kind);
   for (const auto& e : field_errors) {
     details.causes.push_back({e.reason, e.message, e.field});
   }
   std::string qualified = group.empty() ? kind : kind + "." + group;
-  return errors::failure(422, "Invalid",
-                         qualified + " \"" + name +
-                             "\" is invalid: " + registry::render_field_errors(field_errors),
-                         std::move(details))
-      .response();
+  return errors::failure(
+      422, "Invalid",
+      qualified + " \"" + name + "\" is invalid: " + registry::render_field_errors(field_errors),
+      std::move(details));
+}
+
+http::Response invalid_status(const std::string& group, const std::string& kind,
+                              const std::string& name,
+                              const std::vector<registry::FieldError>& field_errors) {
+  return invalid_error(group, kind, name, field_errors).response();
 }
 
 http::Response json_response(int code, const json& body) {

@@ -9,6 +9,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "errors/status.h"
 #include "registry/objects.h"
 
 namespace apiserver::endpoints {
@@ -21,6 +22,10 @@ http::Response bad_request(const std::string& message);
 // {name, group, kind: resource} as the storage errors carry them.
 nlohmann::json name_details(const registry::Resource& r, const std::string& name);
 // A 422 Invalid for `qualified_kind` ("ConfigMap", "DeleteOptions.meta.k8s.io") with the causes.
+errors::Status invalid_error(const std::string& group, const std::string& kind,
+                             const std::string& name,
+                             const std::vector<registry::FieldError>& errors);
+// The same, as the response.
 http::Response invalid_status(const std::string& group, const std::string& kind,
                               const std::string& name,
                               const std::vector<registry::FieldError>& errors);

@@ -668,38 +668,38 @@ std::string utf8_problem(std::string_view text) {
 
 }  // namespace
 
-std::optional<json> yaml_to_json(const std::string& text, std::string& error) {
+common::Result<json> yaml_to_json(const std::string& text) {
   if (std::string problem = utf8_problem(text); !problem.empty()) {
-    error = "error converting YAML to JSON: yaml: " + problem;
-    return std::nullopt;
+    return "error converting YAML to JSON: yaml: " + problem;
   }
   if (const int line = excessive_flow_depth_line(text); line != 0) {
-    error = "error converting YAML to JSON: yaml: " +
-            (line > 1 ? "line " + std::to_string(line) + ": " : std::string()) +
-            "exceeded max depth of " + std::to_string(kMaxDepth);
-    return std::nullopt;
+    return "error converting YAML to JSON: yaml: " +
+           (line > 1 ? "line " + std::to_string(line) + ": " : std::string()) +
+           "exceeded max depth of " + std::to_string(kMaxDepth);
   }
   GraphBuilder graph;
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);
     if (!parser.HandleNextDocument(graph)) {
-      error = "the YAML body holds no document";
-      return std::nullopt;
+      return std::string("the YAML body holds no document");
     }
     GraphBuilder rest;
     if (parser.HandleNextDocument(rest)) {
-      error = "the YAML body holds more than one document";
-      return std::nullopt;
+      return std::string("the YAML body holds more than one document");
     }
   } catch (const YAML::Exception& e) {
-    error = error_at(e.mark, e.msg);
-    return std::nullopt;
+    return error_at(e.mark, e.msg);
   }
   if (graph.nodes.empty()) {
     return json(nullptr);
   }
-  return Converter(graph.nodes).run(error);
+  std::string error;
+  auto converted = Converter(graph.nodes).run(error);
+  if (!converted) {
+    return error;
+  }
+  return std::move(*converted);
 }
 
 std::string json_to_yaml(const json& doc) {

@@ -4,14 +4,15 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
+
+#include "common/result.h"
 
 namespace apiserver::endpoints {
 
-// One YAML document to JSON; nullopt with `error` set (line and column) on a syntax error or
-// when the text holds more than one document.
-std::optional<nlohmann::json> yaml_to_json(const std::string& text, std::string& error);
+// One YAML document to JSON; fails (the error names line and column) on a syntax error or when
+// the text holds more than one document.
+common::Result<nlohmann::json> yaml_to_json(const std::string& text);
 std::string json_to_yaml(const nlohmann::json& doc);
 
 }  // namespace apiserver::endpoints

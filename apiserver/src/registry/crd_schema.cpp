@@ -151,18 +151,18 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
 
   if (auto it = j.find("pattern"); it != j.end() && it->is_string()) {
     node->pattern = it->get<std::string>();
-    std::string compile_error;
-    node->regex = GoRegexp::compile(node->pattern, compile_error);
-    if (!node->regex) {
+    auto compiled = GoRegexp::compile(node->pattern);
+    if (!compiled) {
       const FieldError invalid =
           invalid_rendered(where + ".pattern", go_quote(node->pattern),
-                           "must be a valid regular expression, but isn't: " + compile_error);
+                           "must be a valid regular expression, but isn't: " + compiled.error());
       error = invalid.field + ": " + invalid.message;
       if (field_error != nullptr) {
         *field_error = invalid;
       }
       return nullptr;
     }
+    node->regex = std::move(*compiled);
   }
 
   if (auto it = j.find("enum"); it != j.end() && !it->is_null()) {
@@ -251,19 +251,21 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
 
 }  // namespace
 
-std::optional<CrdSchema> CrdSchema::parse(const nlohmann::json& open_api_v3_schema,
-                                          std::string& error, FieldError* field_error) {
+common::Result<CrdSchema, CrdSchema::Error> CrdSchema::parse(
+    const nlohmann::json& open_api_v3_schema) {
   if (json_depth(open_api_v3_schema, kMaxSchemaDepth) > kMaxSchemaDepth) {
-    error = "openAPIV3Schema: nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels";
-    return std::nullopt;
+    return Error{
+        "openAPIV3Schema: nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels", {}};
   }
-  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema", error, field_error);
+  std::string error;
+  FieldError field_error;
+  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema", error, &field_error);
   if (!root) {
-    return std::nullopt;
+    // parse_node names a field (never empty) only for the failures that have one.
+    return Error{error, field_error.field.empty() ? std::nullopt : std::optional(field_error)};
   }
   if (root->types != std::vector<std::string>{"object"}) {
-    error = "openAPIV3Schema.type: must be object at the root";
-    return std::nullopt;
+    return Error{"openAPIV3Schema.type: must be object at the root", {}};
   }
   CrdSchema schema;
   schema.root_ = std::shared_ptr<const Node>(std::move(root));

@@ -47,25 +47,31 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "registry/objects.h"  // FieldError
 
 namespace apiserver::registry {
 
 class CrdSchema {
  public:
-  // Parses a CRD version's spec.versions[].schema.openAPIV3Schema. std::nullopt with `error` set
-  // when it is not a usable structural schema (error text is for logs): a node that is not an
-  // object, a missing or unknown type (allowed empty only with x-kubernetes-int-or-string or
-  // x-kubernetes-preserve-unknown-fields), an array without one items schema, properties together
-  // with additionalProperties, additionalProperties false, $ref, a pattern Go's regexp rejects,
-  // malformed enum/required/x-kubernetes-list-type/x-kubernetes-list-map-keys, nesting deeper
-  // than kMaxSchemaDepth (registry/walk_depth.h). Walks over values stop at kMaxWalkDepth. For the
-  // failures upstream's CRD validation reports as a field error (an invalid pattern), `field_error`
-  // (when given) gets it with its field under the CRD version's `schema`, e.g.
+  // Why a schema is not usable: `message` is for logs; `field_error` is set for the failures
+  // upstream's CRD validation reports as a field error (an invalid pattern).
+  struct Error {
+    std::string message;
+    std::optional<FieldError> field_error;
+  };
+
+  // Parses a CRD version's spec.versions[].schema.openAPIV3Schema. Fails when it is not a usable
+  // structural schema: a node that is not an object, a missing or unknown type (allowed empty
+  // only with x-kubernetes-int-or-string or x-kubernetes-preserve-unknown-fields), an array
+  // without one items schema, properties together with additionalProperties,
+  // additionalProperties false, $ref, a pattern Go's regexp rejects, malformed
+  // enum/required/x-kubernetes-list-type/x-kubernetes-list-map-keys, nesting deeper than
+  // kMaxSchemaDepth (registry/walk_depth.h). Walks over values stop at kMaxWalkDepth. A field
+  // error's field is under the CRD version's `schema`, e.g.
   //   openAPIV3Schema.properties[a].pattern: Invalid value: "+": must be a valid regular
   //   expression, but isn't: error parsing regexp: missing argument to repetition operator: `+`
-  static std::optional<CrdSchema> parse(const nlohmann::json& open_api_v3_schema,
-                                        std::string& error, FieldError* field_error = nullptr);
+  static common::Result<CrdSchema, Error> parse(const nlohmann::json& open_api_v3_schema);
 
   // Drops every field the schema does not declare (kept under
   // x-kubernetes-preserve-unknown-fields; inside x-kubernetes-embedded-resource objects

@@ -275,14 +275,13 @@ std::vector<FieldError> validate_crd(const json& crd) {
     if (!v.is_object() || !v.contains(schema) || !v.at(schema).is_object()) {
       out.push_back(required_value(path + ".schema.openAPIV3Schema", "schemas are required"));
     } else {
-      std::string error;
-      FieldError field_error;
-      if (!CrdSchema::parse(v.at(schema), error, &field_error)) {
-        if (!field_error.field.empty()) {
-          field_error.field = path + ".schema." + field_error.field;
-          out.push_back(field_error);
+      if (auto parsed = CrdSchema::parse(v.at(schema)); !parsed) {
+        if (auto field_error = parsed.error().field_error) {
+          field_error->field = path + ".schema." + field_error->field;
+          out.push_back(*field_error);
         } else {
-          out.push_back({"FieldValueInvalid", path + ".schema.openAPIV3Schema", error});
+          out.push_back(
+              {"FieldValueInvalid", path + ".schema.openAPIV3Schema", parsed.error().message});
         }
       }
     }
@@ -383,8 +382,8 @@ std::string names_conflict(const CrdNames& wanted, const std::vector<CrdNames>& 
   return "";
 }
 
-std::vector<Resource> rows_for_crd(const json& crd, const CrdNames& accepted, bool terminating,
-                                   std::string& error) {
+common::Result<std::vector<Resource>> rows_for_crd(const json& crd, const CrdNames& accepted,
+                                                   bool terminating) {
   std::vector<Resource> rows;
   const std::string group = text_at(crd, "/spec/group");
   const std::string crd_name = text_at(crd, "/metadata/name");
@@ -410,9 +409,9 @@ std::vector<Resource> rows_for_crd(const json& crd, const CrdNames& accepted, bo
     const json::json_pointer schema_at("/schema/openAPIV3Schema");
     if (v.contains(schema_at) && v.at(schema_at).is_object()) {
       custom->schema = v.at(schema_at);
-      auto parsed = CrdSchema::parse(custom->schema, error);
+      auto parsed = CrdSchema::parse(custom->schema);
       if (!parsed) {
-        return {};
+        return parsed.error().message;
       }
       custom->structural = std::make_shared<const CrdSchema>(std::move(*parsed));
       custom->typed_root = custom->schema;

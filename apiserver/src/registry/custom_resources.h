@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "apiserver/registry.h"
+#include "common/result.h"
 #include "registry/objects.h"
 
 namespace apiserver::registry {
@@ -86,10 +87,10 @@ nlohmann::json names_json(const CrdNames& names);
 // `"videoprocessors" is already in use`.
 std::string names_conflict(const CrdNames& wanted, const std::vector<CrdNames>& others);
 
-// The rows a CRD serves: one per served version, built from its spec and `accepted` names.
-// `error` is set (and no rows returned) when a version's schema is not structural.
-std::vector<Resource> rows_for_crd(const nlohmann::json& crd, const CrdNames& accepted,
-                                   bool terminating, std::string& error);
+// The rows a CRD serves: one per served version, built from its spec and `accepted` names. Fails
+// (no rows) when a version's schema is not structural.
+common::Result<std::vector<Resource>> rows_for_crd(const nlohmann::json& crd,
+                                                   const CrdNames& accepted, bool terminating);
 
 // Evaluates an additionalPrinterColumns JSONPath (".spec.replicas", ".status.conditions[0].type",
 // `.status.conditions[?(@.type=="Ready")].status`) on `object`; null when nothing matches. Only

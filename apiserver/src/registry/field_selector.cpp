@@ -185,8 +185,8 @@ std::string scalar_text(const nlohmann::json& v) {
 
 }  // namespace
 
-std::optional<FieldSelector> FieldSelector::parse(std::string_view text, const Resource& resource,
-                                                  std::string& error) {
+common::Result<FieldSelector> FieldSelector::parse(std::string_view text,
+                                                   const Resource& resource) {
   auto parts = split_terms(text);
   std::sort(parts.begin(), parts.end());
   std::vector<FieldRequirement> parsed;
@@ -197,11 +197,10 @@ std::optional<FieldSelector> FieldSelector::parse(std::string_view text, const R
     FieldRequirement requirement;
     std::string raw_value;
     if (!split_term(part, requirement.field, requirement.op, raw_value)) {
-      error = "invalid selector: '" + std::string(text) + "'; can't understand '" + part + "'";
-      return std::nullopt;
+      return "invalid selector: '" + std::string(text) + "'; can't understand '" + part + "'";
     }
-    if (!unescape_value(raw_value, requirement.value, error)) {
-      return std::nullopt;
+    if (std::string error; !unescape_value(raw_value, requirement.value, error)) {
+      return error;
     }
     parsed.push_back(std::move(requirement));
   }
@@ -214,8 +213,7 @@ std::optional<FieldSelector> FieldSelector::parse(std::string_view text, const R
     if (auto alias = accepted.aliases.find(requirement.field); alias != accepted.aliases.end()) {
       requirement.field = alias->second;
     } else if (std::find(labels.begin(), labels.end(), requirement.field) == labels.end()) {
-      error = unknown_label_error(resource, requirement.field);
-      return std::nullopt;
+      return unknown_label_error(resource, requirement.field);
     }
     Term term;
     value_source(resource, requirement.field, term.kind, term.path);

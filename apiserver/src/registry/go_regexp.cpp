@@ -47,7 +47,7 @@ const char* go_error_code(re2::RE2::ErrorCode code) {
 
 }  // namespace
 
-std::optional<GoRegexp> GoRegexp::compile(const std::string& pattern, std::string& error) {
+common::Result<GoRegexp> GoRegexp::compile(const std::string& pattern) {
   re2::RE2::Options options;
   options.set_log_errors(false);
   options.set_max_mem(kMaxMemory);
@@ -56,9 +56,8 @@ std::optional<GoRegexp> GoRegexp::compile(const std::string& pattern, std::strin
     // Go prints the offending fragment in backquotes; for a too large program, the whole pattern.
     const std::string& arg =
         re->error_code() == re2::RE2::ErrorPatternTooLarge ? pattern : re->error_arg();
-    error =
-        std::string("error parsing regexp: ") + go_error_code(re->error_code()) + ": `" + arg + "`";
-    return std::nullopt;
+    return std::string("error parsing regexp: ") + go_error_code(re->error_code()) + ": `" + arg +
+           "`";
   }
   GoRegexp out;
   out.re_ = std::move(re);

@@ -6,9 +6,10 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
 #include <string_view>
+
+#include "common/result.h"
 
 namespace re2 {
 class RE2;
@@ -18,9 +19,9 @@ namespace apiserver::registry {
 
 class GoRegexp {
  public:
-  // regexp.Compile. nullopt with `error` set to Go's error text when RE2 rejects the pattern
-  // (including one whose program would need more than the memory bound).
-  static std::optional<GoRegexp> compile(const std::string& pattern, std::string& error);
+  // regexp.Compile. Fails with Go's error text when RE2 rejects the pattern (including one whose
+  // program would need more than the memory bound).
+  static common::Result<GoRegexp> compile(const std::string& pattern);
 
   // regexp.MatchString: whether the pattern matches anywhere in `s` (unanchored).
   bool matches(std::string_view s) const;

@@ -350,11 +350,12 @@ class Parser {
 
 }  // namespace
 
-std::optional<LabelSelector> LabelSelector::parse(std::string_view text, std::string& error) {
+common::Result<LabelSelector> LabelSelector::parse(std::string_view text) {
   Parser parser(text);
+  std::string error;
   auto requirements = parser.parse(error);
   if (!requirements) {
-    return std::nullopt;
+    return error;
   }
   std::stable_sort(requirements->begin(), requirements->end(),
                    [](const auto& a, const auto& b) { return a.key < b.key; });

@@ -191,8 +191,7 @@ std::string format_labels(const json& labels) {
 }
 
 std::string format_label_selector(const json& selector) {
-  std::string error;
-  auto parsed = LabelSelector::from_json(selector, error);
+  auto parsed = LabelSelector::from_json(selector);
   if (!parsed) {
     return "<error>";
   }
@@ -201,8 +200,7 @@ std::string format_label_selector(const json& selector) {
 }
 
 std::string deployment_selector(const json& selector) {
-  std::string error;
-  auto parsed = LabelSelector::from_json(selector, error);
+  auto parsed = LabelSelector::from_json(selector);
   return parsed ? parsed->to_string() : "<invalid>";
 }
 

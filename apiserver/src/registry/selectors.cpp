@@ -68,37 +68,31 @@ std::string string_field(const nlohmann::json& object, const char* key) {
 
 }  // namespace
 
-std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector,
-                                                      std::string& error) {
+common::Result<LabelSelector> LabelSelector::from_json(const nlohmann::json& selector) {
   LabelSelector out;
   if (selector.is_null()) {
     out.nothing_ = true;
     return out;
   }
   if (!selector.is_object()) {
-    error = "label selector must be an object";
-    return std::nullopt;
+    return std::string("label selector must be an object");
   }
   const auto match_labels = selector.value("matchLabels", nlohmann::json());
   const auto match_expressions = selector.value("matchExpressions", nlohmann::json());
   if (!match_labels.is_null() && !match_labels.is_object()) {
-    error = "matchLabels must be an object";
-    return std::nullopt;
+    return std::string("matchLabels must be an object");
   }
   if (!match_expressions.is_null() && !match_expressions.is_array()) {
-    error = "matchExpressions must be an array";
-    return std::nullopt;
+    return std::string("matchExpressions must be an array");
   }
   if (match_labels.is_object()) {
     for (auto it = match_labels.begin(); it != match_labels.end(); ++it) {
       if (!it.value().is_string()) {
-        error = "matchLabels values must be strings";
-        return std::nullopt;
+        return std::string("matchLabels values must be strings");
       }
       std::vector<std::string> values{it.value().get<std::string>()};
       if (auto e = check_requirement(it.key(), LabelOperator::Equals, values); !e.empty()) {
-        error = e;
-        return std::nullopt;
+        return e;
       }
       out.requirements_.push_back({it.key(), LabelOperator::Equals, std::move(values)});
     }
@@ -106,8 +100,7 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
   if (match_expressions.is_array()) {
     for (const auto& expr : match_expressions) {
       if (!expr.is_object()) {
-        error = "matchExpressions items must be objects";
-        return std::nullopt;
+        return std::string("matchExpressions items must be objects");
       }
       const auto key = string_field(expr, "key");
       const auto op_name = string_field(expr, "operator");
@@ -116,8 +109,7 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
         values.emplace();
         for (const auto& item : *v) {
           if (!item.is_string()) {
-            error = "matchExpressions values must be strings";
-            return std::nullopt;
+            return std::string("matchExpressions values must be strings");
           }
           values->push_back(item.get<std::string>());
         }
@@ -132,12 +124,10 @@ std::optional<LabelSelector> LabelSelector::from_json(const nlohmann::json& sele
       } else if (op_name == "DoesNotExist") {
         op = LabelOperator::DoesNotExist;
       } else {
-        error = go_quote(op_name) + " is not a valid label selector operator";
-        return std::nullopt;
+        return go_quote(op_name) + " is not a valid label selector operator";
       }
       if (auto e = check_requirement(key, op, values); !e.empty()) {
-        error = e;
-        return std::nullopt;
+        return e;
       }
       out.requirements_.push_back({key, op, values.value_or(std::vector<std::string>{})});
     }

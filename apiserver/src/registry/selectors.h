@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "apiserver/registry.h"
+#include "common/result.h"
 
 namespace apiserver::registry {
 
@@ -52,17 +53,17 @@ class LabelSelector {
   // Parses the `labelSelector` query syntax: comma-separated requirements of the forms
   // `k=v`, `k==v`, `k!=v`, `k in (a,b)`, `k notin (a,b)`, `k`, `!k`, `k>n`, `k<n`; blanks
   // (space, tab, CR, LF) separate tokens. Keys must be qualified names and values valid label
-  // values. An empty or blank text is Everything. On failure returns nullopt and sets `error` to
-  // kube-apiserver's text, e.g. "found '=', expected: ',' or 'end of string'" or
+  // values. An empty or blank text is Everything. The error is kube-apiserver's text, e.g.
+  // "found '=', expected: ',' or 'end of string'" or
   // "unable to parse requirement: values[0][app]: Invalid value: ...".
-  static std::optional<LabelSelector> parse(std::string_view text, std::string& error);
+  static common::Result<LabelSelector> parse(std::string_view text);
 
   // Converts a metav1.LabelSelector ({matchLabels, matchExpressions}) the way
   // metav1.LabelSelectorAsSelector does: null matches nothing, {} (no requirements) matches
   // everything; operators In, NotIn, Exists, DoesNotExist. matchLabels are taken in key order.
-  // On failure returns nullopt with the upstream text (e.g. `"Foo" is not a valid label selector
-  // operator`, or the requirement's field errors).
-  static std::optional<LabelSelector> from_json(const nlohmann::json& selector, std::string& error);
+  // The error is the upstream text (e.g. `"Foo" is not a valid label selector operator`, or the
+  // requirement's field errors).
+  static common::Result<LabelSelector> from_json(const nlohmann::json& selector);
 
   // `labels` is an object's metadata.labels: an object of strings, or null / missing.
   bool matches(const nlohmann::json& labels) const;
@@ -97,9 +98,8 @@ class FieldSelector {
   // list); an unknown label fails with the text of the resource's error_style ("core", "batch",
   // else the default text). Terms are checked in sorted order, syntax of all terms before any
   // label, so the first error is the one kube-apiserver reports. `resource` is only read during
-  // the call.
-  static std::optional<FieldSelector> parse(std::string_view text, const Resource& resource,
-                                            std::string& error);
+  // the call. The error is kube-apiserver's text.
+  static common::Result<FieldSelector> parse(std::string_view text, const Resource& resource);
 
   // `object` is the whole stored object (JSON of the served version).
   bool matches(const nlohmann::json& object) const;

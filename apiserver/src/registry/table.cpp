@@ -185,7 +185,7 @@ json build_table(const Resource& resource, const std::vector<const json*>& objec
 
 }  // namespace
 
-std::optional<IncludeObject> parse_include_object(std::string_view value, std::string& error) {
+common::Result<IncludeObject> parse_include_object(std::string_view value) {
   if (value.empty() || value == "Metadata") {
     return IncludeObject::Metadata;
   }
@@ -195,8 +195,7 @@ std::optional<IncludeObject> parse_include_object(std::string_view value, std::s
   if (value == "Object") {
     return IncludeObject::Object;
   }
-  error = "unrecognized includeObject value: \"" + std::string(value) + "\"";
-  return std::nullopt;
+  return "unrecognized includeObject value: \"" + std::string(value) + "\"";
 }
 
 std::string human_duration(std::chrono::nanoseconds d) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "apiserver/registry.h"
+#include "common/result.h"
 
 namespace apiserver::registry {
 
@@ -34,10 +35,9 @@ enum class IncludeObject {
   Object,    // rows[].object is the whole object
 };
 
-// Parses `includeObject`: "" and "Metadata" → Metadata, "None", "Object". Anything else returns
-// nullopt and sets `error` to kube-apiserver's 400 BadRequest text:
-// `unrecognized includeObject value: "<value>"`.
-std::optional<IncludeObject> parse_include_object(std::string_view value, std::string& error);
+// Parses `includeObject`: "" and "Metadata" → Metadata, "None", "Object". Anything else fails
+// with kube-apiserver's 400 BadRequest text: `unrecognized includeObject value: "<value>"`.
+common::Result<IncludeObject> parse_include_object(std::string_view value);
 
 struct TableOptions {
   IncludeObject include = IncludeObject::Metadata;

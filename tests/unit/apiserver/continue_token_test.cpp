@@ -19,9 +19,8 @@ std::string token_of(const std::string& json_text) {
 }
 
 std::string error_of(const std::string& token) {
-  std::string error;
-  auto decoded = decode_continue(token, kPrefix, error);
-  return decoded ? std::string("<valid>") : error;
+  auto decoded = decode_continue(token, kPrefix);
+  return decoded ? std::string("<valid>") : decoded.error();
 }
 
 }  // namespace
@@ -29,17 +28,15 @@ std::string error_of(const std::string& token) {
 TEST_CASE("a continue token round trips to its revision and full key", "[continue]") {
   const std::string token = encode_continue(42, std::string("default/app\0", 12));
   CHECK(token.find('=') == std::string::npos);
-  std::string error;
-  auto decoded = decode_continue(token, kPrefix, error);
+  auto decoded = decode_continue(token, kPrefix);
   REQUIRE(decoded);
   CHECK(decoded->revision == 42);
   CHECK(decoded->start_key == std::string("/registry/configmaps/default/app\0", 33));
 }
 
 TEST_CASE("upstream's own token format is read", "[continue]") {
-  std::string error;
-  auto decoded = decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":7,"start":"ns/b\u0000"})"),
-                                 kPrefix, error);
+  auto decoded =
+      decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":7,"start":"ns/b\u0000"})"), kPrefix);
   REQUIRE(decoded);
   CHECK(decoded->revision == 7);
 }
@@ -78,11 +75,9 @@ TEST_CASE("a token that is not one answers continue key is not valid", "[continu
 }
 
 TEST_CASE("a negative revision reads the newest, as upstream", "[continue]") {
-  std::string error;
   auto decoded =
-      decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":-4,"start":"a"})"), kPrefix, error);
+      decode_continue(token_of(R"({"v":"meta.k8s.io/v1","rv":-4,"start":"a"})"), kPrefix);
   REQUIRE(decoded);
   CHECK(decoded->revision == 0);
   CHECK(decoded->start_key == "/registry/configmaps/a");
 }
-

@@ -95,11 +95,10 @@ TEST_CASE("names conflict with the accepted names of another CRD of the group", 
 TEST_CASE("a CRD serves one row per served version, with its names and columns", "[crd]") {
   json c = crd();
   default_crd(c);
-  std::string error;
-  auto rows = rows_for_crd(c, names_of(c), false, error);
-  REQUIRE(error.empty());
-  REQUIRE(rows.size() == 1);
-  const Resource& r = rows[0];
+  auto rows = rows_for_crd(c, names_of(c), false);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 1);
+  const Resource& r = (*rows)[0];
   CHECK(r.group_version() == "media.example.com/v1");
   CHECK(r.resource == "videoprocessors");
   CHECK(r.kind == "VideoProcessor");
@@ -122,11 +121,12 @@ TEST_CASE("a CRD serves one row per served version, with its names and columns",
 
   SECTION("without printer columns the table is Name and Age") {
     c["spec"]["versions"][0].erase("additionalPrinterColumns");
-    auto plain = rows_for_crd(c, names_of(c), false, error);
-    REQUIRE(plain.size() == 1);
-    REQUIRE(plain[0].table_columns.size() == 2);
-    CHECK(plain[0].table_columns[1].name == "Age");
-    CHECK(plain[0].table_columns[1].type == "date");
+    auto plain = rows_for_crd(c, names_of(c), false);
+    REQUIRE(plain.ok());
+    REQUIRE(plain->size() == 1);
+    REQUIRE((*plain)[0].table_columns.size() == 2);
+    CHECK((*plain)[0].table_columns[1].name == "Age");
+    CHECK((*plain)[0].table_columns[1].type == "date");
   }
 }
 
@@ -155,19 +155,19 @@ TEST_CASE("a custom resource's Table cells are typed by their columns", "[crd][t
     {"name": "Tags", "type": "string", "jsonPath": ".spec.tags"},
     {"name": "Started", "type": "date", "jsonPath": ".status.started"},
     {"name": "Missing", "type": "string", "jsonPath": ".spec.none"}])");
-  std::string error;
-  auto rows = rows_for_crd(c, names_of(c), false, error);
-  REQUIRE(rows.size() == 1);
+  auto rows = rows_for_crd(c, names_of(c), false);
+  REQUIRE(rows.ok());
+  REQUIRE(rows->size() == 1);
   json object =
       json::parse(R"({"metadata": {"name": "hd", "creationTimestamp": "2024-01-01T00:00:00Z"},
     "spec": {"codec": "h265", "replicas": 2.7, "ratio": 1.5, "live": "yes", "tags": ["a", "b"]},
     "status": {"started": "2024-01-01T00:00:00Z"}})");
   auto now = std::chrono::sys_days{std::chrono::year{2024} / 1 / 1} + std::chrono::minutes(5);
-  CHECK(table_cells(rows[0], object, now) ==
+  CHECK(table_cells((*rows)[0], object, now) ==
         json::parse(R"(["hd", "h265", 2, 1.5, null, "[a b]", "5m", null])"));
   TableOptions options;
   options.now = now;
-  json table = to_table(rows[0], {object}, options);
+  json table = to_table((*rows)[0], {object}, options);
   CHECK(table["columnDefinitions"][1]["name"] == "Codec");
   CHECK(table["columnDefinitions"][1]["type"] == "string");
   CHECK(table["columnDefinitions"].size() == 8);

@@ -16,10 +16,9 @@ using nlohmann::json;
 namespace {
 
 CrdSchema must_parse(const std::string& text) {
-  std::string error;
-  auto schema = CrdSchema::parse(json::parse(text), error);
-  INFO(error);
-  REQUIRE(schema.has_value());
+  auto schema = CrdSchema::parse(json::parse(text));
+  INFO((schema ? "" : schema.error().message));
+  REQUIRE(schema.ok());
   return *schema;
 }
 
@@ -369,9 +368,9 @@ TEST_CASE("schemas that are not usable structural schemas are refused", "[crd_sc
        "openAPIV3Schema.properties[a].maxLength: must be a non-negative integer"},
   }));
   CAPTURE(text);
-  std::string error;
-  CHECK_FALSE(CrdSchema::parse(json::parse(text), error).has_value());
-  CHECK(error == expected);
+  auto schema = CrdSchema::parse(json::parse(text));
+  REQUIRE_FALSE(schema.ok());
+  CHECK(schema.error().message == expected);
 }
 
 TEST_CASE("a pattern Go's regexp rejects refuses the schema with upstream's field error",
@@ -393,14 +392,15 @@ TEST_CASE("a pattern Go's regexp rejects refuses the schema with upstream's fiel
   CAPTURE(c.pattern);
   const json schema = {{"type", "object"},
                        {"properties", {{"a", {{"type", "string"}, {"pattern", c.pattern}}}}}};
-  std::string error;
-  FieldError field_error;
-  CHECK_FALSE(CrdSchema::parse(schema, error, &field_error).has_value());
+  auto parsed = CrdSchema::parse(schema);
+  REQUIRE_FALSE(parsed.ok());
+  REQUIRE(parsed.error().field_error);
+  const FieldError& field_error = *parsed.error().field_error;
   CHECK(field_error.reason == "FieldValueInvalid");
   CHECK(field_error.field == "openAPIV3Schema.properties[a].pattern");
   CHECK(field_error.message == "Invalid value: " + json(c.pattern).dump() +
                                    ": must be a valid regular expression, but isn't: " + c.message);
-  CHECK(error == field_error.field + ": " + field_error.message);
+  CHECK(parsed.error().message == field_error.field + ": " + field_error.message);
 }
 
 TEST_CASE("patterns run on RE2: Go syntax compiles and hostile input matches in linear time",
@@ -421,17 +421,16 @@ TEST_CASE("a pattern nested a hundred thousand times deep is refused without a c
   const std::string pattern = std::string(100000, '(') + std::string(100000, ')');
   const json schema = {{"type", "object"},
                        {"properties", {{"a", {{"type", "string"}, {"pattern", pattern}}}}}};
-  std::string error;
-  FieldError field_error;
-  CHECK_FALSE(CrdSchema::parse(schema, error, &field_error).has_value());
-  CHECK(field_error.field == "openAPIV3Schema.properties[a].pattern");
+  auto parsed = CrdSchema::parse(schema);
+  REQUIRE_FALSE(parsed.ok());
+  REQUIRE(parsed.error().field_error);
+  CHECK(parsed.error().field_error->field == "openAPIV3Schema.properties[a].pattern");
 }
 
 TEST_CASE("json() returns the schema as given and copies share it", "[crd_schema]") {
   const json source = json::parse(kValidationSchema);
-  std::string error;
-  const auto schema = CrdSchema::parse(source, error);
-  REQUIRE(schema.has_value());
+  const auto schema = CrdSchema::parse(source);
+  REQUIRE(schema.ok());
   const CrdSchema copy = *schema;
   CHECK(copy.json() == source);
   CHECK(&copy.json() == &schema->json());

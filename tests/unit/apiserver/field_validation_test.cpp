@@ -293,9 +293,8 @@ spec:
                              R"(line 14: key "paused" already set in map)",
                              R"(line 28: key "imagePullPolicy" already set in map)"});
 
-  std::string error;
-  const auto converted = apiserver::endpoints::yaml_to_json(yaml, error);
-  REQUIRE(converted.has_value());
+  const auto converted = apiserver::endpoints::yaml_to_json(yaml);
+  REQUIRE(converted.ok());
   const Problems unknown = validator().check("apps", "v1", "Deployment", converted->dump(), true);
   CHECK(unknown == Problems{R"(unknown field "metadata.unknownMeta")",
                             R"(unknown field "spec.template.spec.containers[0].unknownNested")",

@@ -23,14 +23,13 @@ std::string read_body(const std::string& name) {
 
 // Decodes `body`; fails the test unless the answer is an object or a "protobuf: " error.
 void check_decodes_or_fails_cleanly(const std::string& body) {
-  std::string error;
-  std::optional<nlohmann::json> decoded;
-  REQUIRE_NOTHROW(decoded = decode_k8s_protobuf(body, error));
-  if (decoded) {
-    REQUIRE(decoded->is_object());
-    REQUIRE_NOTHROW(decoded->dump());
+  std::optional<common::Result<nlohmann::json>> decoded;
+  REQUIRE_NOTHROW(decoded.emplace(decode_k8s_protobuf(body)));
+  if (*decoded) {
+    REQUIRE((*decoded)->is_object());
+    REQUIRE_NOTHROW((*decoded)->dump());
   } else {
-    REQUIRE(error.rfind("protobuf: ", 0) == 0);
+    REQUIRE(decoded->error().rfind("protobuf: ", 0) == 0);
   }
 }
 

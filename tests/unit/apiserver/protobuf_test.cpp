@@ -27,19 +27,16 @@ std::string read_data(const std::string& name) {
 }
 
 json decode_ok(std::string_view body) {
-  std::string error;
-  std::optional<json> out = decode_k8s_protobuf(body, error);
-  INFO(error);
-  REQUIRE(out.has_value());
-  CHECK(error.empty());
+  auto out = decode_k8s_protobuf(body);
+  INFO((out ? "" : out.error()));
+  REQUIRE(out.ok());
   return *out;
 }
 
 std::string decode_error(std::string_view body) {
-  std::string error;
-  std::optional<json> out = decode_k8s_protobuf(body, error);
-  CHECK_FALSE(out.has_value());
-  return error;
+  auto out = decode_k8s_protobuf(body);
+  REQUIRE_FALSE(out.ok());
+  return out.error();
 }
 
 // ---- a minimal protobuf writer for hand-made bodies ----
@@ -186,8 +183,7 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
   }
   SECTION("every truncation of a real body fails or decodes, without crashing") {
     for (std::size_t n = 0; n < good.size(); ++n) {
-      std::string error;
-      (void)decode_k8s_protobuf(std::string_view(good).substr(0, n), error);
+      (void)decode_k8s_protobuf(std::string_view(good).substr(0, n));
     }
     // The last field is an empty contentType: its length byte is what goes missing.
     CHECK(decode_error(good.substr(0, good.size() - 1)) ==
@@ -199,12 +195,11 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
       for (int v : {0x00, 0x7F, 0x80, 0xFF}) {
         std::string bad = good;
         bad[i] = static_cast<char>(v);
-        std::string error;
-        std::optional<json> out = decode_k8s_protobuf(bad, error);
+        auto out = decode_k8s_protobuf(bad);
         if (out) {
           CHECK_NOTHROW(out->dump());
         } else {
-          CHECK(error.rfind("protobuf: ", 0) == 0);
+          CHECK(out.error().rfind("protobuf: ", 0) == 0);
         }
       }
     }

@@ -46,17 +46,15 @@ Resource builtin(const std::string& group, const std::string& resource) {
 }
 
 std::string label_error(const std::string& text) {
-  std::string error;
-  auto selector = LabelSelector::parse(text, error);
-  CHECK_FALSE(selector.has_value());
-  return error;
+  auto selector = LabelSelector::parse(text);
+  REQUIRE_FALSE(selector.ok());
+  return selector.error();
 }
 
 std::string field_error(const std::string& text, const Resource& resource) {
-  std::string error;
-  auto selector = FieldSelector::parse(text, resource, error);
-  CHECK_FALSE(selector.has_value());
-  return error;
+  auto selector = FieldSelector::parse(text, resource);
+  REQUIRE_FALSE(selector.ok());
+  return selector.error();
 }
 
 }  // namespace
@@ -107,17 +105,14 @@ TEST_CASE("Label selectors match label sets per operator", "[selectors]") {
       {"   ", {{"a", "b"}}, true},
   }));
   CAPTURE(row.selector, row.labels.dump());
-  std::string error;
-  auto selector = LabelSelector::parse(row.selector, error);
-  REQUIRE(selector.has_value());
-  CHECK(error.empty());
+  auto selector = LabelSelector::parse(row.selector);
+  REQUIRE(selector.ok());
   CHECK(selector->matches(row.labels) == row.matches);
 }
 
 TEST_CASE("Label selectors parse into sorted requirements with sorted value sets", "[selectors]") {
-  std::string error;
-  auto selector = LabelSelector::parse("z notin (b,a,b),a==1,!m,k", error);
-  REQUIRE(selector.has_value());
+  auto selector = LabelSelector::parse("z notin (b,a,b),a==1,!m,k");
+  REQUIRE(selector.ok());
   const auto& rs = selector->requirements();
   REQUIRE(rs.size() == 4);
   CHECK(rs[0].key == "a");
@@ -131,7 +126,7 @@ TEST_CASE("Label selectors parse into sorted requirements with sorted value sets
   CHECK(rs[3].op == LabelOperator::NotIn);
   CHECK(rs[3].values == std::vector<std::string>{"a", "b"});
   CHECK_FALSE(selector->empty());
-  CHECK(LabelSelector::parse(" ", error)->empty());
+  CHECK(LabelSelector::parse(" ")->empty());
 }
 
 TEST_CASE("Invalid label selectors fail with kube-apiserver's texts", "[selectors]") {
@@ -199,22 +194,18 @@ TEST_CASE("Label keys with a valid DNS prefix are accepted", "[selectors]") {
   const auto text = GENERATE(as<std::string>{}, "k8s.io/app", "a.b-c.d/Name_1.x", "A-1",
                              "app.kubernetes.io/name in (web)");
   CAPTURE(text);
-  std::string error;
-  CHECK(LabelSelector::parse(text, error).has_value());
-  CHECK(error.empty());
+  CHECK(LabelSelector::parse(text).ok());
 }
 
 TEST_CASE("metav1.LabelSelector objects convert like LabelSelectorAsSelector", "[selectors]") {
-  std::string error;
   SECTION("matchLabels and matchExpressions are ANDed") {
     auto selector = LabelSelector::from_json(json::parse(R"({"matchLabels": {"app": "web"},
                         "matchExpressions": [
                           {"key": "tier", "operator": "In", "values": ["fe", "be"]},
                           {"key": "track", "operator": "NotIn", "values": ["canary"]},
                           {"key": "owner", "operator": "Exists"},
-                          {"key": "legacy", "operator": "DoesNotExist"}]})"),
-                                             error);
-    REQUIRE(selector.has_value());
+                          {"key": "legacy", "operator": "DoesNotExist"}]})"));
+    REQUIRE(selector.ok());
     CHECK_FALSE(selector->empty());
     CHECK(selector->requirements().size() == 5);
     CHECK(selector->matches({{"app", "web"}, {"tier", "fe"}, {"owner", "x"}}));
@@ -227,12 +218,12 @@ TEST_CASE("metav1.LabelSelector objects convert like LabelSelectorAsSelector", "
     CHECK_FALSE(selector->matches(json()));
   }
   SECTION("an empty selector matches everything, a null one nothing") {
-    auto everything = LabelSelector::from_json(json::object(), error);
-    REQUIRE(everything.has_value());
+    auto everything = LabelSelector::from_json(json::object());
+    REQUIRE(everything.ok());
     CHECK(everything->empty());
     CHECK(everything->matches(json()));
-    auto nothing = LabelSelector::from_json(json(), error);
-    REQUIRE(nothing.has_value());
+    auto nothing = LabelSelector::from_json(json());
+    REQUIRE(nothing.ok());
     CHECK_FALSE(nothing->empty());
     CHECK_FALSE(nothing->matches(json::object()));
     CHECK_FALSE(nothing->matches({{"a", "b"}}));
@@ -262,8 +253,9 @@ TEST_CASE("metav1.LabelSelector objects convert like LabelSelectorAsSelector", "
              ", values[0][a b]: Invalid value: \"-x\": " + kValueRule + "]"},
     }));
     CAPTURE(row.selector);
-    CHECK_FALSE(LabelSelector::from_json(json::parse(row.selector), error).has_value());
-    CHECK(error == row.error);
+    auto selector = LabelSelector::from_json(json::parse(row.selector));
+    REQUIRE_FALSE(selector.ok());
+    CHECK(selector.error() == row.error);
   }
 }
 
@@ -343,10 +335,8 @@ TEST_CASE("Field selectors match the fields each kind exposes", "[selectors]") {
       {"", "pods", ",", pod, true},
   }));
   CAPTURE(row.resource, row.selector);
-  std::string error;
-  auto selector = FieldSelector::parse(row.selector, builtin(row.group, row.resource), error);
-  REQUIRE(selector.has_value());
-  CHECK(error.empty());
+  auto selector = FieldSelector::parse(row.selector, builtin(row.group, row.resource));
+  REQUIRE(selector.ok());
   CHECK(selector->matches(row.object) == row.matches);
 }
 
@@ -364,9 +354,8 @@ TEST_CASE("Field selector values unescape backslash sequences", "[selectors]") {
       {"metadata.name= a b ", " a b "},
   }));
   CAPTURE(row.selector);
-  std::string error;
-  auto selector = FieldSelector::parse(row.selector, pods, error);
-  REQUIRE(selector.has_value());
+  auto selector = FieldSelector::parse(row.selector, pods);
+  REQUIRE(selector.ok());
   const auto rs = selector->requirements();
   REQUIRE(rs.size() == 1);
   CHECK(rs[0].field == "metadata.name");
@@ -389,9 +378,8 @@ TEST_CASE("exact_name reports a pinned metadata.name", "[selectors]") {
       {"", std::nullopt},
   }));
   CAPTURE(row.selector);
-  std::string error;
-  auto selector = FieldSelector::parse(row.selector, pods, error);
-  REQUIRE(selector.has_value());
+  auto selector = FieldSelector::parse(row.selector, pods);
+  REQUIRE(selector.ok());
   CHECK(selector->exact_name() == row.name);
   CHECK(selector->empty() == row.selector.empty());
 }

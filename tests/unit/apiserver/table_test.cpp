@@ -109,13 +109,13 @@ TEST_CASE("HumanDuration follows apimachinery's thresholds", "[table]") {
 }
 
 TEST_CASE("includeObject accepts upstream's three values", "[table]") {
-  std::string error;
-  CHECK(parse_include_object("", error) == IncludeObject::Metadata);
-  CHECK(parse_include_object("Metadata", error) == IncludeObject::Metadata);
-  CHECK(parse_include_object("None", error) == IncludeObject::None);
-  CHECK(parse_include_object("Object", error) == IncludeObject::Object);
-  CHECK_FALSE(parse_include_object("metadata", error).has_value());
-  CHECK(error == "unrecognized includeObject value: \"metadata\"");
+  CHECK(*parse_include_object("") == IncludeObject::Metadata);
+  CHECK(*parse_include_object("Metadata") == IncludeObject::Metadata);
+  CHECK(*parse_include_object("None") == IncludeObject::None);
+  CHECK(*parse_include_object("Object") == IncludeObject::Object);
+  auto bad = parse_include_object("metadata");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error() == "unrecognized includeObject value: \"metadata\"");
 }
 
 TEST_CASE("every served kind's columns are the facts' columns and rows fill them", "[table]") {
