@@ -76,11 +76,10 @@ Command console_command() {
           console::app::default_settings_path(std::getenv("XDG_CONFIG_HOME"), std::getenv("HOME"));
     }
     options.frame_stats_path = flags.get("frame-stats");
-    std::string error;
     const std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
-    auto access = console::client::load_kubeconfig(path, flags.get("context"), error);
-    if (!access) {
-      ctx.err << "kube-sandbox console: " << error << "\n";
+    auto access = console::client::load_kubeconfig(path, flags.get("context"));
+    if (!access.ok()) {
+      ctx.err << "kube-sandbox console: " << access.error() << "\n";
       return kExitFailure;
     }
     return console::ui::run_console(*access, options, ctx.err) == 0 ? kExitOk : kExitFailure;

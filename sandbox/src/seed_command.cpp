@@ -29,9 +29,9 @@ Command seed_command() {
     }
     std::string error;
     std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
-    auto access = console::client::load_kubeconfig(path, flags.get("context"), error);
-    if (!access) {
-      ctx.err << "kube-sandbox seed: " << error << "\n";
+    auto access = console::client::load_kubeconfig(path, flags.get("context"));
+    if (!access.ok()) {
+      ctx.err << "kube-sandbox seed: " << access.error() << "\n";
       return kExitFailure;
     }
     std::vector<fixtures::Document> documents;
@@ -40,15 +40,14 @@ Command seed_command() {
       return kExitFailure;
     }
     console::client::RestClient client(*access, {.user_agent = "kube-sandbox-seed"});
-    std::string transport_error;
     auto send = [&](const std::string& method, const std::string& target,
                     const std::string& content_type, const std::string& body) {
-      console::client::Response response;
-      if (!client.request(method, target, content_type, body, response, transport_error)) {
+      auto response = client.request(method, target, content_type, body);
+      if (!response.ok()) {
         // A Status-shaped body, so the report carries the transport error as the reason.
-        return fixtures::Reply{0, nlohmann::json{{"message", transport_error}}.dump()};
+        return fixtures::Reply{0, nlohmann::json{{"message", response.error()}}.dump()};
       }
-      return fixtures::Reply{response.status, std::move(response.body)};
+      return fixtures::Reply{response->status, std::move(response->body)};
     };
     auto results = fixtures::load(documents, send);
     for (const auto& result : results) {

@@ -175,11 +175,10 @@ enum class ConsoleEnd { WindowClosed, Signalled, NotOpened };
 // window when one comes. Returns how it ended; `signal_number` is set when Signalled.
 ConsoleEnd run_serve_console(const DataDir& data, const sigset_t& signals, int& signal_number,
                              CommandContext& ctx) {
-  std::string error;
-  auto access = console::client::load_kubeconfig(data.kubeconfig_file().string(), "", error);
-  if (!access) {
-    ctx.out << "kube-sandbox: running headless: the console cannot use the kubeconfig: " << error
-            << "\n"
+  auto access = console::client::load_kubeconfig(data.kubeconfig_file().string(), "");
+  if (!access.ok()) {
+    ctx.out << "kube-sandbox: running headless: the console cannot use the kubeconfig: "
+            << access.error() << "\n"
             << std::flush;
     return ConsoleEnd::NotOpened;
   }

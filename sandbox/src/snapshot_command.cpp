@@ -81,11 +81,12 @@ std::optional<Target> pick_target(const Command& command, const ParsedFlags& fla
   std::string error;
   if (online) {
     std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
-    target.access = console::client::load_kubeconfig(path, flags.get("context"), error);
-    if (!target.access) {
-      exit_code = fail(command, error, ctx);
+    auto access = console::client::load_kubeconfig(path, flags.get("context"));
+    if (!access.ok()) {
+      exit_code = fail(command, access.error(), ctx);
       return std::nullopt;
     }
+    target.access = std::move(*access);
     return target;
   }
   target.dir = resolve_data_dir(flags, error);
@@ -134,12 +135,12 @@ std::optional<json> call(const Command& command, const console::client::ClusterA
   options.timeout = kOnlineTimeout;
   options.user_agent = "kube-sandbox-snapshot";
   console::client::RestClient client(access, options);
-  console::client::Response response;
-  std::string error;
-  if (!client.request(method, target, "", "", response, error)) {
-    fail(command, access.server + ": " + error, ctx);
+  auto sent = client.request(method, target, "", "");
+  if (!sent.ok()) {
+    fail(command, access.server + ": " + sent.error(), ctx);
     return std::nullopt;
   }
+  const console::client::Response& response = *sent;
   json body = json::parse(response.body, nullptr, false);
   if (response.status / 100 != 2) {
     std::string message =

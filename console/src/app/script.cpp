@@ -48,7 +48,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool tokenize(std::string_view line, std::vector<std::string>& out, std::string& error) {
+// Appends the line's tokens to `out`; the error, or nullopt when every quote closes.
+std::optional<std::string> tokenize(std::string_view line, std::vector<std::string>& out) {
   size_t i = 0;
   while (i < line.size()) {
     if (line[i] == ' ' || line[i] == '\t') {
@@ -73,8 +74,7 @@ bool tokenize(std::string_view line, std::vector<std::string>& out, std::string&
         }
       }
       if (!closed) {
-        error = "unclosed quote";
-        return false;
+        return "unclosed quote";
       }
     } else {
       while (i < line.size() && line[i] != ' ' && line[i] != '\t') {
@@ -83,7 +83,7 @@ bool tokenize(std::string_view line, std::vector<std::string>& out, std::string&
     }
     out.push_back(std::move(token));
   }
-  return true;
+  return std::nullopt;
 }
 
 // "ns/name" or "name" (cluster-scoped).
@@ -152,7 +152,7 @@ std::string describe_action(const std::optional<ActionResult>& result) {
 
 }  // namespace
 
-std::optional<std::vector<ScriptCommand>> parse_script(std::string_view text, std::string& error) {
+common::Result<std::vector<ScriptCommand>> parse_script(std::string_view text) {
   std::vector<ScriptCommand> commands;
   size_t line_number = 0;
   size_t start = 0;
@@ -180,8 +180,7 @@ std::optional<std::vector<ScriptCommand>> parse_script(std::string_view text, st
       }
     }
     if (arity == nullptr) {
-      error = "line " + std::to_string(line_number) + ": unknown command \"" + command.name + "\"";
-      return std::nullopt;
+      return "line " + std::to_string(line_number) + ": unknown command \"" + command.name + "\"";
     }
     if (command.name == "filter") {
       // The rest of the line as typed, so that "app in (web, db)" needs no quotes.
@@ -193,21 +192,18 @@ std::optional<std::vector<ScriptCommand>> parse_script(std::string_view text, st
         command.args.push_back(raw);
       }
     } else {
-      std::string token_error;
-      if (!tokenize(rest, command.args, token_error)) {
-        error = "line " + std::to_string(line_number) + ": " + token_error;
-        return std::nullopt;
+      if (auto token_error = tokenize(rest, command.args)) {
+        return "line " + std::to_string(line_number) + ": " + *token_error;
       }
     }
     if (command.args.size() < arity->min || command.args.size() > arity->max) {
-      error = "line " + std::to_string(line_number) + ": " + command.name + " takes " +
-              (arity->min == arity->max ? std::to_string(arity->min)
-                                        : std::to_string(arity->min) + " to " +
-                                              (arity->max == kMany ? std::string("any number of")
-                                                                   : std::to_string(arity->max))) +
-              " argument" + (arity->max == 1 ? "" : "s") + ", not " +
-              std::to_string(command.args.size());
-      return std::nullopt;
+      return "line " + std::to_string(line_number) + ": " + command.name + " takes " +
+             (arity->min == arity->max ? std::to_string(arity->min)
+                                       : std::to_string(arity->min) + " to " +
+                                             (arity->max == kMany ? std::string("any number of")
+                                                                  : std::to_string(arity->max))) +
+             " argument" + (arity->max == 1 ? "" : "s") + ", not " +
+             std::to_string(command.args.size());
     }
     commands.push_back(std::move(command));
     if (end == text.size()) {
@@ -266,29 +262,26 @@ ScriptStep ScriptRunner::step(ConsoleState& state, int64_t now_ms) {
   return {ScriptStep::Kind::Failed, {}, where + "internal error"};
 }
 
-bool ScriptRunner::write_state(const ConsoleState& state, const std::string& path,
-                               std::string& error) const {
+std::optional<std::string> ScriptRunner::write_state(const ConsoleState& state,
+                                                     const std::string& path) const {
   // Written aside and renamed, so that a test polling for the file never reads half of it.
   const std::string temp = path + ".tmp";
   {
     std::ofstream out(temp, std::ios::trunc);
     if (!out) {
-      error = "cannot write " + temp;
-      return false;
+      return "cannot write " + temp;
     }
     out << state.dump().dump(2) << "\n";
     if (!out) {
-      error = "cannot write " + temp;
-      return false;
+      return "cannot write " + temp;
     }
   }
   std::error_code ec;
   fs::rename(temp, path, ec);
   if (ec) {
-    error = "cannot rename " + temp + " to " + path + ": " + ec.message();
-    return false;
+    return "cannot rename " + temp + " to " + path + ": " + ec.message();
   }
-  return true;
+  return std::nullopt;
 }
 
 ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleState& state,
@@ -671,8 +664,8 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     if (path.empty()) {
       return failed("dump-state needs a file or --state-dump");
     }
-    std::string error;
-    return write_state(state, path, error) ? Outcome::Next : failed(error);
+    const auto error = write_state(state, path);
+    return error ? failed(*error) : Outcome::Next;
   }
   if (name == "quit") {
     return Outcome::Quit;

@@ -179,33 +179,30 @@ std::string format_settings(const ConsoleSettings& s) {
   return out.str();
 }
 
-std::optional<ConsoleSettings> load_settings(const std::string& path, std::string& error,
-                                             std::vector<std::string>* warnings) {
+common::Result<ConsoleSettings> load_settings(const std::string& path,
+                                              std::vector<std::string>* warnings) {
   std::error_code ec;
   if (!fs::exists(path, ec)) {
     return ConsoleSettings{};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = path + ": cannot be read";
-    return std::nullopt;
+    return path + ": cannot be read";
   }
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   if (in.bad()) {
-    error = path + ": cannot be read";
-    return std::nullopt;
+    return path + ": cannot be read";
   }
   return parse_settings(text, warnings);
 }
 
-bool save_settings(const std::string& path, const ConsoleSettings& settings, std::string& error) {
+std::optional<std::string> save_settings(const std::string& path, const ConsoleSettings& settings) {
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) {
     fs::create_directories(parent, ec);
     if (ec) {
-      error = parent.string() + ": " + ec.message();
-      return false;
+      return parent.string() + ": " + ec.message();
     }
   }
   const std::string temp = path + ".tmp";
@@ -213,17 +210,16 @@ bool save_settings(const std::string& path, const ConsoleSettings& settings, std
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << format_settings(settings);
     if (!out.flush()) {
-      error = temp + ": cannot be written";
-      return false;
+      return temp + ": cannot be written";
     }
   }
   fs::rename(temp, path, ec);
   if (ec) {
-    error = path + ": " + ec.message();
+    std::string error = path + ": " + ec.message();
     fs::remove(temp, ec);
-    return false;
+    return error;
   }
-  return true;
+  return std::nullopt;
 }
 
 std::string default_settings_path(const char* xdg_config_home, const char* home) {

@@ -59,11 +59,10 @@ class HttpsConnection::Impl {
         cancel_(cancel),
         tls_(ssl::context::tls_client) {}
 
-  bool open(Clock::time_point deadline, std::string& error) {
+  std::optional<std::string> open(Clock::time_point deadline) {
     auto endpoint = parse_server(access_.server);
     if (!endpoint) {
-      error = "server \"" + access_.server + "\" is not an https URL";
-      return false;
+      return "server \"" + access_.server + "\" is not an https URL";
     }
     beast::error_code ec;
     tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
@@ -78,8 +77,7 @@ class HttpsConnection::Impl {
         tls_.add_certificate_authority(net::buffer(access_.ca_pem), ec);
       }
       if (ec) {
-        error = "the cluster CA does not load: " + ec.message();
-        return false;
+        return "the cluster CA does not load: " + ec.message();
       }
     }
     if (!access_.client_cert_pem.empty()) {
@@ -88,8 +86,7 @@ class HttpsConnection::Impl {
         tls_.use_private_key(net::buffer(access_.client_key_pem), ssl::context::pem, ec);
       }
       if (ec) {
-        error = "the client certificate does not load: " + ec.message();
-        return false;
+        return "the client certificate does not load: " + ec.message();
       }
     }
     stream_.emplace(io_, tls_);
@@ -108,8 +105,7 @@ class HttpsConnection::Impl {
     tcp::resolver resolver(io_);
     auto results = resolver.resolve(endpoint->host, endpoint->port, ec);
     if (ec) {
-      error = "cannot resolve " + endpoint->host + ": " + ec.message();
-      return false;
+      return "cannot resolve " + endpoint->host + ": " + ec.message();
     }
     bool done = false;
     beast::get_lowest_layer(*stream_).async_connect(results,
@@ -117,8 +113,8 @@ class HttpsConnection::Impl {
                                                       ec = e;
                                                       done = true;
                                                     });
-    if (!run(done, ec, deadline, "connecting to " + access_.server, error)) {
-      return false;
+    if (auto error = run(done, ec, deadline, "connecting to " + access_.server)) {
+      return error;
     }
     beast::get_lowest_layer(*stream_).socket().set_option(tcp::no_delay(true), ec);
     done = false;
@@ -126,14 +122,13 @@ class HttpsConnection::Impl {
       ec = e;
       done = true;
     });
-    return run(done, ec, deadline, "TLS handshake with " + access_.server, error);
+    return run(done, ec, deadline, "TLS handshake with " + access_.server);
   }
 
-  bool exchange(const Request& request, Clock::time_point deadline, size_t max_body_bytes,
-                Response& out, bool& reusable, std::string& error) {
-    reusable = false;
-    if (!write(request, deadline, error)) {
-      return false;
+  common::Result<Exchanged> exchange(const Request& request, Clock::time_point deadline,
+                                     size_t max_body_bytes) {
+    if (auto error = write(request, deadline)) {
+      return *error;
     }
     http::response_parser<http::string_body> parser;
     parser.body_limit(max_body_bytes);
@@ -143,21 +138,21 @@ class HttpsConnection::Impl {
       ec = e;
       done = true;
     });
-    if (!run(done, ec, deadline, describe(request), error)) {
-      return false;
+    if (auto error = run(done, ec, deadline, describe(request))) {
+      return *error;
     }
     auto& res = parser.get();
-    out.status = static_cast<int>(res.result_int());
-    out.content_type = std::string(res[http::field::content_type]);
-    out.body = std::move(res.body());
-    reusable = res.keep_alive();
-    return true;
+    Exchanged out;
+    out.response.status = static_cast<int>(res.result_int());
+    out.response.content_type = std::string(res[http::field::content_type]);
+    out.response.body = std::move(res.body());
+    out.reusable = res.keep_alive();
+    return out;
   }
 
-  bool start_stream(const Request& request, Clock::time_point deadline, int& status,
-                    std::string& error) {
-    if (!write(request, deadline, error)) {
-      return false;
+  common::Result<int> start_stream(const Request& request, Clock::time_point deadline) {
+    if (auto error = write(request, deadline)) {
+      return *error;
     }
     stream_parser_.emplace();
     // The body of a watch has no end to bound; WatchStream bounds each event instead.
@@ -168,18 +163,16 @@ class HttpsConnection::Impl {
       ec = e;
       done = true;
     });
-    if (!run(done, ec, deadline, describe(request), error)) {
-      return false;
+    if (auto error = run(done, ec, deadline, describe(request))) {
+      return *error;
     }
-    status = static_cast<int>(stream_parser_->get().result_int());
     what_ = describe(request);
-    return true;
+    return static_cast<int>(stream_parser_->get().result_int());
   }
 
-  Read read_body(std::string& out, Clock::time_point deadline, std::string& error) {
+  common::Result<Read> read_body(std::string& out, Clock::time_point deadline) {
     if (!stream_parser_) {
-      error = "no response is being streamed";
-      return Read::Failed;
+      return std::string("no response is being streamed");
     }
     if (stream_parser_->is_done()) {
       return Read::End;
@@ -195,11 +188,11 @@ class HttpsConnection::Impl {
       done = true;
     });
     // need_buffer only says the chunk is full.
-    const bool ok = run(done, ec, deadline, what_, error, http::error::need_buffer);
+    auto error = run(done, ec, deadline, what_, http::error::need_buffer);
     const size_t got = chunk.size() - body.size;
     out.append(chunk.data(), got);
-    if (!ok) {
-      return Read::Failed;
+    if (error) {
+      return *error;
     }
     return got == 0 && stream_parser_->is_done() ? Read::End : Read::Data;
   }
@@ -209,7 +202,7 @@ class HttpsConnection::Impl {
     return request.method + " " + request.target;
   }
 
-  bool write(const Request& request, Clock::time_point deadline, std::string& error) {
+  std::optional<std::string> write(const Request& request, Clock::time_point deadline) {
     http::request<http::string_body> req;
     req.method_string(request.method);
     req.target(request.target);
@@ -232,15 +225,16 @@ class HttpsConnection::Impl {
       ec = e;
       done = true;
     });
-    return run(done, ec, deadline, describe(request), error);
+    return run(done, ec, deadline, describe(request));
   }
 
   bool cancelled() const { return cancel_ != nullptr && cancel_->load(); }
 
   // Runs the io_context until `done`, the deadline or a cancel; the connection is closed when it
   // gives up. `benign` is an error code that counts as success (need_buffer for body reads).
-  bool run(bool& done, beast::error_code& ec, Clock::time_point deadline, const std::string& what,
-           std::string& error, beast::error_code benign = {}) {
+  // The error, or nullopt when the operation completed.
+  std::optional<std::string> run(bool& done, beast::error_code& ec, Clock::time_point deadline,
+                                 const std::string& what, beast::error_code benign = {}) {
     io_.restart();
     while (!done) {
       const auto now = Clock::now();
@@ -255,14 +249,12 @@ class HttpsConnection::Impl {
       beast::get_lowest_layer(*stream_).socket().close(ignored);
       io_.restart();
       io_.run();  // let the aborted operation finish
-      error = was_cancelled ? what + ": cancelled" : what + ": timed out";
-      return false;
+      return was_cancelled ? what + ": cancelled" : what + ": timed out";
     }
     if (ec && ec != benign) {
-      error = what + ": " + ec.message();
-      return false;
+      return what + ": " + ec.message();
     }
-    return true;
+    return std::nullopt;
   }
 
   const ClusterAccess& access_;
@@ -283,24 +275,24 @@ HttpsConnection::HttpsConnection(const ClusterAccess& access, std::string user_a
 
 HttpsConnection::~HttpsConnection() = default;
 
-bool HttpsConnection::open(Clock::time_point deadline, std::string& error) {
-  return impl_->open(deadline, error);
+std::optional<std::string> HttpsConnection::open(Clock::time_point deadline) {
+  return impl_->open(deadline);
 }
 
-bool HttpsConnection::exchange(const Request& request, Clock::time_point deadline,
-                               size_t max_body_bytes, Response& out, bool& reusable,
-                               std::string& error) {
-  return impl_->exchange(request, deadline, max_body_bytes, out, reusable, error);
+common::Result<HttpsConnection::Exchanged> HttpsConnection::exchange(const Request& request,
+                                                                     Clock::time_point deadline,
+                                                                     size_t max_body_bytes) {
+  return impl_->exchange(request, deadline, max_body_bytes);
 }
 
-bool HttpsConnection::start_stream(const Request& request, Clock::time_point deadline, int& status,
-                                   std::string& error) {
-  return impl_->start_stream(request, deadline, status, error);
+common::Result<int> HttpsConnection::start_stream(const Request& request,
+                                                  Clock::time_point deadline) {
+  return impl_->start_stream(request, deadline);
 }
 
-HttpsConnection::Read HttpsConnection::read_body(std::string& out, Clock::time_point deadline,
-                                                 std::string& error) {
-  return impl_->read_body(out, deadline, error);
+common::Result<HttpsConnection::Read> HttpsConnection::read_body(std::string& out,
+                                                                 Clock::time_point deadline) {
+  return impl_->read_body(out, deadline);
 }
 
 }  // namespace console::client::detail

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "common/result.h"
 #include "console/client/rest_client.h"
 
 namespace console::client::detail {
@@ -37,22 +38,28 @@ class HttpsConnection {
   HttpsConnection(const HttpsConnection&) = delete;
   HttpsConnection& operator=(const HttpsConnection&) = delete;
 
-  // Resolves, connects and completes the TLS handshake before `deadline`.
-  bool open(Clock::time_point deadline, std::string& error);
+  // Resolves, connects and completes the TLS handshake before `deadline`. The error, or nullopt
+  // once the connection is open.
+  [[nodiscard]] std::optional<std::string> open(Clock::time_point deadline);
 
-  // Sends `request` and reads the whole response (at most `max_body_bytes` of body).
-  // `reusable` is false when the connection must not be used again.
-  bool exchange(const Request& request, Clock::time_point deadline, size_t max_body_bytes,
-                Response& out, bool& reusable, std::string& error);
+  struct Exchanged {
+    Response response;
+    bool reusable = false;  // the server keeps the connection alive
+  };
+  // Sends `request` and reads the whole response (at most `max_body_bytes` of body). On an error
+  // the connection must not be used again.
+  common::Result<Exchanged> exchange(const Request& request, Clock::time_point deadline,
+                                     size_t max_body_bytes);
 
-  // Sends `request` and reads the response header: the body then comes by read_body().
-  bool start_stream(const Request& request, Clock::time_point deadline, int& status,
-                    std::string& error);
+  // Sends `request` and reads the response header: its HTTP status, the body then coming by
+  // read_body().
+  common::Result<int> start_stream(const Request& request, Clock::time_point deadline);
 
-  enum class Read { Data, End, Failed };
+  enum class Read { Data, End };
   // Appends the next bytes of the streamed body to `out`: Data when some came, End when the body
-  // is complete, Failed (with `error`) on a transport failure, the deadline or a cancel.
-  Read read_body(std::string& out, Clock::time_point deadline, std::string& error);
+  // is complete; the error on a transport failure, the deadline or a cancel (`out` may still have
+  // grown).
+  common::Result<Read> read_body(std::string& out, Clock::time_point deadline);
 
  private:
   class Impl;

@@ -65,7 +65,15 @@ void RequestWorker::run() {
     const std::string what = queued->request.method + " " + queued->request.target;
     if (!detail::run_guarded(
             what,
-            [&] { reply.sent = client_.request(queued->request, reply.response, reply.error); },
+            [&] {
+              auto response = client_.request(queued->request);
+              reply.sent = response.ok();
+              if (response.ok()) {
+                reply.response = std::move(*response);
+              } else {
+                reply.error = response.error();
+              }
+            },
             reply.error)) {
       reply.sent = false;  // completes with the error; the next request goes on
       reply.response = Response{};

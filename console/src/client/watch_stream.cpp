@@ -36,23 +36,20 @@ std::string percent_encode(const std::string& text) {
 
 }  // namespace
 
-bool JsonFramer::feed(std::string_view bytes, std::vector<std::string>& frames,
-                      std::string& error) {
+std::optional<std::string> JsonFramer::feed(std::string_view bytes,
+                                            std::vector<std::string>& frames) {
   for (char c : bytes) {
     if (depth_ == 0) {
       if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
         continue;
       }
       if (c != '{') {
-        error = std::string("watch stream: unexpected '") + c + "' between events";
-        return false;
+        return std::string("watch stream: unexpected '") + c + "' between events";
       }
     }
     current_ += c;
     if (current_.size() > max_frame_bytes_) {
-      error =
-          "watch stream: an event is larger than " + std::to_string(max_frame_bytes_) + " bytes";
-      return false;
+      return "watch stream: an event is larger than " + std::to_string(max_frame_bytes_) + " bytes";
     }
     if (in_string_) {
       if (escaped_) {
@@ -75,7 +72,7 @@ bool JsonFramer::feed(std::string_view bytes, std::vector<std::string>& frames,
       }
     }
   }
-  return true;
+  return std::nullopt;
 }
 
 std::chrono::milliseconds Backoff::next() {
@@ -121,43 +118,39 @@ std::string accept_header(const WatchTarget& target) {
                       : "application/json";
 }
 
-bool decode_list(std::string_view body, StreamMessage& out, std::string& error) {
+common::Result<StreamMessage> decode_list(std::string_view body) {
   json list = json::parse(body, nullptr, false);
   if (list.is_discarded() || !list.is_object()) {
-    error = "the list response is not a JSON object";
-    return false;
+    return std::string("the list response is not a JSON object");
   }
+  StreamMessage out;
   out.type = StreamMessage::Type::Listed;
   out.resource_version = model::string_field(model::field(list, "metadata"), "resourceVersion");
-  out.rows.clear();
   if (is_table(list)) {
     out.columns = std::move(list["columnDefinitions"]);
     if (!out.columns.is_array()) {
-      error = "the Table has no columnDefinitions";
-      return false;
+      return std::string("the Table has no columnDefinitions");
     }
     json& rows = list["rows"];
     if (!rows.is_array() && !rows.is_null()) {
-      error = "the Table's rows are not an array";
-      return false;
+      return std::string("the Table's rows are not an array");
     }
     if (rows.is_array()) {
       out.rows.reserve(rows.size());
       for (json& row : rows) {
         if (!row.is_object() || !model::field(row, "object").is_object()) {
-          error = "a Table row carries no object (includeObject=Object was not honoured)";
-          return false;
+          return std::string(
+              "a Table row carries no object (includeObject=Object was not honoured)");
         }
         out.rows.push_back(TableRowData{std::move(row["object"]), std::move(row["cells"])});
       }
     }
-    return true;
+    return out;
   }
   out.columns = nullptr;
   json& items = list["items"];
   if (!items.is_array() && !items.is_null()) {
-    error = "the list's items are not an array";
-    return false;
+    return std::string("the list's items are not an array");
   }
   // A list leaves kind and apiVersion off its items; put them back as its kind implies.
   const std::string list_kind = model::string_field(list, "kind");
@@ -174,19 +167,18 @@ bool decode_list(std::string_view body, StreamMessage& out, std::string& error) 
       out.rows.push_back(TableRowData{std::move(item), nullptr});
     }
   }
-  return true;
+  return out;
 }
 
-bool decode_event(std::string_view text, StreamMessage& out, std::string& error) {
+common::Result<StreamMessage> decode_event(std::string_view text) {
   json event = json::parse(text, nullptr, false);
   if (event.is_discarded() || !event.is_object()) {
-    error = "a watch event is not a JSON object";
-    return false;
+    return std::string("a watch event is not a JSON object");
   }
   if (!model::field(event, "type").is_string() || !model::field(event, "object").is_object()) {
-    error = "a watch event lacks its type or object";
-    return false;
+    return std::string("a watch event lacks its type or object");
   }
+  StreamMessage out;
   out.type = StreamMessage::Type::Event;
   out.event_type = event["type"].get<std::string>();
   json& object = event["object"];
@@ -194,8 +186,7 @@ bool decode_event(std::string_view text, StreamMessage& out, std::string& error)
     json& rows = object["rows"];
     if (rows.is_array() && !rows.empty()) {
       if (!rows[0].is_object()) {
-        error = "a watch event's Table row is not an object";
-        return false;
+        return std::string("a watch event's Table row is not an object");
       }
       out.item.object = std::move(rows[0]["object"]);
       out.item.cells = std::move(rows[0]["cells"]);
@@ -205,14 +196,13 @@ bool decode_event(std::string_view text, StreamMessage& out, std::string& error)
       out.item.cells = nullptr;
     }
     if (!out.item.object.is_object()) {
-      error = "a watch event's Table row carries no object";
-      return false;
+      return std::string("a watch event's Table row carries no object");
     }
   } else {
     out.item.object = std::move(object);
     out.item.cells = nullptr;
   }
-  return true;
+  return out;
 }
 
 std::string status_text(int http_status, std::string_view body) {
@@ -277,7 +267,7 @@ void WatchStream::post_state(StreamState state, std::string error, int64_t retry
       ignored);
 }
 
-bool WatchStream::list(StreamMessage& listed, std::string& error) {
+common::Result<StreamMessage> WatchStream::list() {
   ClientOptions client_options;
   client_options.timeout = options_.request_timeout;
   client_options.max_response_bytes = options_.max_list_bytes;
@@ -287,49 +277,49 @@ bool WatchStream::list(StreamMessage& listed, std::string& error) {
   Request request;
   request.target = list_query(target_);
   request.accept = accept_header(target_);
-  Response response;
-  if (!client.request(request, response, error)) {
-    return false;
+  auto response = client.request(request);
+  if (!response.ok()) {
+    return response.error();
   }
-  if (response.status != 200) {
-    error = "list " + target_.path + ": " + status_text(response.status, response.body);
-    return false;
+  if (response->status != 200) {
+    return "list " + target_.path + ": " + status_text(response->status, response->body);
   }
-  if (!decode_list(response.body, listed, error)) {
-    error = "list " + target_.path + ": " + error;
-    return false;
+  auto listed = decode_list(response->body);
+  if (!listed.ok()) {
+    return "list " + target_.path + ": " + listed.error();
   }
-  listed.key = target_.key;
-  listed.stream_id = target_.stream_id;
-  return true;
+  listed->key = target_.key;
+  listed->stream_id = target_.stream_id;
+  return listed;
 }
 
-WatchStream::WatchEnd WatchStream::watch(std::string& resource_version, std::string& error,
-                                         bool& started) {
+WatchStream::WatchOutcome WatchStream::watch(std::string& resource_version, bool& started) {
   started = false;
   const auto deadline =
       Clock::now() + std::chrono::seconds(options_.watch_timeout_seconds) + options_.watch_margin;
   detail::HttpsConnection connection(access_, options_.user_agent, &stop_);
-  if (!connection.open(std::min(deadline, Clock::now() + options_.request_timeout), error)) {
-    return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+  if (auto error = connection.open(std::min(deadline, Clock::now() + options_.request_timeout))) {
+    return {stop_ ? WatchEnd::Stopped : WatchEnd::Failed, std::move(*error)};
   }
   Request request;
   request.target = watch_query(target_, resource_version, options_.watch_timeout_seconds);
   request.accept = accept_header(target_);
-  int status = 0;
-  if (!connection.start_stream(request, std::min(deadline, Clock::now() + options_.request_timeout),
-                               status, error)) {
-    return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+  const auto started_stream =
+      connection.start_stream(request, std::min(deadline, Clock::now() + options_.request_timeout));
+  if (!started_stream.ok()) {
+    return {stop_ ? WatchEnd::Stopped : WatchEnd::Failed, started_stream.error()};
   }
+  const int status = *started_stream;
   if (status != 200) {
     std::string body;
-    std::string ignored;
-    while (body.size() < 64 * 1024 &&
-           connection.read_body(body, Clock::now() + std::chrono::seconds(5), ignored) ==
-               detail::HttpsConnection::Read::Data) {
+    while (body.size() < 64 * 1024) {
+      const auto read = connection.read_body(body, Clock::now() + std::chrono::seconds(5));
+      if (!read.ok() || *read != detail::HttpsConnection::Read::Data) {
+        break;
+      }
     }
-    error = "watch " + target_.path + ": " + status_text(status, body);
-    return status == 410 ? WatchEnd::Expired : WatchEnd::Failed;
+    return {status == 410 ? WatchEnd::Expired : WatchEnd::Failed,
+            "watch " + target_.path + ": " + status_text(status, body)};
   }
   started = true;
   post_state(StreamState::Watching);
@@ -338,36 +328,37 @@ WatchStream::WatchEnd WatchStream::watch(std::string& resource_version, std::str
   std::vector<std::string> frames;
   while (true) {
     bytes.clear();
-    const auto read = connection.read_body(bytes, deadline, error);
-    if (read == detail::HttpsConnection::Read::End) {
-      return WatchEnd::Closed;
+    const auto read = connection.read_body(bytes, deadline);
+    if (!read.ok()) {
+      return {stop_ ? WatchEnd::Stopped : WatchEnd::Failed, read.error()};
     }
-    if (read == detail::HttpsConnection::Read::Failed) {
-      return stop_ ? WatchEnd::Stopped : WatchEnd::Failed;
+    if (*read == detail::HttpsConnection::Read::End) {
+      return {WatchEnd::Closed, {}};
     }
     frames.clear();
-    if (!framer.feed(bytes, frames, error)) {
-      return WatchEnd::Failed;
+    if (auto error = framer.feed(bytes, frames)) {
+      return {WatchEnd::Failed, std::move(*error)};
     }
     for (const std::string& frame : frames) {
-      StreamMessage event;
-      if (!decode_event(frame, event, error)) {
-        return WatchEnd::Failed;
+      auto decoded = decode_event(frame);
+      if (!decoded.ok()) {
+        return {WatchEnd::Failed, decoded.error()};
       }
+      StreamMessage& event = *decoded;
       event.key = target_.key;
       event.stream_id = target_.stream_id;
       const json& object = event.item.object;
       if (event.event_type == "ERROR") {
         const json& code = model::field(object, "code");
         const bool expired = code.is_number_integer() && code.get<int>() == 410;
-        error = "watch " + target_.path + ": " + model::string_field(object, "message");
+        std::string error = "watch " + target_.path + ": " + model::string_field(object, "message");
         out_.try_push(std::move(event));
-        return expired ? WatchEnd::Expired : WatchEnd::Failed;
+        return {expired ? WatchEnd::Expired : WatchEnd::Failed, std::move(error)};
       }
       std::string rv = model::string_field(model::field(object, "metadata"), "resourceVersion");
       if (!out_.try_push(std::move(event))) {
-        error = "the console fell behind the watch of " + target_.path + "; listing again";
-        return WatchEnd::Overflow;
+        return {WatchEnd::Overflow,
+                "the console fell behind the watch of " + target_.path + "; listing again"};
       }
       if (!rv.empty()) {
         resource_version = std::move(rv);
@@ -385,25 +376,24 @@ bool WatchStream::retry(Backoff& backoff, const std::string& error) {
 bool WatchStream::round(Backoff& backoff, std::string& resource_version, bool& need_list) {
   if (need_list) {
     post_state(StreamState::Listing);
-    StreamMessage listed;
-    std::string error;
-    if (!list(listed, error)) {
-      return !stop_ && retry(backoff, error);
+    auto listed = list();
+    if (!listed.ok()) {
+      return !stop_ && retry(backoff, listed.error());
     }
-    std::string rv = listed.resource_version;
-    if (!out_.try_push(std::move(listed))) {
+    std::string rv = listed->resource_version;
+    if (!out_.try_push(std::move(*listed))) {
       return retry(backoff, "the console fell behind; listing " + target_.path + " again");
     }
     resource_version = std::move(rv);
     need_list = false;
   }
-  std::string error;
   bool started = false;
-  const WatchEnd end = watch(resource_version, error, started);
+  const WatchOutcome watched = watch(resource_version, started);
   if (started) {
     backoff.reset();
   }
-  switch (end) {
+  const std::string& error = watched.error;
+  switch (watched.end) {
     case WatchEnd::Closed:
       break;  // the server's timeoutSeconds: resume at once
     case WatchEnd::Expired:

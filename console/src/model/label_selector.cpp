@@ -414,12 +414,11 @@ bool LabelRequirement::matches(const nlohmann::json& labels) const {
   return false;
 }
 
-std::optional<LabelSelector> LabelSelector::parse(std::string_view text, std::string& error) {
+common::Result<LabelSelector> LabelSelector::parse(std::string_view text) {
   Parser parser(text);
   LabelSelector selector;
   if (!parser.parse(selector.requirements_)) {
-    error = parser.error();
-    return std::nullopt;
+    return parser.error();
   }
   return selector;
 }

@@ -30,11 +30,10 @@ void TableView::set_filter(std::string_view text) {
   mode_ = FilterMode::None;
   const std::string_view trimmed = trim(text);
   if (!trimmed.empty()) {
-    std::string error;
-    std::optional<LabelSelector> selector = LabelSelector::parse(trimmed, error);
-    if (selector && selector->has_operator()) {
+    auto selector = LabelSelector::parse(trimmed);
+    if (selector.ok() && selector->has_operator()) {
       mode_ = FilterMode::Labels;
-      selector_ = std::move(selector);
+      selector_ = std::move(*selector);
     } else {
       mode_ = FilterMode::Name;
       lower_filter_ = lowercase(trimmed);

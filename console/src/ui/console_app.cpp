@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <thread>
 #include <vector>
@@ -40,14 +41,14 @@ int64_t unix_ms() {
       .count();
 }
 
-// The frame just drawn, read from the back buffer before the swap, as a PNG.
-bool save_screenshot(GLFWwindow* window, const std::string& path, std::string& error) {
+// The frame just drawn, read from the back buffer before the swap, as a PNG: the error, or
+// nullopt once written.
+std::optional<std::string> save_screenshot(GLFWwindow* window, const std::string& path) {
   int width = 0;
   int height = 0;
   glfwGetFramebufferSize(window, &width, &height);
   if (width <= 0 || height <= 0) {
-    error = "the window has no pixels to save";
-    return false;
+    return std::string("the window has no pixels to save");
   }
   const size_t stride = static_cast<size_t>(width) * 3;
   std::vector<unsigned char> pixels(stride * static_cast<size_t>(height));
@@ -66,10 +67,9 @@ bool save_screenshot(GLFWwindow* window, const std::string& path, std::string& e
   fs::create_directories(fs::path(path).parent_path(), ec);
   if (stbi_write_png(path.c_str(), width, height, 3, flipped.data(), static_cast<int>(stride)) ==
       0) {
-    error = "cannot write " + path;
-    return false;
+    return "cannot write " + path;
   }
-  return true;
+  return std::nullopt;
 }
 
 // The places of the windows in a main window of `size`, below a menu bar of `menu` height.
@@ -359,10 +359,10 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
       return 1;
     }
     const std::string text((std::istreambuf_iterator<char>(in)), {});
-    std::string error;
-    auto commands = app::parse_script(text, error);
-    if (!commands) {
-      err << "kube-sandbox console: script " << options.script_path << ": " << error << "\n";
+    auto commands = app::parse_script(text);
+    if (!commands.ok()) {
+      err << "kube-sandbox console: script " << options.script_path << ": " << commands.error()
+          << "\n";
       return 1;
     }
     app::ScriptOptions script_options;
@@ -374,21 +374,19 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
 
   FrameStats frame_stats;
   if (!options.frame_stats_path.empty()) {
-    std::string error;
-    if (!frame_stats.open(options.frame_stats_path, error)) {
-      err << "kube-sandbox console: --frame-stats: " << error << "\n";
+    if (auto error = frame_stats.open(options.frame_stats_path)) {
+      err << "kube-sandbox console: --frame-stats: " << *error << "\n";
       return 1;
     }
   }
 
   app::ConsoleSettings settings;
   if (!options.settings_path.empty()) {
-    std::string error;
     std::vector<std::string> warnings;
-    if (auto loaded = app::load_settings(options.settings_path, error, &warnings)) {
+    if (auto loaded = app::load_settings(options.settings_path, &warnings); loaded.ok()) {
       settings = std::move(*loaded);
     } else {
-      err << "kube-sandbox console: " << error << " (the defaults are used)\n";
+      err << "kube-sandbox console: " << loaded.error() << " (the defaults are used)\n";
     }
     for (const std::string& warning : warnings) {
       err << "kube-sandbox console: " << options.settings_path << ": " << warning << "\n";
@@ -481,9 +479,8 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
       if (now == saved && !finally) {
         return;
       }
-      std::string error;
-      if (!app::save_settings(options.settings_path, now, error)) {
-        err << "kube-sandbox console: " << error << "\n";
+      if (auto error = app::save_settings(options.settings_path, now)) {
+        err << "kube-sandbox console: " << *error << "\n";
       }
       saved = std::move(now);
     };
@@ -565,9 +562,8 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
       glClear(GL_COLOR_BUFFER_BIT);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       if (step.kind == app::ScriptStep::Kind::Screenshot) {
-        std::string error;
-        if (!save_screenshot(window, step.path, error)) {
-          err << "kube-sandbox console: screenshot: " << error << "\n";
+        if (auto error = save_screenshot(window, step.path)) {
+          err << "kube-sandbox console: screenshot: " << *error << "\n";
           exit_code = 1;
           quit = true;
         }
@@ -583,8 +579,8 @@ int run_console(const client::ClusterAccess& access, const RunOptions& options, 
         save_settings(false);
       }
     }
-    if (std::string error; !frame_stats.close(error)) {
-      err << "kube-sandbox console: --frame-stats: " << error << "\n";
+    if (auto error = frame_stats.close()) {
+      err << "kube-sandbox console: --frame-stats: " << *error << "\n";
       exit_code = 1;
     }
     save_settings(true);

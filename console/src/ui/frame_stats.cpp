@@ -43,15 +43,14 @@ int64_t thread_cpu_ns() {
 
 }  // namespace
 
-bool FrameStats::open(const std::string& path, std::string& error) {
+std::optional<std::string> FrameStats::open(const std::string& path) {
   out_.open(path, std::ios::trunc);
   if (!out_) {
-    error = "cannot write " + path;
-    return false;
+    return "cannot write " + path;
   }
   path_ = path;
   out_ << "# frame\tstart_unix_ms\twall_ms\tcpu_ms\tapplied\n";
-  return true;
+  return std::nullopt;
 }
 
 void FrameStats::begin_frame() {
@@ -73,9 +72,9 @@ void FrameStats::end_frame(size_t applied) {
   out_ << line;
 }
 
-bool FrameStats::close(std::string& error) {
+std::optional<std::string> FrameStats::close() {
   if (!out_.is_open()) {
-    return true;
+    return std::nullopt;
   }
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -83,10 +82,9 @@ bool FrameStats::close(std::string& error) {
   out_ << "# peak_rss_kib " << usage.ru_maxrss << "\n";
   out_.close();
   if (!out_) {
-    error = "cannot write " + path_;
-    return false;
+    return "cannot write " + path_;
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace console::ui

@@ -21,21 +21,23 @@
 #include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 
 namespace console::ui {
 
 class FrameStats {
  public:
-  // Creates `path` and writes the header. False, with `error`, when it cannot.
-  bool open(const std::string& path, std::string& error);
+  // Creates `path` and writes the header: the error when it cannot, nullopt otherwise.
+  [[nodiscard]] std::optional<std::string> open(const std::string& path);
   bool is_open() const { return out_.is_open(); }
 
   void begin_frame();
   void end_frame(size_t applied);
 
-  // Writes the peak RSS line and closes the file. False, with `error`, when a write failed.
-  bool close(std::string& error);
+  // Writes the peak RSS line and closes the file: the error when a write failed, nullopt
+  // otherwise.
+  [[nodiscard]] std::optional<std::string> close();
 
  private:
   std::ofstream out_;

@@ -114,11 +114,10 @@ TEST_CASE("a request worker whose wake-up callback throws still answers every re
 
 TEST_CASE("a watch event whose Table row is not an object is an error, not a crash",
           "[console][client][barrier]") {
-  StreamMessage event;
-  std::string error;
   const json bad = {
       {"type", "ADDED"},
       {"object", {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"rows", {5}}}}};
-  CHECK_FALSE(console::client::decode_event(bad.dump(), event, error));
-  CHECK(error == "a watch event's Table row is not an object");
+  const auto event = console::client::decode_event(bad.dump());
+  REQUIRE_FALSE(event.ok());
+  CHECK(event.error() == "a watch event's Table row is not an object");
 }

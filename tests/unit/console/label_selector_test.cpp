@@ -12,18 +12,16 @@ using nlohmann::json;
 namespace {
 
 LabelSelector parsed(const std::string& text) {
-  std::string error;
-  auto selector = LabelSelector::parse(text, error);
-  INFO(error);
-  REQUIRE(selector.has_value());
+  auto selector = LabelSelector::parse(text);
+  INFO((selector.ok() ? "" : selector.error()));
+  REQUIRE(selector.ok());
   return *selector;
 }
 
 std::string parse_error(const std::string& text) {
-  std::string error;
-  auto selector = LabelSelector::parse(text, error);
-  CHECK_FALSE(selector.has_value());
-  return error;
+  auto selector = LabelSelector::parse(text);
+  REQUIRE_FALSE(selector.ok());
+  return selector.error();
 }
 
 const std::string kNameRule =

@@ -58,10 +58,9 @@ TEST_CASE("kubeconfig contexts resolve to what a connection needs", "[console][c
   std::string path = scratch.write("config", kConfig);
   scratch.write("ca.pem", "FILE CA");
   scratch.write("token.txt", "s3cret\n");
-  std::string error;
 
-  auto current = load_kubeconfig(path, "", error);
-  REQUIRE(current);
+  auto current = load_kubeconfig(path, "");
+  REQUIRE(current.ok());
   CHECK(current->context == "sandbox");
   CHECK(current->server == "https://127.0.0.1:6443");
   CHECK(current->ca_pem == "CA PEM");
@@ -71,28 +70,32 @@ TEST_CASE("kubeconfig contexts resolve to what a connection needs", "[console][c
   CHECK(current->namespace_ == "default");
   CHECK_FALSE(current->insecure);
 
-  auto other = load_kubeconfig(path, "other", error);
-  REQUIRE(other);
+  auto other = load_kubeconfig(path, "other");
+  REQUIRE(other.ok());
   CHECK(other->server == "https://[::1]:8443");
   CHECK(other->ca_pem == "FILE CA");  // relative to the kubeconfig's directory
   CHECK(other->insecure);
   CHECK(other->token == "s3cret");
   CHECK(other->namespace_ == "team-a");
 
-  CHECK_FALSE(load_kubeconfig(path, "missing", error));
-  CHECK(error.find("no context \"missing\"") != std::string::npos);
-  CHECK_FALSE(load_kubeconfig(path, "broken", error));
-  CHECK(error.find("no cluster \"nowhere\"") != std::string::npos);
-  CHECK_FALSE(load_kubeconfig((scratch.dir / "absent").string(), "", error));
-  CHECK(error.find("cannot be read") != std::string::npos);
+  auto missing = load_kubeconfig(path, "missing");
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().find("no context \"missing\"") != std::string::npos);
+  auto broken = load_kubeconfig(path, "broken");
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().find("no cluster \"nowhere\"") != std::string::npos);
+  auto absent = load_kubeconfig((scratch.dir / "absent").string(), "");
+  REQUIRE_FALSE(absent.ok());
+  CHECK(absent.error().find("cannot be read") != std::string::npos);
 
   std::string bad = scratch.write("bad", std::string(kConfig) + "  \n- [\n");
-  CHECK_FALSE(load_kubeconfig(bad, "", error));
+  CHECK_FALSE(load_kubeconfig(bad, "").ok());
   std::string plain_http = scratch.write(
       "http", "current-context: c\nclusters: [{name: x, cluster: {server: 'http://h:1'}}]\n"
               "contexts: [{name: c, context: {cluster: x, user: u}}]\n");
-  CHECK_FALSE(load_kubeconfig(plain_http, "", error));
-  CHECK(error.find("not an https URL") != std::string::npos);
+  auto http = load_kubeconfig(plain_http, "");
+  REQUIRE_FALSE(http.ok());
+  CHECK(http.error().find("not an https URL") != std::string::npos);
 }
 
 TEST_CASE("a request to an unreachable server fails with a clear error", "[console][client]") {
@@ -100,19 +103,18 @@ TEST_CASE("a request to an unreachable server fails with a clear error", "[conso
   access.server = "https://127.0.0.1:1";  // nothing listens on port 1
   access.insecure = true;
   console::client::RestClient client(access, {.timeout = std::chrono::seconds(5)});
-  console::client::Response response;
-  std::string error;
-  CHECK_FALSE(client.request("GET", "/version", "", "", response, error));
-  CHECK(error.find("connecting to https://127.0.0.1:1") != std::string::npos);
+  auto response = client.request("GET", "/version", "", "");
+  REQUIRE_FALSE(response.ok());
+  CHECK(response.error().find("connecting to https://127.0.0.1:1") != std::string::npos);
 }
 
 TEST_CASE("kubeconfigs of the wrong shape are errors, not crashes", "[console][client]") {
   Scratch scratch;
-  std::string error;
   for (const char* text : {"just a string", "[1, 2]", "contexts: 5\ncurrent-context: c\n",
                            "current-context: c\ncontexts: [{name: c, context: {cluster: [1]}}]\n"}) {
     CAPTURE(text);
-    CHECK_FALSE(load_kubeconfig(scratch.write("shape", text), "", error));
-    CHECK_FALSE(error.empty());
+    auto loaded = load_kubeconfig(scratch.write("shape", text), "");
+    REQUIRE_FALSE(loaded.ok());
+    CHECK_FALSE(loaded.error().empty());
   }
 }

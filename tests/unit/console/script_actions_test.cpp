@@ -32,10 +32,9 @@ struct Discovered {
   // Runs `text` a frame at a time until it stops; `serve` plays the server before each frame.
   template <class Serve>
   ScriptStep run(const std::string& text, Serve serve) {
-    std::string error;
-    auto commands = parse_script(text, error);
-    INFO(error);
-    REQUIRE(commands);
+    auto commands = parse_script(text);
+    INFO((commands.ok() ? "" : commands.error()));
+    REQUIRE(commands.ok());
     ScriptRunner runner(std::move(*commands), {});
     return console::testing::run_until_stop(runner, state, now, serve);
   }

@@ -24,10 +24,9 @@ namespace {
 constexpr int64_t kNowMs = 1717243200000;
 
 ScriptRunner runner_for(const std::string& text, ScriptOptions options = {}) {
-  std::string error;
-  auto commands = parse_script(text, error);
-  INFO(error);
-  REQUIRE(commands);
+  auto commands = parse_script(text);
+  INFO((commands.ok() ? "" : commands.error()));
+  REQUIRE(commands.ok());
   return ScriptRunner(std::move(*commands), std::move(options));
 }
 
@@ -42,17 +41,15 @@ struct Scratch {
 }  // namespace
 
 TEST_CASE("scripts parse one command per line with quotes and comments", "[console][script]") {
-  std::string error;
   const auto commands = parse_script(
       "# a comment\n"
       "\n"
       "select-kind configmaps\n"
       "  filter app in (web, db)  \n"
       "edit-set data.key \"two words\\n\"\n"
-      "wait-event ADDED cm default/x\n",
-      error);
-  INFO(error);
-  REQUIRE(commands);
+      "wait-event ADDED cm default/x\n");
+  INFO((commands.ok() ? "" : commands.error()));
+  REQUIRE(commands.ok());
   REQUIRE(commands->size() == 4);
   CHECK((*commands)[0].line == 3);
   CHECK((*commands)[0].args == std::vector<std::string>{"configmaps"});
@@ -62,7 +59,6 @@ TEST_CASE("scripts parse one command per line with quotes and comments", "[conso
 }
 
 TEST_CASE("script errors name the line", "[console][script]") {
-  std::string error;
   using Case = std::pair<const char*, const char*>;
   const auto [text, message] =
       GENERATE(Case{"quit\nslect-kind pods\n", "line 2: unknown command \"slect-kind\""},
@@ -70,8 +66,9 @@ TEST_CASE("script errors name the line", "[console][script]") {
                Case{"wait-event ADDED pods\n", "line 1: wait-event takes 3 arguments, not 2"},
                Case{"edit-text \"open\n", "line 1: unclosed quote"});
   CAPTURE(text);
-  CHECK_FALSE(parse_script(text, error));
-  CHECK(error == message);
+  const auto commands = parse_script(text);
+  REQUIRE_FALSE(commands.ok());
+  CHECK(commands.error() == message);
 }
 
 TEST_CASE("a script drives the console: kinds, waits, an edit and its apply", "[console][script]") {

@@ -133,27 +133,25 @@ TEST_CASE("windows too large to be real are refused", "[settings]") {
 TEST_CASE("settings are saved to a new folder and loaded back", "[settings]") {
   TempDir dir;
   const fs::path path = dir.path / "config" / "kube-sandbox" / "console.ini";
-  std::string error;
   SECTION("a missing file gives the defaults") {
-    const auto loaded = load_settings(path.string(), error);
-    REQUIRE(loaded);
+    const auto loaded = load_settings(path.string());
+    REQUIRE(loaded.ok());
     CHECK(*loaded == ConsoleSettings{});
-    CHECK(error.empty());
   }
   SECTION("saved, then loaded") {
-    REQUIRE(save_settings(path.string(), full_settings(), error));
-    CHECK(error.empty());
+    REQUIRE(save_settings(path.string(), full_settings()) == std::nullopt);
     CHECK(read(path) == format_settings(full_settings()));
     CHECK_FALSE(fs::exists(path.string() + ".tmp"));
-    const auto loaded = load_settings(path.string(), error);
-    REQUIRE(loaded);
+    const auto loaded = load_settings(path.string());
+    REQUIRE(loaded.ok());
     CHECK(*loaded == full_settings());
   }
   SECTION("a folder in the way is an error naming it") {
     std::ofstream(dir.path / "file") << "x";
     const std::string blocked = (dir.path / "file" / "console.ini").string();
-    CHECK_FALSE(save_settings(blocked, full_settings(), error));
-    CHECK(error.starts_with((dir.path / "file").string() + ": "));
+    const auto error = save_settings(blocked, full_settings());
+    REQUIRE(error);
+    CHECK(error->starts_with((dir.path / "file").string() + ": "));
   }
 }
 

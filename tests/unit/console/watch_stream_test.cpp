@@ -96,9 +96,8 @@ TEST_CASE("the framer splits a watch body into whole events whatever the chunks"
   CAPTURE(chunk);
   JsonFramer framer(1024);
   std::vector<std::string> frames;
-  std::string error;
   for (size_t i = 0; i < body.size(); i += chunk) {
-    REQUIRE(framer.feed(std::string_view(body).substr(i, chunk), frames, error));
+    REQUIRE_FALSE(framer.feed(std::string_view(body).substr(i, chunk), frames));
   }
   REQUIRE(frames.size() == 2);
   CHECK(json::parse(frames[0])["object"]["metadata"]["name"] == "a}\"{");
@@ -109,16 +108,14 @@ TEST_CASE("the framer splits a watch body into whole events whatever the chunks"
 TEST_CASE("the framer refuses an oversized event and junk between events",
           "[console][client][watch]") {
   std::vector<std::string> frames;
-  std::string error;
   SECTION("oversized") {
     JsonFramer framer(16);
-    CHECK_FALSE(framer.feed("{\"type\":\"ADDED\",\"object\":{}}", frames, error));
-    CHECK(error == "watch stream: an event is larger than 16 bytes");
+    CHECK(framer.feed("{\"type\":\"ADDED\",\"object\":{}}", frames) ==
+          "watch stream: an event is larger than 16 bytes");
   }
   SECTION("junk") {
     JsonFramer framer(1024);
-    CHECK_FALSE(framer.feed("{}\nnull", frames, error));
-    CHECK(error == "watch stream: unexpected 'n' between events");
+    CHECK(framer.feed("{}\nnull", frames) == "watch stream: unexpected 'n' between events");
     CHECK(frames.size() == 1);
   }
 }
@@ -157,9 +154,9 @@ TEST_CASE("a Table list decodes to rows with their objects and cells", "[console
       {"rows",
        {{{"cells", {"cm1"}},
          {"object", {{"kind", "ConfigMap"}, {"metadata", {{"name", "cm1"}}}}}}}}};
-  StreamMessage message;
-  std::string error;
-  REQUIRE(console::client::decode_list(table.dump(), message, error));
+  const auto decoded = console::client::decode_list(table.dump());
+  REQUIRE(decoded.ok());
+  const StreamMessage& message = *decoded;
   CHECK(message.type == StreamMessage::Type::Listed);
   CHECK(message.resource_version == "17");
   CHECK(message.columns.size() == 1);
@@ -174,9 +171,9 @@ TEST_CASE("a plain list decodes with kind and apiVersion put back on its items",
                      {"apiVersion", "v1"},
                      {"metadata", {{"resourceVersion", "9"}}},
                      {"items", {{{"metadata", {{"name", "a"}}}}}}};
-  StreamMessage message;
-  std::string error;
-  REQUIRE(console::client::decode_list(list.dump(), message, error));
+  const auto decoded = console::client::decode_list(list.dump());
+  REQUIRE(decoded.ok());
+  const StreamMessage& message = *decoded;
   CHECK(message.columns.is_null());
   REQUIRE(message.rows.size() == 1);
   CHECK(message.rows[0].object["kind"] == "ConfigMap");
@@ -185,21 +182,20 @@ TEST_CASE("a plain list decodes with kind and apiVersion put back on its items",
 }
 
 TEST_CASE("malformed lists are refused with a reason", "[console][client][watch]") {
-  StreamMessage message;
-  std::string error;
-  CHECK_FALSE(console::client::decode_list("nope", message, error));
-  CHECK(error == "the list response is not a JSON object");
+  const auto not_json = console::client::decode_list("nope");
+  REQUIRE_FALSE(not_json.ok());
+  CHECK(not_json.error() == "the list response is not a JSON object");
   const json rows_without_objects = {{"kind", "Table"},
                                      {"apiVersion", "meta.k8s.io/v1"},
                                      {"columnDefinitions", json::array()},
                                      {"rows", {{{"cells", {"x"}}}}}};
-  CHECK_FALSE(console::client::decode_list(rows_without_objects.dump(), message, error));
-  CHECK(error == "a Table row carries no object (includeObject=Object was not honoured)");
+  const auto no_objects = console::client::decode_list(rows_without_objects.dump());
+  REQUIRE_FALSE(no_objects.ok());
+  CHECK(no_objects.error() ==
+        "a Table row carries no object (includeObject=Object was not honoured)");
 }
 
 TEST_CASE("watch events decode out of their one-row Tables", "[console][client][watch]") {
-  StreamMessage message;
-  std::string error;
   SECTION("a Table event") {
     const json event = {
         {"type", "MODIFIED"},
@@ -207,28 +203,32 @@ TEST_CASE("watch events decode out of their one-row Tables", "[console][client][
          {{"kind", "Table"},
           {"apiVersion", "meta.k8s.io/v1"},
           {"rows", {{{"cells", {"cm1", 2}}, {"object", {{"metadata", {{"name", "cm1"}}}}}}}}}}};
-    REQUIRE(console::client::decode_event(event.dump(), message, error));
-    CHECK(message.event_type == "MODIFIED");
-    CHECK(message.item.object["metadata"]["name"] == "cm1");
-    CHECK(message.item.cells == json{"cm1", 2});
+    const auto message = console::client::decode_event(event.dump());
+    REQUIRE(message.ok());
+    CHECK(message->event_type == "MODIFIED");
+    CHECK(message->item.object["metadata"]["name"] == "cm1");
+    CHECK(message->item.cells == json{"cm1", 2});
   }
   SECTION("a plain BOOKMARK") {
     const json event = {
         {"type", "BOOKMARK"},
         {"object", {{"kind", "ConfigMap"}, {"metadata", {{"resourceVersion", "88"}}}}}};
-    REQUIRE(console::client::decode_event(event.dump(), message, error));
-    CHECK(message.item.object["metadata"]["resourceVersion"] == "88");
-    CHECK(message.item.cells.is_null());
+    const auto message = console::client::decode_event(event.dump());
+    REQUIRE(message.ok());
+    CHECK(message->item.object["metadata"]["resourceVersion"] == "88");
+    CHECK(message->item.cells.is_null());
   }
   SECTION("an ERROR Status") {
     const json event = {{"type", "ERROR"},
                         {"object", {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}}}};
-    REQUIRE(console::client::decode_event(event.dump(), message, error));
-    CHECK(message.item.object["code"] == 410);
+    const auto message = console::client::decode_event(event.dump());
+    REQUIRE(message.ok());
+    CHECK(message->item.object["code"] == 410);
   }
   SECTION("not an event") {
-    CHECK_FALSE(console::client::decode_event("{\"type\":\"ADDED\"}", message, error));
-    CHECK(error == "a watch event lacks its type or object");
+    const auto message = console::client::decode_event("{\"type\":\"ADDED\"}");
+    REQUIRE_FALSE(message.ok());
+    CHECK(message.error() == "a watch event lacks its type or object");
   }
 }
 

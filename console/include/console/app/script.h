@@ -54,6 +54,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
 #include "console/app/console_state.h"
 
 namespace console::app {
@@ -65,9 +66,9 @@ struct ScriptCommand {
   std::string text;  // the line as written
 };
 
-// Parses a script. nullopt with `error` ("line 4: unknown command \"slect-kind\"") on an unknown
-// command, a wrong number of arguments or an unclosed quote.
-std::optional<std::vector<ScriptCommand>> parse_script(std::string_view text, std::string& error);
+// Parses a script: its commands, or the error ("line 4: unknown command \"slect-kind\"") on an
+// unknown command, a wrong number of arguments or an unclosed quote.
+common::Result<std::vector<ScriptCommand>> parse_script(std::string_view text);
 
 struct ScriptStep {
   enum class Kind {
@@ -103,7 +104,8 @@ class ScriptRunner {
   // `first`: the command's first frame.
   Outcome run(const ScriptCommand& command, ConsoleState& state, int64_t now_ms, bool first,
               std::string& detail);
-  bool write_state(const ConsoleState& state, const std::string& path, std::string& error) const;
+  // Writes the state's dump to `path`: the error, or nullopt once written.
+  std::optional<std::string> write_state(const ConsoleState& state, const std::string& path) const;
 
   std::vector<ScriptCommand> commands_;
   ScriptOptions options_;

@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/result.h"
+
 namespace console::app {
 
 // Pane sizes in ImGui's screen coordinates; 0 leaves the size to the default layout.
@@ -52,13 +54,13 @@ struct ConsoleSettings {
 ConsoleSettings parse_settings(std::string_view text, std::vector<std::string>* warnings = nullptr);
 std::string format_settings(const ConsoleSettings& settings);
 
-// Reads `path`. A missing file gives the defaults and no error; an unreadable one gives nullopt
-// and `error`.
-std::optional<ConsoleSettings> load_settings(const std::string& path, std::string& error,
-                                             std::vector<std::string>* warnings = nullptr);
+// Reads `path`. A missing file gives the defaults; an unreadable one gives the error.
+common::Result<ConsoleSettings> load_settings(const std::string& path,
+                                              std::vector<std::string>* warnings = nullptr);
 // Writes `path` aside and renames it into place (creating its folder), so a crash mid-write
-// never leaves half a file. False with `error` naming the path when it cannot.
-bool save_settings(const std::string& path, const ConsoleSettings& settings, std::string& error);
+// never leaves half a file. The error, naming the path, when it cannot; nullopt once written.
+[[nodiscard]] std::optional<std::string> save_settings(const std::string& path,
+                                                       const ConsoleSettings& settings);
 
 // Where `kube-sandbox console` keeps its settings: $XDG_CONFIG_HOME/kube-sandbox/console.ini
 // when XDG_CONFIG_HOME is absolute, else $HOME/.config/kube-sandbox/console.ini; "" when

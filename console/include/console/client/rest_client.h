@@ -10,8 +10,9 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
+
+#include "common/result.h"
 
 namespace console::client {
 
@@ -35,10 +36,9 @@ struct ClusterAccess {
 std::string default_kubeconfig_path();
 
 // Reads `path` and resolves `context` (empty: current-context). Relative file references are
-// taken from the kubeconfig's directory. nullopt with `error` set when the file, the context, its
-// cluster or its user is missing, or a referenced file cannot be read.
-std::optional<ClusterAccess> load_kubeconfig(const std::string& path, const std::string& context,
-                                             std::string& error);
+// taken from the kubeconfig's directory. The error when the file, the context, its cluster or its
+// user is missing, or a referenced file cannot be read.
+common::Result<ClusterAccess> load_kubeconfig(const std::string& path, const std::string& context);
 
 struct Request {
   std::string method = "GET";
@@ -70,13 +70,12 @@ class RestClient {
   RestClient(const RestClient&) = delete;
   RestClient& operator=(const RestClient&) = delete;
 
-  // One request (`target` is the path with its query). False with `error` set on a transport
+  // One request (`target` is the path with its query): the response, or the error on a transport
   // failure (connection, TLS, timeout, response too large); HTTP errors are responses.
-  bool request(const std::string& method, const std::string& target,
-               const std::string& content_type, const std::string& body, Response& out,
-               std::string& error);
+  common::Result<Response> request(const std::string& method, const std::string& target,
+                                   const std::string& content_type, const std::string& body);
   // The same with an Accept header of the caller's choosing.
-  bool request(const Request& request, Response& out, std::string& error);
+  common::Result<Response> request(const Request& request);
 
   const ClusterAccess& access() const { return access_; }
 

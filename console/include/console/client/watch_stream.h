@@ -22,11 +22,13 @@
 #include <cstdint>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "common/result.h"
 #include "console/client/bounded_queue.h"
 #include "console/client/rest_client.h"
 
@@ -39,10 +41,11 @@ class JsonFramer {
  public:
   explicit JsonFramer(size_t max_frame_bytes) : max_frame_bytes_(max_frame_bytes) {}
 
-  // Appends the whole objects completed by `bytes` to `frames`. False with `error` set when an
-  // object grows past the limit or something other than whitespace or an object comes between
-  // objects; the framer is then unusable.
-  bool feed(std::string_view bytes, std::vector<std::string>& frames, std::string& error);
+  // Appends the whole objects completed by `bytes` to `frames`. The error when an object grows
+  // past the limit or something other than whitespace or an object comes between objects (the
+  // framer is then unusable); nullopt otherwise.
+  [[nodiscard]] std::optional<std::string> feed(std::string_view bytes,
+                                                std::vector<std::string>& frames);
   // Bytes of an unfinished object held back.
   size_t pending() const { return current_.size(); }
 
@@ -130,11 +133,12 @@ std::string watch_query(const WatchTarget& target, const std::string& resource_v
 // The Accept header for a target's requests.
 std::string accept_header(const WatchTarget& target);
 
-// A LIST response body (a Table or a plain list) as a Listed message. False with `error` set when
-// it is not JSON or not shaped like either.
-bool decode_list(std::string_view body, StreamMessage& out, std::string& error);
-// One watch event as an Event message. False with `error` set when it is not an event.
-bool decode_event(std::string_view text, StreamMessage& out, std::string& error);
+// A LIST response body (a Table or a plain list) as a Listed message (without key or stream_id);
+// the error when it is not JSON or not shaped like either.
+common::Result<StreamMessage> decode_list(std::string_view body);
+// One watch event as an Event message (without key or stream_id); the error when it is not an
+// event.
+common::Result<StreamMessage> decode_event(std::string_view text);
 // "reason: message" of a Status body, or the first bytes of any other body.
 std::string status_text(int http_status, std::string_view body);
 
@@ -156,6 +160,10 @@ class WatchStream {
 
  private:
   enum class WatchEnd { Closed, Expired, Overflow, Failed, Stopped };
+  struct WatchOutcome {
+    WatchEnd end;
+    std::string error;  // why, for Expired, Overflow and Failed
+  };
 
   void run();
   // One round: a LIST when `need_list`, then one WATCH; false once the stream is to stop. An
@@ -163,8 +171,11 @@ class WatchStream {
   bool round(Backoff& backoff, std::string& resource_version, bool& need_list);
   // Posts Retrying and waits the backoff's next delay; false when stopped meanwhile.
   bool retry(Backoff& backoff, const std::string& error);
-  bool list(StreamMessage& listed, std::string& error);
-  WatchEnd watch(std::string& resource_version, std::string& error, bool& started);
+  // The LIST as a Listed message, or why it failed.
+  common::Result<StreamMessage> list();
+  // One WATCH from `resource_version`, which each event moves on; `started` once the server
+  // answered 200.
+  WatchOutcome watch(std::string& resource_version, bool& started);
   void post_state(StreamState state, std::string error = {}, int64_t retry_in_ms = 0);
   // Waits `delay` unless stopped first; false when stopped.
   bool pause(std::chrono::milliseconds delay);

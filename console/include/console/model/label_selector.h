@@ -19,6 +19,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
+
 namespace console::model {
 
 enum class LabelOperator {
@@ -45,10 +47,10 @@ struct LabelRequirement {
 
 class LabelSelector {
  public:
-  // Parses `text`. On failure returns nullopt and sets `error` to one line naming the offending
-  // token or part, e.g. "found ',', expected: !, identifier, or 'end of string'" or
+  // Parses `text`: the selector, or the error, one line naming the offending token or part, e.g.
+  // "found ',', expected: !, identifier, or 'end of string'" or
   // "unable to parse requirement: found 'web', expected: '('".
-  static std::optional<LabelSelector> parse(std::string_view text, std::string& error);
+  static common::Result<LabelSelector> parse(std::string_view text);
 
   // True when every requirement holds; the empty selector matches everything.
   bool matches(const nlohmann::json& labels) const;
