@@ -110,6 +110,26 @@ std::optional<std::string> unescape(std::string_view s, bool plus_is_space) {
   return out;
 }
 
+std::string query_escape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' || c == '_' ||
+        c == '.' || c == '~') {
+      out += c;
+    } else if (c == ' ') {
+      out += '+';
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0x0f];
+    }
+  }
+  return out;
+}
+
 std::string percent_decode(const std::string& s, bool plus_is_space) {
   std::string out;
   decode_escapes(s, plus_is_space, false, out);

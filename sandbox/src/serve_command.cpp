@@ -26,6 +26,8 @@
 #include "apiserver/server.h"
 #include "apiserver/version.h"
 #include "cli.h"
+#include "cluster/cluster.h"
+#include "cluster_flags.h"
 #include "console/client/rest_client.h"
 #include "console/ui/console_app.h"
 #include "data_dir.h"
@@ -254,10 +256,14 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     unsigned value = 0;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size() || value > 65535) {
-      return usage_error(command, "--secure-port must be a port number (0-65535), got \"" +
-                                      text + "\"", ctx);
+      return usage_error(
+          command, "--secure-port must be a port number (0-65535), got \"" + text + "\"", ctx);
     }
     port = static_cast<uint16_t>(value);
+  }
+  auto cluster_options = sandbox::cluster_options(flags);
+  if (!cluster_options) {
+    return usage_error(command, cluster_options.error(), ctx);
   }
   if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
     return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
@@ -272,8 +278,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (flags.has("request-timeout")) {
     auto parsed = apiserver::http::parse_duration(flags.get("request-timeout"));
     if (!parsed || parsed->count() <= 0) {
-      return usage_error(command, "--request-timeout must be a positive duration such as 60s or 1m, got \"" +
-                                      flags.get("request-timeout") + "\"", ctx);
+      return usage_error(command,
+                         "--request-timeout must be a positive duration such as 60s or 1m, got \"" +
+                             flags.get("request-timeout") + "\"",
+                         ctx);
     }
     request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
   }
@@ -282,8 +290,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     int level = -1;
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), level);
     if (ec != std::errc() || ptr != text.data() + text.size() || level < 0 || level > 10) {
-      return usage_error(command, "-v/--log-level must be a number from 0 to 10, got \"" + text + "\"",
-                         ctx);
+      return usage_error(command,
+                         "-v/--log-level must be a number from 0 to 10, got \"" + text + "\"", ctx);
     }
     apiserver::log::set_verbosity(level);
   }
@@ -291,8 +299,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (flags.has("token-auth-file")) {
     auto text = read_file(flags.get("token-auth-file"), error, "--token-auth-file");
     std::vector<std::string> warnings;
-    if (!text || !apiserver::parse_token_auth_file(*text, flags.get("token-auth-file"),
-                                                   file_tokens, warnings, error)) {
+    if (!text || !apiserver::parse_token_auth_file(*text, flags.get("token-auth-file"), file_tokens,
+                                                   warnings, error)) {
       ctx.err << "kube-sandbox serve: " << error << "\n";
       return kExitFailure;
     }
@@ -404,8 +412,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     return kExitFailure;
   }
   api.bootstrap(server->port());  // /readyz stays unready until this is done
-  std::string url = "https://" + url_host(server_options.bind_address) + ":" +
-                    std::to_string(server->port());
+  std::string url =
+      "https://" + url_host(server_options.bind_address) + ":" + std::to_string(server->port());
 
   std::string kubeconfig =
       make_kubeconfig(url, pki->ca_cert_pem, pki->admin_cert_pem, pki->admin_key_pem);
@@ -441,6 +449,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
       return kExitFailure;
     }
   }
+  // The controllers, the scheduler and the simulated nodes: API clients of the pipeline.
+  cluster::Cluster cluster([&api](apiserver::http::Request& r) { return api.handle(r); },
+                           *cluster_options);
+  cluster.start();
   api.set_ready(true);
   if (flags.has("ready-file")) {
     nlohmann::json ready = {{"url", url},
@@ -454,9 +466,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   auto ready_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::steady_clock::now() - started)
                       .count();
-  ctx.out << "kube-sandbox: serving the Kubernetes " << apiserver::api_version_line()
-          << " API at " << url << " (ready in " << ready_ms << " ms, store revision "
-          << db->current_revision() << (ephemeral ? ", ephemeral" : "") << ")\n"
+  ctx.out << "kube-sandbox: serving the Kubernetes " << apiserver::api_version_line() << " API at "
+          << url << " (ready in " << ready_ms << " ms, store revision " << db->current_revision()
+          << (ephemeral ? ", ephemeral" : "") << ")\n"
           << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n"
           << std::flush;
 
@@ -479,6 +491,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
             << ", shutting down\n"
             << std::flush;
   }
+  cluster.stop();
   api.begin_shutdown();
   server->stop(kShutdownGrace);
   server.reset();
@@ -499,7 +512,7 @@ Command serve_command() {
       "When a display is available (DISPLAY or WAYLAND_DISPLAY) and --headless is not given,\n"
       "it also opens the desktop console, a client of the server through that kubeconfig;\n"
       "closing the console's window stops serve gracefully, as SIGINT does.\n";
-  c.flags = FlagSet({
+  std::vector<FlagSpec> specs = {
       data_dir_flag(),
       {"ephemeral", "", false, "", "keep nothing: a temporary data directory removed on exit"},
       {"secure-port", "", true, "PORT", "HTTPS port (default 6443; 0 picks a free port)"},
@@ -525,7 +538,11 @@ Command serve_command() {
        "apply these YAML/JSON files or folders (comma-separated) before turning ready"},
       {"log-level", "v", true, "N",
        "log verbosity as kube-apiserver's -v: 0 start-up and errors, 2 controllers, 3 requests"},
-  });
+  };
+  for (FlagSpec& spec : cluster_flags()) {
+    specs.push_back(std::move(spec));
+  }
+  c.flags = FlagSet(std::move(specs));
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) { return run_serve(c, flags, ctx); };
   return c;
 }

@@ -26,9 +26,9 @@ struct ClientCertificate {
 };
 
 struct Request {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // as sent: path and query
-  std::string path;    // percent-decoded path
+  std::string method;                                     // "GET", "POST", ...
+  std::string target;                                     // as sent: path and query
+  std::string path;                                       // percent-decoded path
   std::map<std::string, std::vector<std::string>> query;  // decoded; repeated keys kept
   Headers headers;
   std::string body;
@@ -82,6 +82,9 @@ std::string percent_decode(const std::string& s, bool plus_is_space);
 // The same, but nullopt on a malformed escape ('%' not followed by two hex digits), which Go's
 // url.PathUnescape and url.QueryUnescape refuse.
 std::optional<std::string> unescape(std::string_view s, bool plus_is_space);
+// Escapes a query parameter's name or value as Go's url.QueryEscape does: letters, digits and
+// "-_.~" stay, a space becomes '+', every other byte %XX. parse_query() reads it back.
+std::string query_escape(std::string_view s);
 
 // A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "-1.5h", "250ms", "0"), as
 // kube-apiserver's duration flags and the ?timeout= query parameter take it; negative durations

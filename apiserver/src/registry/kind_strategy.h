@@ -38,6 +38,9 @@ struct KindStrategy {
   nlohmann::json (*print)(const nlohmann::json& object, const cells::Context& context) = nullptr;
   // True when validate replaces the metadata rules (core Events check their own metadata).
   bool own_metadata_rules = false;
+  // True when a create keeps the status it is given although the kind has a status subresource
+  // (a kubelet registers its Node with its capacity and conditions).
+  bool keeps_status_on_create = false;
 
   // The generic store's questions (registry/generic/store.h); null means "nothing more".
   // Update of the main resource, once the server-owned metadata is carried over: what only

@@ -5,6 +5,7 @@
 #include "registry/generic/resource_errors.h"
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
+#include "registry/kind_strategy.h"
 
 namespace apiserver::registry {
 namespace {
@@ -75,7 +76,10 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
     meta.erase("generation");
   }
   if (has_status_subresource(r)) {
-    object.erase("status");  // status is the controllers' to write, through /status
+    const KindStrategy* strategy = kind_strategy(r.group, r.kind);
+    if (strategy == nullptr || !strategy->keeps_status_on_create) {
+      object.erase("status");  // status is the controllers' to write, through /status
+    }
   }
   const bool generated = name.empty() && !generate.empty();
   if (generated) {

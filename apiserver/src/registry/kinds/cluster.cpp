@@ -219,7 +219,8 @@ void add_cluster(Strategies& s) {
   s.push_back({.group = "",
                .kind = "Node",
                .defaults = defaulting::default_node,
-               .print = print::print_node});
+               .print = print::print_node,
+               .keeps_status_on_create = true});
   s.push_back({.group = "", .kind = "ResourceQuota", .print = print::print_resource_quota});
   s.push_back({.group = "", .kind = "ComponentStatus", .print = print::print_component_status});
   s.push_back(

@@ -1,0 +1,70 @@
+// The cluster around the API server: what kube-controller-manager, kube-scheduler and the nodes'
+// kubelets do, in process. Every part is an API client (cluster/src/client) whose requests go
+// through the server's whole request pipeline under its own user, as on a real cluster; none
+// reads or writes the store behind the API's back.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "apiserver/http.h"
+#include "common/clock.h"
+#include "common/result.h"
+
+namespace cluster {
+
+struct ClusterOptions {
+  // Simulated nodes to create at start (node-1 ... node-N) when missing. Nodes created later
+  // through the API are simulated too.
+  int nodes = 3;
+  // kube-controller-manager's --controllers: "*" (every controller on by default), "name" or
+  // "-name", comma-separated; parsed by parse_controllers.
+  std::set<std::string> controllers;
+  // How long a simulated container takes from ContainerCreating to Running.
+  std::chrono::milliseconds container_start_delay{1000};
+  // How long a simulated kubelet takes to stop a deleted pod's containers (at most the pod's
+  // grace period) before it removes the pod.
+  std::chrono::milliseconds container_stop_delay{1000};
+  // Timestamps and delays; nullptr for the real clock. Must outlive the cluster.
+  const common::Clock* clock = nullptr;
+};
+
+// The controllers `--controllers` may name (canonical names, as kube-controller-manager's
+// "replicaset-controller"), and which are on for "*".
+struct ControllerName {
+  std::string name;
+  std::string alias;  // the older short name kube-controller-manager still accepts: "replicaset"
+  bool on_by_default = true;
+};
+const std::vector<ControllerName>& known_controllers();
+
+// Parses a --controllers value into the set of controllers to run; the error names the unknown
+// controller as kube-controller-manager does.
+common::Result<std::set<std::string>> parse_controllers(const std::string& spec);
+
+class Cluster {
+ public:
+  // `handler`: the API server's request pipeline (ApiServer::handle).
+  Cluster(std::function<apiserver::http::Response(apiserver::http::Request&)> handler,
+          ClusterOptions options);
+  ~Cluster();
+
+  // Creates the nodes, lists and starts watching, then starts the workers. Call once the API
+  // server is ready.
+  void start();
+  // Stops every worker and watch; call before the API server goes.
+  void stop();
+
+  // True when no controller has work queued or in progress, nor a delayed key due by
+  // `horizon` from now (for tests).
+  bool idle(std::chrono::milliseconds horizon) const;
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+}  // namespace cluster

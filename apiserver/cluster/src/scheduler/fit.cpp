@@ -1,0 +1,224 @@
+#include "scheduler/fit.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "client/objects.h"
+#include "client/quantity.h"
+
+namespace cluster {
+namespace {
+
+Resources requests_of(const json* containers) {
+  Resources sum;
+  if (containers == nullptr || !containers->is_array()) {
+    return sum;
+  }
+  for (const json& c : *containers) {
+    const json* requests = at(c, {"resources", "requests"});
+    const json* limits = at(c, {"resources", "limits"});
+    auto value = [&](const char* name) {
+      std::string text;
+      if (requests != nullptr)
+        text = string_at(*requests, {name});
+      if (text.empty() && limits != nullptr)
+        text = string_at(*limits, {name});
+      return parse_quantity(text).value_or(0);
+    };
+    sum.cpu += value("cpu");
+    sum.memory += value("memory");
+  }
+  return sum;
+}
+
+std::optional<long long> integer(const std::string& text) {
+  long long v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+bool requirement_matches(const json& requirement, const json& labels) {
+  const std::string key = string_at(requirement, {"key"});
+  const std::string op = string_at(requirement, {"operator"});
+  const json* values = at(requirement, {"values"});
+  const std::string value = string_at(labels, {key.c_str()});
+  const bool has = labels.is_object() && labels.contains(key);
+  auto in_values = [&] {
+    return values != nullptr && values->is_array() &&
+           std::any_of(values->begin(), values->end(), [&](const json& v) {
+             return v.is_string() && v.get<std::string>() == value;
+           });
+  };
+  if (op == "In")
+    return has && in_values();
+  if (op == "NotIn")
+    return !has || !in_values();
+  if (op == "Exists")
+    return has;
+  if (op == "DoesNotExist")
+    return !has;
+  if (op == "Gt" || op == "Lt") {
+    if (!has || values == nullptr || !values->is_array() || values->size() != 1 ||
+        !(*values)[0].is_string()) {
+      return false;
+    }
+    auto mine = integer(value);
+    auto theirs = integer((*values)[0].get<std::string>());
+    if (!mine || !theirs)
+      return false;
+    return op == "Gt" ? *mine > *theirs : *mine < *theirs;
+  }
+  return false;
+}
+
+bool tolerates(const json& pod, const json& taint) {
+  const json* tolerations = at(pod, {"spec", "tolerations"});
+  if (tolerations == nullptr || !tolerations->is_array()) {
+    return false;
+  }
+  const std::string key = string_at(taint, {"key"});
+  const std::string value = string_at(taint, {"value"});
+  const std::string effect = string_at(taint, {"effect"});
+  for (const json& t : *tolerations) {
+    const std::string t_effect = string_at(t, {"effect"});
+    if (!t_effect.empty() && t_effect != effect)
+      continue;
+    const std::string t_key = string_at(t, {"key"});
+    const std::string op = string_at(t, {"operator"});
+    if (!t_key.empty() && t_key != key)
+      continue;
+    if (op == "Exists")
+      return true;
+    if ((op.empty() || op == "Equal") && !t_key.empty() && string_at(t, {"value"}) == value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+Resources pod_requests(const json& pod) {
+  Resources r = requests_of(at(pod, {"spec", "containers"}));
+  if (const json* inits = at(pod, {"spec", "initContainers"});
+      inits != nullptr && inits->is_array()) {
+    for (const json& c : *inits) {
+      const json single = json::array({c});
+      const Resources one = requests_of(&single);
+      r.cpu = std::max(r.cpu, one.cpu);
+      r.memory = std::max(r.memory, one.memory);
+    }
+  }
+  if (const json* overhead = at(pod, {"spec", "overhead"}); overhead != nullptr) {
+    r.cpu += parse_quantity(string_at(*overhead, {"cpu"})).value_or(0);
+    r.memory += parse_quantity(string_at(*overhead, {"memory"})).value_or(0);
+  }
+  r.pods = 1;
+  return r;
+}
+
+Resources node_allocatable(const json& node) {
+  const json* values = at(node, {"status", "allocatable"});
+  if (values == nullptr || !values->is_object()) {
+    values = at(node, {"status", "capacity"});
+  }
+  Resources r;
+  if (values != nullptr && values->is_object()) {
+    r.cpu = parse_quantity(string_at(*values, {"cpu"})).value_or(0);
+    r.memory = parse_quantity(string_at(*values, {"memory"})).value_or(0);
+    r.pods = parse_quantity(string_at(*values, {"pods"})).value_or(0);
+  }
+  return r;
+}
+
+bool node_selector_terms_match(const json& terms, const json& node) {
+  if (!terms.is_array()) {
+    return false;
+  }
+  static const json no_labels = json::object();
+  const json* labels = at(node, {"metadata", "labels"});
+  const json fields = {{"metadata.name", name_of(node)}};
+  for (const json& term : terms) {
+    bool all = true;
+    bool any_requirement = false;
+    for (const char* part : {"matchExpressions", "matchFields"}) {
+      const json* reqs = at(term, {part});
+      if (reqs == nullptr || !reqs->is_array())
+        continue;
+      for (const json& req : *reqs) {
+        any_requirement = true;
+        const json& against =
+            std::string(part) == "matchFields" ? fields : (labels != nullptr ? *labels : no_labels);
+        all = all && requirement_matches(req, against);
+      }
+    }
+    if (all && any_requirement) {
+      return true;  // an empty term matches nothing
+    }
+  }
+  return false;
+}
+
+std::vector<std::string> misfits(const json& pod, const json& node, const Resources& used) {
+  std::vector<std::string> reasons;
+  static const json no_labels = json::object();
+  const json* labels_ptr = at(node, {"metadata", "labels"});
+  const json& labels = labels_ptr != nullptr ? *labels_ptr : no_labels;
+  // NodeUnschedulable: a cordoned node, unless the pod tolerates the unschedulable taint.
+  if (bool_at(node, {"spec", "unschedulable"}, false) &&
+      !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
+    reasons.push_back("node(s) were unschedulable");
+  }
+  // NodeAffinity: nodeSelector and required node affinity.
+  bool affinity_ok = true;
+  if (const json* selector = at(pod, {"spec", "nodeSelector"}); selector && selector->is_object()) {
+    for (const auto& [key, value] : selector->items()) {
+      if (!value.is_string() || string_at(labels, {key.c_str()}) != value.get<std::string>() ||
+          !labels.contains(key)) {
+        affinity_ok = false;
+      }
+    }
+  }
+  if (const json* terms =
+          at(pod, {"spec", "affinity", "nodeAffinity",
+                   "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
+      terms != nullptr && !node_selector_terms_match(*terms, node)) {
+    affinity_ok = false;
+  }
+  if (!affinity_ok) {
+    reasons.push_back("node(s) didn't match Pod's node affinity/selector");
+  }
+  // TaintToleration: NoSchedule and NoExecute taints must be tolerated.
+  if (const json* taints = at(node, {"spec", "taints"}); taints && taints->is_array()) {
+    for (const json& taint : *taints) {
+      const std::string effect = string_at(taint, {"effect"});
+      if ((effect == "NoSchedule" || effect == "NoExecute") && !tolerates(pod, taint)) {
+        reasons.push_back("node(s) had untolerated taint {" + string_at(taint, {"key"}) + ": " +
+                          string_at(taint, {"value"}) + "}");
+        break;
+      }
+    }
+  }
+  // NodeResourcesFit.
+  const Resources want = pod_requests(pod);
+  const Resources have = node_allocatable(node);
+  if (used.pods + 1 > have.pods) {
+    reasons.push_back("Too many pods");
+  }
+  if (want.cpu > 0 && used.cpu + want.cpu > have.cpu + 1e-9) {
+    reasons.push_back("Insufficient cpu");
+  }
+  if (want.memory > 0 && used.memory + want.memory > have.memory + 0.5) {
+    reasons.push_back("Insufficient memory");
+  }
+  return reasons;
+}
+
+bool preemption_might_help(const std::string& reason) {
+  return reason.starts_with("Insufficient") || reason == "Too many pods";
+}
+
+}  // namespace cluster

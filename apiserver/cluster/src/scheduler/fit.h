@@ -1,0 +1,43 @@
+// Whether a pod fits a node, as kube-scheduler's filter plugins decide it, and the reason in the
+// scheduler's words when it does not:
+//   NodeUnschedulable   "node(s) were unschedulable"
+//   NodeAffinity        "node(s) didn't match Pod's node affinity/selector"   (nodeSelector too)
+//   TaintToleration     "node(s) had untolerated taint {key: value}"
+//   NodeResourcesFit    "Insufficient cpu", "Insufficient memory", "Too many pods"
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace cluster {
+
+using nlohmann::json;
+
+struct Resources {
+  double cpu = 0;     // cores
+  double memory = 0;  // bytes
+  double pods = 0;
+};
+
+// What the pod asks for: the sum of its containers' requests, or its largest init container's
+// when larger, plus its overhead; pods = 1.
+Resources pod_requests(const json& pod);
+// The node's allocatable (capacity when allocatable is missing).
+Resources node_allocatable(const json& node);
+
+// The filters' reasons for `pod` not fitting `node`, given what is already `used` there; empty
+// when it fits. One reason per failing plugin, in the scheduler's order.
+std::vector<std::string> misfits(const json& pod, const json& node, const Resources& used);
+
+// Whether the node's labels satisfy a NodeSelectorTerm list (any term; within one, all of its
+// matchExpressions and matchFields), as required node affinity reads them.
+bool node_selector_terms_match(const json& terms, const json& node);
+
+// Whether the preemption could help with these reasons: only resource shortages can be solved by
+// removing pods.
+bool preemption_might_help(const std::string& reason);
+
+}  // namespace cluster

@@ -1,0 +1,310 @@
+#include "workloads/replica_set_controller.h"
+
+#include <algorithm>
+
+#include "client/objects.h"
+#include "nodes/pod_lifecycle.h"
+
+namespace cluster {
+namespace {
+
+const ResourceRef kPods{"", "v1", "pods", true};
+// At most this many pods are created or deleted in one sync (kube-controller-manager's burst).
+constexpr int64_t kBurst = 500;
+constexpr auto kExpectationsTimeout = std::chrono::minutes(5);
+
+bool pod_ready(const json& pod) {
+  const json* ready = condition(pod, "Ready");
+  return ready != nullptr && string_at(*ready, {"status"}) == "True";
+}
+
+// Ready for at least `min_ready` seconds at `now`.
+bool pod_available(const json& pod, int64_t min_ready, std::chrono::system_clock::time_point now) {
+  const json* ready = condition(pod, "Ready");
+  if (ready == nullptr || string_at(*ready, {"status"}) != "True") {
+    return false;
+  }
+  if (min_ready <= 0) {
+    return true;
+  }
+  auto since = parse_time(string_at(*ready, {"lastTransitionTime"}));
+  return since && now >= *since + std::chrono::seconds(min_ready);
+}
+
+// The deletion order of kube-controller-manager's ActivePods ranking: unscheduled before
+// scheduled, pending before unknown before running, not ready before ready, newer before older.
+int rank(const json& pod) {
+  if (string_at(pod, {"spec", "nodeName"}).empty())
+    return 0;
+  const std::string phase = string_at(pod, {"status", "phase"});
+  if (phase == "Pending")
+    return 1;
+  if (phase != "Running")
+    return 2;
+  return pod_ready(pod) ? 4 : 3;
+}
+
+}  // namespace
+
+ReplicaSetController::ReplicaSetController(const Client& client, ResourceRef owners, Informer& pods,
+                                           const common::Clock& clock)
+    : Controller(owners.resource == "replicasets" ? "replicaset-controller"
+                                                  : "replicationcontroller-controller",
+                 clock),
+      client_(client),
+      owners_(owners),
+      kind_(owners.resource == "replicasets" ? "ReplicaSet" : "ReplicationController"),
+      events_(client,
+              owners.resource == "replicasets" ? "replicaset-controller" : "replication-controller",
+              "", clock),
+      owner_informer_(client, owners, {}, clock),
+      pods_(pods) {
+  auto owner_changed = [this](const json& o) { queue().add(Informer::key_of(o)); };
+  owner_informer_.add_handlers(
+      {.added = owner_changed,
+       .updated = [owner_changed](const json&, const json& o) { owner_changed(o); },
+       .deleted =
+           [this](const json& o) {
+             std::lock_guard lock(mu_);
+             expectations_.erase(Informer::key_of(o));
+           }});
+  pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
+                      .updated = [this](const json&, const json& p) { pod_changed(p); },
+                      .deleted = [this](const json& p) { pod_changed(p); }});
+}
+
+ReplicaSetController::~ReplicaSetController() {
+  stop();
+  owner_informer_.stop();
+}
+
+void ReplicaSetController::start() {
+  owner_informer_.start();
+}
+
+json ReplicaSetController::selector_of(const json& owner) const {
+  const json* selector = at(owner, {"spec", "selector"});
+  if (selector == nullptr) {
+    return nullptr;
+  }
+  if (kind_ == "ReplicationController") {
+    return {{"matchLabels", *selector}};
+  }
+  return *selector;
+}
+
+void ReplicaSetController::pod_changed(const json& pod) {
+  const std::string ns = namespace_of(pod);
+  if (const json* ref = controller_ref(pod)) {
+    if (string_at(*ref, {"kind"}) == kind_) {
+      queue().add(ns + "/" + string_at(*ref, {"name"}));
+    }
+    return;
+  }
+  // An orphan: every owner whose selector it matches may adopt it.
+  const json* labels = at(pod, {"metadata", "labels"});
+  if (labels == nullptr || being_deleted(pod)) {
+    return;
+  }
+  for (const ObjectPtr& owner : owner_informer_.list(ns)) {
+    if (selector_matches(selector_of(*owner), *labels)) {
+      queue().add(Informer::key_of(*owner));
+    }
+  }
+}
+
+bool ReplicaSetController::satisfied(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = expectations_.find(key);
+  if (it == expectations_.end()) {
+    return true;
+  }
+  Expectations& e = it->second;
+  const std::string ns = key.substr(0, key.find('/'));
+  std::erase_if(e.creating,
+                [&](const std::string& name) { return pods_.get(ns, name) != nullptr; });
+  std::erase_if(e.deleting, [&](const std::string& name) {
+    ObjectPtr pod = pods_.get(ns, name);
+    return pod == nullptr || being_deleted(*pod);
+  });
+  if ((e.creating.empty() && e.deleting.empty()) ||
+      std::chrono::steady_clock::now() - e.since > kExpectationsTimeout) {
+    expectations_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
+  const size_t slash = key.find('/');
+  const std::string ns = key.substr(0, slash);
+  ObjectPtr owner = owner_informer_.get(ns, key.substr(slash + 1));
+  if (owner == nullptr) {
+    return std::nullopt;
+  }
+  const json selector = selector_of(*owner);
+  const std::string uid = uid_of(*owner);
+  std::vector<ObjectPtr> owned;
+  for (const ObjectPtr& pod : pods_.list(ns)) {
+    const json* ref = controller_ref(*pod);
+    if (ref != nullptr) {
+      if (string_at(*ref, {"uid"}) == uid && !pod_terminal(*pod)) {
+        owned.push_back(pod);
+      }
+      continue;
+    }
+    const json* labels = at(*pod, {"metadata", "labels"});
+    if (being_deleted(*owner) || being_deleted(*pod) || pod_terminal(*pod) || labels == nullptr ||
+        !selector_matches(selector, *labels)) {
+      continue;
+    }
+    // Adopt the orphan: our controller reference, on the pod we saw (its uid as precondition).
+    json refs = at(*pod, {"metadata", "ownerReferences"}) != nullptr
+                    ? *at(*pod, {"metadata", "ownerReferences"})
+                    : json::array();
+    refs.push_back(controller_owner_ref(*owner));
+    auto adopted =
+        client_.patch(kPods.object(ns, name_of(*pod)), "application/merge-patch+json",
+                      {{"metadata", {{"ownerReferences", refs}, {"uid", uid_of(*pod)}}}});
+    if (adopted) {
+      owned.push_back(std::make_shared<const json>(*adopted));
+    }
+  }
+  std::vector<ObjectPtr> active;
+  for (const ObjectPtr& pod : owned) {
+    if (!being_deleted(*pod))
+      active.push_back(pod);
+  }
+  std::optional<std::string> failure;
+  if (!being_deleted(*owner) && satisfied(key)) {
+    const int64_t want = int_at(*owner, {"spec", "replicas"}, 1);
+    const int64_t diff = static_cast<int64_t>(active.size()) - want;
+    Expectations expect;
+    expect.since = std::chrono::steady_clock::now();
+    if (diff < 0) {
+      const json* tmpl = at(*owner, {"spec", "template"});
+      const int64_t count = std::min(-diff, kBurst);
+      for (int64_t i = 0; i < count; ++i) {
+        json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
+        json metadata =
+            tmpl != nullptr && tmpl->contains("metadata") ? (*tmpl)["metadata"] : json::object();
+        metadata.erase("name");
+        metadata["generateName"] = name_of(*owner) + "-";
+        metadata["namespace"] = ns;
+        metadata["ownerReferences"] = json::array({controller_owner_ref(*owner)});
+        pod["metadata"] = std::move(metadata);
+        pod["spec"] = tmpl != nullptr && tmpl->contains("spec") ? (*tmpl)["spec"] : json::object();
+        auto created = client_.create(kPods.collection(ns), pod);
+        if (!created) {
+          failure = created.error().message;
+          events_.record(*owner, "Warning", "FailedCreate", "Error creating: " + failure.value());
+          break;
+        }
+        expect.creating.insert(name_of(*created));
+        events_.record(*owner, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*created));
+      }
+    } else if (diff > 0) {
+      std::vector<ObjectPtr> order = active;
+      std::stable_sort(order.begin(), order.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
+        const int ra = rank(*a), rb = rank(*b);
+        if (ra != rb)
+          return ra < rb;
+        return string_at(*a, {"metadata", "creationTimestamp"}) >
+               string_at(*b, {"metadata", "creationTimestamp"});
+      });
+      for (int64_t i = 0; i < std::min(diff, kBurst); ++i) {
+        const json& pod = *order[static_cast<size_t>(i)];
+        auto removed = client_.remove(kPods.object(ns, name_of(pod)));
+        if (!removed && !removed.error().not_found()) {
+          failure = removed.error().message;
+          events_.record(*owner, "Warning", "FailedDelete", "Error deleting: " + failure.value());
+          break;
+        }
+        expect.deleting.insert(name_of(pod));
+        events_.record(*owner, "Normal", "SuccessfulDelete", "Deleted pod: " + name_of(pod));
+      }
+    }
+    if (!expect.creating.empty() || !expect.deleting.empty()) {
+      std::lock_guard lock(mu_);
+      expectations_[key] = std::move(expect);
+    }
+  }
+  return update_status(*owner, active, failure);
+}
+
+std::optional<std::string> ReplicaSetController::update_status(
+    const json& owner, const std::vector<ObjectPtr>& pods,
+    const std::optional<std::string>& failure) {
+  const auto now = clock().system_now();
+  const int64_t min_ready = int_at(owner, {"spec", "minReadySeconds"}, 0);
+  const json* tmpl_labels = at(owner, {"spec", "template", "metadata", "labels"});
+  int64_t labeled = 0, ready = 0, available = 0;
+  std::optional<std::chrono::system_clock::duration> next_available;
+  for (const ObjectPtr& pod : pods) {
+    const json* labels = at(*pod, {"metadata", "labels"});
+    bool all = true;
+    if (tmpl_labels != nullptr && tmpl_labels->is_object()) {
+      for (const auto& [k, v] : tmpl_labels->items()) {
+        if (labels == nullptr || !labels->contains(k) || (*labels)[k] != v)
+          all = false;
+      }
+    }
+    labeled += all ? 1 : 0;
+    if (pod_ready(*pod)) {
+      ++ready;
+      if (pod_available(*pod, min_ready, now)) {
+        ++available;
+      } else if (auto since =
+                     parse_time(string_at(*condition(*pod, "Ready"), {"lastTransitionTime"}))) {
+        const auto wait = *since + std::chrono::seconds(min_ready) - now;
+        next_available = next_available ? std::min(*next_available, wait) : wait;
+      }
+    }
+  }
+  json status = at(owner, {"status"}) != nullptr ? *at(owner, {"status"}) : json::object();
+  json updated = status;
+  updated["replicas"] = static_cast<int64_t>(pods.size());
+  updated["fullyLabeledReplicas"] = labeled;
+  updated["readyReplicas"] = ready;
+  updated["availableReplicas"] = available;
+  updated["observedGeneration"] = int_at(owner, {"metadata", "generation"}, 0);
+  json conditions = updated.contains("conditions") ? updated["conditions"] : json::array();
+  if (failure) {
+    set_condition(conditions, "ReplicaFailure", "True", "FailedCreate", *failure, rfc3339(now));
+  } else {
+    json kept = json::array();
+    for (const json& c : conditions) {
+      if (string_at(c, {"type"}) != "ReplicaFailure")
+        kept.push_back(c);
+    }
+    conditions = std::move(kept);
+  }
+  if (conditions.empty()) {
+    updated.erase("conditions");
+  } else {
+    updated["conditions"] = conditions;
+  }
+  // Zero counts are left out, as Go's omitempty writes them.
+  for (const char* field : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"}) {
+    if (updated[field] == 0)
+      updated.erase(field);
+  }
+  if (next_available) {
+    requeue_after(Informer::key_of(owner),
+                  std::chrono::duration_cast<common::Clock::duration>(*next_available) +
+                      std::chrono::milliseconds(10));
+  }
+  if (updated == status) {
+    return failure ? std::optional<std::string>("creating pods: " + *failure) : std::nullopt;
+  }
+  json body = owner;
+  body["status"] = updated;
+  auto written =
+      client_.update(owners_.object(namespace_of(owner), name_of(owner), "status"), body);
+  if (!written && !written.error().not_found()) {
+    return "updating the status of " + Informer::key_of(owner) + ": " + written.error().message;
+  }
+  return failure ? std::optional<std::string>("creating pods: " + *failure) : std::nullopt;
+}
+
+}  // namespace cluster

@@ -1,0 +1,75 @@
+#include "cluster_flags.h"
+
+#include <charconv>
+
+#include "apiserver/http.h"
+
+namespace sandbox {
+namespace {
+
+constexpr int kDefaultNodes = 3;
+constexpr int kMostNodes = 200;
+
+common::Result<std::chrono::milliseconds> duration_flag(const ParsedFlags& flags,
+                                                        const std::string& name,
+                                                        std::chrono::milliseconds fallback) {
+  if (!flags.has(name)) {
+    return fallback;
+  }
+  auto parsed = apiserver::http::parse_duration(flags.get(name));
+  if (!parsed || parsed->count() < 0) {
+    return common::Result<std::chrono::milliseconds>::failure(
+        "--" + name + " must be a duration such as 500ms or 2s, got \"" + flags.get(name) + "\"");
+  }
+  return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+}
+
+}  // namespace
+
+std::vector<FlagSpec> cluster_flags() {
+  return {
+      {"nodes", "", true, "N",
+       "simulated nodes to run (default 3; 0 runs none: a bare API server without kubelets)"},
+      {"controllers", "", true, "LIST",
+       "controllers to run, as kube-controller-manager's: * (all), NAME, -NAME (default *)"},
+      {"container-start-delay", "", true, "DURATION",
+       "how long a simulated container takes to start (default 1s)"},
+      {"container-stop-delay", "", true, "DURATION",
+       "how long a deleted pod's simulated containers take to stop (default 1s)"},
+  };
+}
+
+common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags) {
+  using Failure = common::Result<cluster::ClusterOptions>;
+  cluster::ClusterOptions options;
+  options.nodes = kDefaultNodes;
+  if (flags.has("nodes")) {
+    const std::string text = flags.get("nodes");
+    int value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0 ||
+        value > kMostNodes) {
+      return Failure::failure("--nodes must be a number from 0 to " + std::to_string(kMostNodes) +
+                              ", got \"" + text + "\"");
+    }
+    options.nodes = value;
+  }
+  auto controllers = cluster::parse_controllers(flags.get("controllers", "*"));
+  if (!controllers) {
+    return Failure::failure("--controllers: " + controllers.error());
+  }
+  options.controllers = *controllers;
+  auto start = duration_flag(flags, "container-start-delay", options.container_start_delay);
+  if (!start) {
+    return Failure::failure(start.error());
+  }
+  options.container_start_delay = *start;
+  auto stop = duration_flag(flags, "container-stop-delay", options.container_stop_delay);
+  if (!stop) {
+    return Failure::failure(stop.error());
+  }
+  options.container_stop_delay = *stop;
+  return options;
+}
+
+}  // namespace sandbox
