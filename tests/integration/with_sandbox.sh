@@ -2,6 +2,7 @@
 # Runs a command against a fresh sandbox: starts `kube-sandbox serve --ephemeral` on port 0,
 # waits for its ready file, runs COMMAND with KUBECONFIG (and the kubeconfig path as its last
 # argument when it ends in .py), then stops the sandbox with SIGTERM and checks it exits 0.
+# KS_SERVE_FLAGS, when set, adds flags to serve (word-split).
 #   with_sandbox.sh COMMAND [ARGS...]
 set -euo pipefail
 bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
@@ -13,7 +14,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready.json" >"$tmp/serve.out" 2>&1 &
+# shellcheck disable=SC2086
+"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready.json" ${KS_SERVE_FLAGS:-} \
+  >"$tmp/serve.out" 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do
   [[ -s $tmp/ready.json ]] && break

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# The cluster around the API server, with kubectl 1.32 as against a real cluster: simulated nodes
+# are Ready with their leases, a ReplicaSet's pods are scheduled, run and turn Ready, scaling down
+# removes pods, a pod no node fits stays Pending with kube-scheduler's event, cordoned nodes take
+# no pods, and a Never pod's containers exit. Run through with_sandbox.sh (KUBECONFIG set).
+set -euo pipefail
+fail() { echo "FAIL: $*" >&2; exit 1; }
+k() { kubectl "$@"; }
+out() { "$@" 2>&1 || true; }
+expect() {  # expect NAME WANT GOT
+  [[ $3 == "$2" ]] || fail "$1: want
+$2
+got
+$3"
+}
+# until_equal NAME WANT CMD...: retries CMD (up to 30 s) until its output is WANT.
+until_equal() {
+  local name=$1 want=$2 got
+  shift 2
+  for _ in $(seq 1 150); do
+    got=$("$@" 2>&1 || true)
+    [[ $got == "$want" ]] && return 0
+    sleep 0.2
+  done
+  fail "$name: want
+$want
+got
+$got"
+}
+
+until_equal "nodes ready" "node-1=True node-2=True node-3=True" \
+  bash -c "kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type==\"Ready\")].status} {end}' | sed 's/ \$//'"
+expect "node leases" "node-1 node-2 node-3" \
+  "$(k get leases -n kube-node-lease -o jsonpath='{.items[*].spec.holderIdentity}')"
+
+k apply -f - >/dev/null <<'YAML'
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: web}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: nginx, image: nginx, resources: {requests: {cpu: 100m}}}]
+YAML
+until_equal "pods ready" "True True True" \
+  bash -c "kubectl get pods -l app=web -o jsonpath='{range .items[*]}{.status.conditions[?(@.type==\"Ready\")].status} {end}' | sed 's/ \$//'"
+until_equal "replicaset status" "3/3/3" \
+  k get rs web -o jsonpath='{.status.replicas}/{.status.readyReplicas}/{.status.availableReplicas}'
+expect "each pod bound, addressed, running" "Running Running Running" \
+  "$(k get pods -l app=web -o jsonpath='{range .items[*]}{.status.phase}{" "}{end}' | sed 's/ $//')"
+[[ $(k get pods -l app=web -o jsonpath='{.items[*].spec.nodeName}') == *node-* ]] || fail "nodeName"
+[[ $(k get pods -l app=web -o jsonpath='{.items[0].status.podIP}') == 10.244.* ]] || fail "podIP"
+expect "SuccessfulCreate events" "3" \
+  "$(k get events --field-selector reason=SuccessfulCreate -o name | wc -l | tr -d ' ')"
+[[ $(k get events --field-selector reason=Scheduled -o jsonpath='{.items[0].message}') == \
+  "Successfully assigned default/web-"*" to node-"* ]] || fail "Scheduled event"
+
+k scale rs web --replicas=1 >/dev/null
+until_equal "scaled down" "1" bash -c "kubectl get pods -l app=web -o name | wc -l | tr -d ' '"
+
+# Nothing fits: kube-scheduler's words in the condition and the event.
+k run picky --image=nginx --overrides='{"spec":{"nodeSelector":{"disk":"none"}}}' >/dev/null
+want="0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."
+until_equal "unschedulable condition" "False/Unschedulable/$want" \
+  k get pod picky -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}/{.status.conditions[?(@.type=="PodScheduled")].reason}/{.status.conditions[?(@.type=="PodScheduled")].message}'
+until_equal "FailedScheduling event" "$want" \
+  k get events --field-selector involvedObject.name=picky,reason=FailedScheduling -o jsonpath='{.items[0].message}'
+
+# Cordoned nodes take no new pods; uncordoned, the pod is scheduled.
+for n in node-1 node-2 node-3; do k cordon "$n" >/dev/null; done
+k run late --image=nginx >/dev/null
+until_equal "cordoned" "0/3 nodes are available: 3 node(s) were unschedulable. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling." \
+  k get pod late -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].message}'
+k uncordon node-2 >/dev/null
+until_equal "scheduled after uncordon" "node-2" k get pod late -o jsonpath='{.spec.nodeName}'
+
+# A pod whose containers exit: Succeeded.
+k run once --image=busybox --restart=Never --annotations=kube-sandbox.io/run-seconds=1 >/dev/null
+until_equal "pod succeeded" "Succeeded" k get pod once -o jsonpath='{.status.phase}'
+expect "exit code" "0/Completed" \
+  "$(k get pod once -o jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}/{.status.containerStatuses[0].state.terminated.reason}')"
+echo "controllers: ok"
