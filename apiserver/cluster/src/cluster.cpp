@@ -7,12 +7,31 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/job_controller.h"
 #include "workloads/replica_set_controller.h"
+#include "workloads/ttl_after_finished_controller.h"
 
 namespace cluster {
 namespace {
 
 const ResourceRef kPods{"", "v1", "pods", true};
+
+// What every controller may use besides its own client.
+struct Shared {
+  const Handler& handler;
+  Informer& pods;  // kube-controller-manager's shared pods informer
+  const ClusterOptions& options;
+  const common::Clock& clock;
+};
+
+// A controller the cluster can run: its --controllers names, who it acts as, how it is made.
+struct Kind {
+  ControllerName name;
+  Identity identity;
+  std::string agent;
+  bool uses_shared_pods = false;
+  std::unique_ptr<Controller> (*make)(const Client& client, const Shared& shared);
+};
 
 // A controller's client: kube-controller-manager's --use-service-account-credentials, one
 // service account per controller in kube-system.
@@ -25,15 +44,65 @@ std::string agent(const std::string& component) {
   return "kube-controller-manager/v1.32.0 (linux/amd64) kube-sandbox/" + component;
 }
 
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> all = {
+      {{"replicaset-controller", "replicaset", true},
+       service_account("replicaset-controller"),
+       agent("replicaset-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<ReplicaSetController>(
+             c, ResourceRef{"apps", "v1", "replicasets", true}, s.pods, s.clock);
+       }},
+      {{"replicationcontroller-controller", "replicationcontroller", true},
+       service_account("replication-controller"),
+       agent("replicationcontroller-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<ReplicaSetController>(
+             c, ResourceRef{"", "v1", "replicationcontrollers", true}, s.pods, s.clock);
+       }},
+      {{"job-controller", "job", true},
+       service_account("job-controller"),
+       agent("job-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<JobController>(c, s.pods, s.clock);
+       }},
+      {{"ttl-after-finished-controller", "ttl-after-finished", true},
+       service_account("ttl-after-finished-controller"),
+       agent("ttl-after-finished-controller"),
+       false,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<TtlAfterFinishedController>(c, s.clock);
+       }},
+      {{"node-lifecycle-controller", "nodelifecycle", true},
+       service_account("node-controller"),
+       agent("node-lifecycle-controller"),
+       false,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<NodeLifecycleController>(c, s.clock);
+       }},
+      {{"scheduler", "", true},
+       {"system:kube-scheduler", {"system:authenticated"}},
+       "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler",
+       false,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<Scheduler>(c, s.clock);
+       }},
+  };
+  return all;
+}
+
 }  // namespace
 
 const std::vector<ControllerName>& known_controllers() {
-  static const std::vector<ControllerName> names = {
-      {"replicaset-controller", "replicaset", true},
-      {"replicationcontroller-controller", "replicationcontroller", true},
-      {"node-lifecycle-controller", "nodelifecycle", true},
-      {"scheduler", "", true},
-  };
+  static const std::vector<ControllerName> names = [] {
+    std::vector<ControllerName> out;
+    for (const Kind& k : kinds())
+      out.push_back(k.name);
+    return out;
+  }();
   return names;
 }
 
@@ -78,21 +147,19 @@ common::Result<std::set<std::string>> parse_controllers(const std::string& spec)
 }
 
 struct Cluster::Parts {
+  struct Running {
+    std::unique_ptr<Client> client;
+    std::unique_ptr<Controller> controller;
+  };
+
   Handler handler;
   ClusterOptions options;
   const common::Clock& clock;
-  // Clients first: the informers and controllers below refer to them.
   Client informers_client;  // kube-controller-manager's shared informers
   Client nodes_client;      // the kubelets' informers
-  Client replicaset_client;
-  Client replication_client;
-  Client scheduler_client;
-  Client node_lifecycle_client;
-  Informer pods;  // shared by the workload controllers
-  std::unique_ptr<ReplicaSetController> replicasets;
-  std::unique_ptr<ReplicaSetController> replication;
-  std::unique_ptr<Scheduler> scheduler;
-  std::unique_ptr<NodeLifecycleController> node_lifecycle;
+  Informer pods;            // shared by the workload controllers
+  bool pods_shared = false;
+  std::vector<Running> running;  // in kinds() order
   std::unique_ptr<NodeSimulator> nodes;
   bool started = false;
 
@@ -106,29 +173,16 @@ struct Cluster::Parts {
             handler,
             {"system:kube-sandbox:node-simulator", {"system:nodes", "system:authenticated"}},
             "kubelet/v1.32.0 (linux/amd64) kube-sandbox"),
-        replicaset_client(handler, service_account("replicaset-controller"),
-                          agent("replicaset-controller")),
-        replication_client(handler, service_account("replication-controller"),
-                           agent("replicationcontroller-controller")),
-        scheduler_client(handler, {"system:kube-scheduler", {"system:authenticated"}},
-                         "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler"),
-        node_lifecycle_client(handler, service_account("node-controller"),
-                              agent("node-lifecycle-controller")),
         pods(informers_client, kPods, {}, clock) {
-    auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
-    if (on("replicaset-controller")) {
-      replicasets = std::make_unique<ReplicaSetController>(
-          replicaset_client, ResourceRef{"apps", "v1", "replicasets", true}, pods, clock);
-    }
-    if (on("replicationcontroller-controller")) {
-      replication = std::make_unique<ReplicaSetController>(
-          replication_client, ResourceRef{"", "v1", "replicationcontrollers", true}, pods, clock);
-    }
-    if (on("node-lifecycle-controller")) {
-      node_lifecycle = std::make_unique<NodeLifecycleController>(node_lifecycle_client, clock);
-    }
-    if (on("scheduler")) {
-      scheduler = std::make_unique<Scheduler>(scheduler_client, clock);
+    const Shared shared{handler, pods, options, clock};
+    for (const Kind& kind : kinds()) {
+      if (options.controllers.count(kind.name.name) == 0)
+        continue;
+      Running r;
+      r.client = std::make_unique<Client>(handler, kind.identity, kind.agent);
+      r.controller = kind.make(*r.client, shared);
+      pods_shared = pods_shared || kind.uses_shared_pods;
+      running.push_back(std::move(r));
     }
     if (options.nodes > 0) {
       nodes = std::make_unique<NodeSimulator>(
@@ -139,12 +193,10 @@ struct Cluster::Parts {
 
   std::vector<Controller*> controllers() const {
     std::vector<Controller*> all;
-    for (Controller* c :
-         std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
-      if (c != nullptr)
-        all.push_back(c);
-    }
+    if (nodes)
+      all.push_back(nodes.get());
+    for (const Running& r : running)
+      all.push_back(r.controller.get());
     return all;
   }
 };
@@ -162,17 +214,10 @@ void Cluster::start() {
     return;
   }
   p.started = true;
-  if (p.nodes)
-    p.nodes->start();
-  if (p.node_lifecycle)
-    p.node_lifecycle->start();
-  if (p.scheduler)
-    p.scheduler->start();
-  if (p.replicasets)
-    p.replicasets->start();
-  if (p.replication)
-    p.replication->start();
-  if (p.replicasets || p.replication)
+  for (Controller* c : p.controllers()) {
+    c->start();  // the nodes first: registered before anything schedules
+  }
+  if (p.pods_shared)
     p.pods.start();
   for (Controller* c : p.controllers()) {
     c->run();
@@ -188,11 +233,8 @@ void Cluster::stop() {
     c->stop();
   }
   p.pods.stop();
+  p.running.clear();
   p.nodes.reset();
-  p.scheduler.reset();
-  p.node_lifecycle.reset();
-  p.replication.reset();
-  p.replicasets.reset();
 }
 
 bool Cluster::idle(std::chrono::milliseconds horizon) const {

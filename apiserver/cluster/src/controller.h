@@ -24,6 +24,8 @@ class Controller {
 
   // Its --controllers name: "replicaset-controller".
   const std::string& name() const { return name_; }
+  // Starts the controller's own informers (listing before it returns); before run().
+  virtual void start() {}
   // Starts the worker (the informers were started and synced before).
   void run();
   // Shuts the queue down and joins the worker. Idempotent.

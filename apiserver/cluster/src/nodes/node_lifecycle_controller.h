@@ -18,7 +18,7 @@ class NodeLifecycleController final : public Controller {
   NodeLifecycleController(const Client& client, const common::Clock& clock);
   ~NodeLifecycleController() override;
 
-  void start();
+  void start() override;
 
  protected:
   std::optional<std::string> sync(const std::string& key) override;

@@ -27,7 +27,7 @@ class NodeSimulator final : public Controller {
   ~NodeSimulator() override;
 
   // Registers the initial nodes, then starts the informers (call before run()).
-  void start();
+  void start() override;
 
  protected:
   std::optional<std::string> sync(const std::string& key) override;

@@ -24,7 +24,7 @@ class Scheduler final : public Controller {
   Scheduler(const Client& client, const common::Clock& clock);
   ~Scheduler() override;
 
-  void start();  // starts the informers (call before run())
+  void start() override;
 
  protected:
   std::optional<std::string> sync(const std::string& key) override;

@@ -28,7 +28,7 @@ class ReplicaSetController final : public Controller {
                        const common::Clock& clock);
   ~ReplicaSetController() override;
 
-  void start();  // starts the owners' informer (the pods' is started by its owner)
+  void start() override;
 
  protected:
   std::optional<std::string> sync(const std::string& key) override;

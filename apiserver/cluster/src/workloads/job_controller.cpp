@@ -1,0 +1,439 @@
+#include "workloads/job_controller.h"
+
+#include <algorithm>
+
+#include "client/objects.h"
+#include "nodes/pod_lifecycle.h"
+#include "workloads/job_rules.h"
+
+namespace cluster {
+namespace {
+
+const ResourceRef kPods{"", "v1", "pods", true};
+const ResourceRef kJobs{"batch", "v1", "jobs", true};
+constexpr const char* kTracking = "batch.kubernetes.io/job-tracking";
+constexpr const char* kIndexKey = "batch.kubernetes.io/job-completion-index";
+
+bool has_tracking_finalizer(const json& pod) {
+  const json* finalizers = at(pod, {"metadata", "finalizers"});
+  return finalizers != nullptr && finalizers->is_array() &&
+         std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
+}
+
+bool condition_true(const json& job, const std::string& type) {
+  const json* c = condition(job, type);
+  return c != nullptr && string_at(*c, {"status"}) == "True";
+}
+
+bool pod_ready(const json& pod) {
+  const json* c = condition(pod, "Ready");
+  return c != nullptr && string_at(*c, {"status"}) == "True";
+}
+
+// When the pod's last container finished (for the back-off), else its creation.
+std::string finished_at(const json& pod) {
+  std::string latest = string_at(pod, {"metadata", "creationTimestamp"});
+  if (const json* statuses = at(pod, {"status", "containerStatuses"});
+      statuses && statuses->is_array()) {
+    for (const json& s : *statuses) {
+      latest = std::max(latest, string_at(s, {"state", "terminated", "finishedAt"}));
+    }
+  }
+  return latest;
+}
+
+json uid_list(const json& status, const char* which) {
+  const json* list = at(status, {"uncountedTerminatedPods", which});
+  return list != nullptr && list->is_array() ? *list : json::array();
+}
+
+bool contains(const json& list, const std::string& uid) {
+  return std::find(list.begin(), list.end(), json(uid)) != list.end();
+}
+
+// active, succeeded and failed are left out at zero (Go's omitempty); ready and terminating
+// are pointers, written even at zero.
+void omit_zero_counts(json& status) {
+  for (const char* field : {"active", "succeeded", "failed"}) {
+    if (status.contains(field) && status[field] == 0)
+      status.erase(field);
+  }
+}
+
+}  // namespace
+
+JobController::JobController(const Client& client, Informer& pods, const common::Clock& clock)
+    : Controller("job-controller", clock),
+      client_(client),
+      events_(client, "job-controller", "", clock),
+      jobs_(client, kJobs, {}, clock),
+      pods_(pods) {
+  auto job_changed = [this](const json& j) { queue().add(Informer::key_of(j)); };
+  jobs_.add_handlers({.added = job_changed,
+                      .updated = [job_changed](const json&, const json& j) { job_changed(j); },
+                      .deleted =
+                          [this](const json& j) {
+                            std::lock_guard lock(mu_);
+                            creating_.erase(Informer::key_of(j));
+                          }});
+  pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
+                      .updated = [this](const json&, const json& p) { pod_changed(p); },
+                      .deleted = [this](const json& p) { pod_changed(p); }});
+}
+
+JobController::~JobController() {
+  stop();
+  jobs_.stop();
+}
+
+void JobController::start() {
+  jobs_.start();
+}
+
+void JobController::pod_changed(const json& pod) {
+  if (const json* ref = controller_ref(pod); ref != nullptr && string_at(*ref, {"kind"}) == "Job") {
+    queue().add(namespace_of(pod) + "/" + string_at(*ref, {"name"}));
+  }
+}
+
+std::optional<std::string> JobController::write_status(const json& job, const json& status) {
+  json body = job;
+  body["status"] = status;
+  auto written = client_.update(kJobs.object(namespace_of(job), name_of(job), "status"), body);
+  if (!written) {
+    return written.error().not_found()
+               ? std::nullopt
+               : std::optional<std::string>("updating the status of job " + Informer::key_of(job) +
+                                            ": " + written.error().message);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> JobController::sync(const std::string& key) {
+  const size_t slash = key.find('/');
+  const std::string ns = key.substr(0, slash);
+  ObjectPtr job_ptr = jobs_.get(ns, key.substr(slash + 1));
+  if (job_ptr == nullptr) {
+    return std::nullopt;
+  }
+  const json& job = *job_ptr;
+  const std::string uid = uid_of(job);
+  const auto wall = clock().system_now();
+  const std::string now = rfc3339(wall);
+  std::vector<ObjectPtr> pods;
+  for (const ObjectPtr& pod : pods_.list(ns)) {
+    const json* ref = controller_ref(*pod);
+    if (ref != nullptr && string_at(*ref, {"uid"}) == uid)
+      pods.push_back(pod);
+  }
+  auto remove_finalizer = [&](const json& pod) -> bool {
+    auto patched = client_.patch(
+        kPods.object(ns, name_of(pod)), "application/strategic-merge-patch+json",
+        {{"metadata", {{"$deleteFromPrimitiveList/finalizers", json::array({kTracking})}}}});
+    return patched || patched.error().not_found();
+  };
+  const bool finished = condition_true(job, "Complete") || condition_true(job, "Failed");
+  if (finished) {
+    // Leftovers of a finished job: nothing tracks them any more.
+    for (const ObjectPtr& pod : pods) {
+      if (has_tracking_finalizer(*pod))
+        remove_finalizer(*pod);
+    }
+    return std::nullopt;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = creating_.find(key); it != creating_.end()) {
+      std::erase_if(it->second, [&](const std::string& n) { return pods_.get(ns, n) != nullptr; });
+      if (it->second.empty())
+        creating_.erase(it);
+    }
+  }
+  const bool indexed = string_at(job, {"spec", "completionMode"}) == "Indexed";
+  const json* completions_field = at(job, {"spec", "completions"});
+  const bool has_completions =
+      completions_field != nullptr && completions_field->is_number_integer();
+  const int64_t completions = has_completions ? completions_field->get<int64_t>() : 0;
+  const int64_t parallelism = int_at(job, {"spec", "parallelism"}, 1);
+  const int64_t backoff_limit = int_at(job, {"spec", "backoffLimit"}, 6);
+  const bool suspended = bool_at(job, {"spec", "suspend"}, false);
+
+  json status = at(job, {"status"}) != nullptr ? *at(job, {"status"}) : json::object();
+  json uncounted_succeeded = uid_list(status, "succeeded");
+  json uncounted_failed = uid_list(status, "failed");
+  int64_t succeeded = int_at(status, {"succeeded"}, 0);
+  int64_t failed = int_at(status, {"failed"}, 0);
+  std::set<int> done_indexes = parse_index_set(string_at(status, {"completedIndexes"}));
+  // Uncounted pods whose finalizer is gone already (a previous sync stopped half-way) are counted.
+  std::set<std::string> tracked;
+  for (const ObjectPtr& pod : pods) {
+    if (has_tracking_finalizer(*pod))
+      tracked.insert(uid_of(*pod));
+  }
+  auto settle = [&](json& list, int64_t& counter) {
+    json kept = json::array();
+    for (const json& id : list) {
+      if (id.is_string() && tracked.count(id.get<std::string>()) != 0) {
+        kept.push_back(id);
+      } else {
+        ++counter;
+      }
+    }
+    list = std::move(kept);
+  };
+  settle(uncounted_succeeded, succeeded);
+  settle(uncounted_failed, failed);
+  if (!indexed)
+    status["succeeded"] = succeeded;
+  status["failed"] = failed;
+
+  std::vector<ObjectPtr> active;
+  int64_t terminating = 0;
+  std::optional<std::pair<std::string, std::string>> fail;  // reason, message
+  std::string last_failure;
+  for (const ObjectPtr& pod : pods) {
+    const std::string phase = string_at(*pod, {"status", "phase"});
+    if (phase == "Failed")
+      last_failure = std::max(last_failure, finished_at(*pod));
+    if (!pod_terminal(*pod)) {
+      if (being_deleted(*pod)) {
+        ++terminating;
+      } else {
+        active.push_back(pod);
+      }
+      continue;
+    }
+    if (!has_tracking_finalizer(*pod))
+      continue;  // counted already
+    const std::string pod_uid = uid_of(*pod);
+    if (phase == "Succeeded") {
+      if (!contains(uncounted_succeeded, pod_uid))
+        uncounted_succeeded.push_back(pod_uid);
+      if (indexed && completion_index(*pod) >= 0)
+        done_indexes.insert(completion_index(*pod));
+      continue;
+    }
+    const FailureVerdict verdict = match_pod_failure_policy(job, *pod);
+    if (verdict.action == "Ignore")
+      continue;
+    if (verdict.action == "FailJob" && !fail)
+      fail = {{"PodFailurePolicy", verdict.message}};
+    if (!contains(uncounted_failed, pod_uid))
+      uncounted_failed.push_back(pod_uid);
+  }
+  const int64_t total_succeeded =
+      indexed ? static_cast<int64_t>(done_indexes.size())
+              : succeeded + static_cast<int64_t>(uncounted_succeeded.size());
+  const int64_t total_failed = failed + static_cast<int64_t>(uncounted_failed.size());
+
+  // Start time and suspension.
+  if (suspended) {
+    if (!condition_true(job, "Suspended")) {
+      json conditions = status.value("conditions", json::array());
+      set_condition(conditions, "Suspended", "True", "JobSuspended", "Job suspended", now);
+      status["conditions"] = conditions;
+      events_.record(job, "Normal", "Suspended", "Job suspended");
+    }
+  } else {
+    if (condition_true(job, "Suspended")) {
+      json conditions = status["conditions"];
+      set_condition(conditions, "Suspended", "False", "JobResumed", "Job resumed", now);
+      status["conditions"] = conditions;
+      status["startTime"] = now;  // the deadline counts from the resume
+      events_.record(job, "Normal", "Resumed", "Job resumed");
+    } else if (!status.contains("startTime")) {
+      status["startTime"] = now;
+    }
+  }
+  // Is it finished?
+  std::optional<std::pair<std::string, std::string>> success;
+  if (!fail && total_failed > backoff_limit) {
+    fail = {{"BackoffLimitExceeded", "Job has reached the specified backoff limit"}};
+  }
+  const json* deadline_field = at(job, {"spec", "activeDeadlineSeconds"});
+  if (!fail && !suspended && deadline_field != nullptr && deadline_field->is_number_integer()) {
+    auto started = parse_time(string_at(status, {"startTime"}));
+    const auto deadline =
+        started.value_or(wall) + std::chrono::seconds(deadline_field->get<int64_t>());
+    if (wall >= deadline) {
+      fail = {{"DeadlineExceeded", "Job was active longer than specified deadline"}};
+    } else {
+      requeue_after(key, std::chrono::duration_cast<common::Clock::duration>(deadline - wall) +
+                             std::chrono::milliseconds(10));
+    }
+  }
+  if (!fail) {
+    const bool reached =
+        has_completions ? total_succeeded >= completions : total_succeeded > 0 && active.empty();
+    if (reached)
+      success = {{"CompletionsReached", "Reached expected number of succeeded pods"}};
+  }
+  std::vector<ObjectPtr> to_delete;
+  if (fail || success || suspended) {
+    to_delete = active;
+  } else if (!being_deleted(job)) {
+    bool expecting;
+    {
+      std::lock_guard lock(mu_);
+      expecting = creating_.count(key) != 0;
+    }
+    int64_t want = parallelism;
+    if (has_completions)
+      want = std::min(want, completions - total_succeeded);
+    if (!has_completions && total_succeeded > 0)
+      want = static_cast<int64_t>(active.size());
+    want = std::max<int64_t>(want, 0);
+    const int64_t have = static_cast<int64_t>(active.size());
+    if (have > want) {
+      to_delete.assign(active.begin() + want, active.end());
+    } else if (have < want && !expecting) {
+      // A failure delays the next pod (the back-off).
+      const auto backoff = failure_backoff(total_failed);
+      const auto last = parse_time(last_failure);
+      if (total_failed > 0 && last && wall < *last + backoff) {
+        requeue_after(key,
+                      std::chrono::duration_cast<common::Clock::duration>(*last + backoff - wall));
+      } else {
+        std::vector<int> indexes;
+        if (indexed) {
+          std::set<int> busy = done_indexes;
+          for (const ObjectPtr& p : active)
+            busy.insert(completion_index(*p));
+          for (int i = 0; i < completions && static_cast<int64_t>(indexes.size()) < want - have;
+               ++i) {
+            if (busy.count(i) == 0)
+              indexes.push_back(i);
+          }
+        } else {
+          indexes.assign(static_cast<size_t>(want - have), -1);
+        }
+        std::set<std::string> created;
+        const json* tmpl = at(job, {"spec", "template"});
+        for (int index : indexes) {
+          json metadata =
+              tmpl != nullptr && tmpl->contains("metadata") ? (*tmpl)["metadata"] : json::object();
+          json spec = tmpl != nullptr && tmpl->contains("spec") ? (*tmpl)["spec"] : json::object();
+          metadata.erase("name");
+          std::string prefix = name_of(job) + "-";
+          if (index >= 0) {
+            prefix += std::to_string(index) + "-";
+            metadata["annotations"][kIndexKey] = std::to_string(index);
+            metadata["labels"][kIndexKey] = std::to_string(index);
+            if (!spec.contains("hostname"))
+              spec["hostname"] = name_of(job) + "-" + std::to_string(index);
+          }
+          metadata["generateName"] = prefix;
+          metadata["namespace"] = ns;
+          metadata["ownerReferences"] = json::array({controller_owner_ref(job)});
+          metadata["finalizers"] = json::array({kTracking});
+          auto made = client_.create(
+              kPods.collection(ns),
+              {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}});
+          if (!made) {
+            events_.record(job, "Warning", "FailedCreate",
+                           "Error creating: " + made.error().message);
+            break;
+          }
+          created.insert(name_of(*made));
+          events_.record(job, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*made));
+        }
+        if (!created.empty()) {
+          std::lock_guard lock(mu_);
+          creating_[key] = std::move(created);
+        }
+      }
+    }
+  }
+  int64_t deleted = 0;
+  for (const ObjectPtr& pod : to_delete) {
+    auto removed = client_.remove(kPods.object(ns, name_of(*pod)));
+    if (removed || removed.error().not_found()) {
+      ++deleted;
+      events_.record(job, "Normal", "SuccessfulDelete", "Deleted pod: " + name_of(*pod));
+    }
+  }
+  const bool all_stopped = deleted == static_cast<int64_t>(to_delete.size());
+  int64_t ready = 0;
+  for (const ObjectPtr& p : active)
+    ready += pod_ready(*p) ? 1 : 0;
+  status["active"] = static_cast<int64_t>(active.size()) - deleted;
+  status["ready"] = std::max<int64_t>(ready - deleted, 0);
+  status["terminating"] = terminating + deleted;
+  json conditions = status.value("conditions", json::array());
+  if (fail && all_stopped && !condition_true(job, "FailureTarget")) {
+    set_condition(conditions, "FailureTarget", "True", fail->first, fail->second, now);
+  }
+  if (success && all_stopped && !condition_true(job, "SuccessCriteriaMet")) {
+    set_condition(conditions, "SuccessCriteriaMet", "True", success->first, success->second, now);
+  }
+  if (!conditions.empty())
+    status["conditions"] = conditions;
+  status["uncountedTerminatedPods"] = json::object();
+  if (!uncounted_succeeded.empty())
+    status["uncountedTerminatedPods"]["succeeded"] = uncounted_succeeded;
+  if (!uncounted_failed.empty())
+    status["uncountedTerminatedPods"]["failed"] = uncounted_failed;
+  if (indexed)
+    status["completedIndexes"] = format_index_set(done_indexes);
+  omit_zero_counts(status);
+  // First write: the finished pods are known as uncounted before their finalizers go.
+  if (status != job.value("status", json::object())) {
+    if (auto e = write_status(job, status))
+      return e;
+  }
+  // Their finalizers go, then they are counted.
+  json still_succeeded = json::array();
+  json still_failed = json::array();
+  for (const ObjectPtr& pod : pods) {
+    const std::string pod_uid = uid_of(*pod);
+    const bool counted =
+        contains(uncounted_succeeded, pod_uid) || contains(uncounted_failed, pod_uid);
+    const bool release = counted || ((fail || success) && being_deleted(*pod));
+    if (!release || !has_tracking_finalizer(*pod))
+      continue;
+    if (!remove_finalizer(*pod) && counted) {
+      (contains(uncounted_succeeded, pod_uid) ? still_succeeded : still_failed).push_back(pod_uid);
+    }
+  }
+  json counted_status = status;
+  counted_status["succeeded"] =
+      indexed
+          ? total_succeeded
+          : succeeded + static_cast<int64_t>(uncounted_succeeded.size() - still_succeeded.size());
+  counted_status["failed"] =
+      failed + static_cast<int64_t>(uncounted_failed.size() - still_failed.size());
+  counted_status["uncountedTerminatedPods"] = json::object();
+  if (!still_succeeded.empty())
+    counted_status["uncountedTerminatedPods"]["succeeded"] = still_succeeded;
+  if (!still_failed.empty())
+    counted_status["uncountedTerminatedPods"]["failed"] = still_failed;
+  const bool flushed = still_succeeded.empty() && still_failed.empty();
+  if (flushed && all_stopped && (fail || success)) {
+    json final_conditions = counted_status["conditions"];
+    if (fail) {
+      set_condition(final_conditions, "Failed", "True", fail->first, fail->second, now);
+      events_.record(job, "Warning", fail->first, fail->second);
+    } else {
+      set_condition(final_conditions, "Complete", "True", success->first, success->second, now);
+      counted_status["completionTime"] = now;
+      events_.record(job, "Normal", "Completed", "Job completed");
+    }
+    counted_status["conditions"] = final_conditions;
+    counted_status["active"] = 0;
+    counted_status["ready"] = 0;
+  }
+  omit_zero_counts(counted_status);
+  if (counted_status != status) {
+    // The first write changed the resourceVersion: write over the server's copy.
+    json base = job;
+    if (auto current = client_.get(kJobs.object(ns, name_of(job))))
+      base = *current;
+    if (auto e = write_status(base, counted_status))
+      return e;
+  }
+  if (!flushed)
+    return "some finished pods of job " + key + " keep their tracking finalizer";
+  return std::nullopt;
+}
+
+}  // namespace cluster
