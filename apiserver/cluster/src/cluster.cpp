@@ -7,8 +7,10 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/disruption_controller.h"
 #include "workloads/job_controller.h"
 #include "workloads/replica_set_controller.h"
+#include "workloads/resource_quota_controller.h"
 #include "workloads/ttl_after_finished_controller.h"
 
 namespace cluster {
@@ -68,6 +70,20 @@ const std::vector<Kind>& kinds() {
        true,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<JobController>(c, s.pods, s.clock);
+       }},
+      {{"disruption-controller", "disruption", true},
+       service_account("disruption-controller"),
+       agent("disruption-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<DisruptionController>(c, s.pods, s.clock);
+       }},
+      {{"resourcequota-controller", "resourcequota", true},
+       service_account("resourcequota-controller"),
+       agent("resourcequota-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<ResourceQuotaController>(c, s.pods, s.clock);
        }},
       {{"ttl-after-finished-controller", "ttl-after-finished", true},
        service_account("ttl-after-finished-controller"),

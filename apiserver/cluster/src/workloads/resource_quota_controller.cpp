@@ -1,0 +1,196 @@
+#include "workloads/resource_quota_controller.h"
+
+#include <cmath>
+
+#include "client/objects.h"
+#include "client/quantity.h"
+#include "nodes/pod_lifecycle.h"
+
+namespace cluster {
+namespace {
+
+const ResourceRef kQuotas{"", "v1", "resourcequotas", true};
+constexpr auto kResync = std::chrono::seconds(30);
+
+// A pod's sum of requests or limits of `name` (cpu, memory): its containers', or its largest
+// init container's when larger.
+double pod_amount(const json& pod, const char* kind, const char* name) {
+  auto of = [&](const json* containers) {
+    double sum = 0;
+    double largest = 0;
+    if (containers == nullptr || !containers->is_array())
+      return std::pair{sum, largest};
+    for (const json& c : *containers) {
+      std::string text = string_at(c, {"resources", kind, name});
+      if (text.empty() && std::string(kind) == "requests")
+        text = string_at(c, {"resources", "limits", name});
+      const double v = parse_quantity(text).value_or(0);
+      sum += v;
+      largest = std::max(largest, v);
+    }
+    return std::pair{sum, largest};
+  };
+  const double containers = of(at(pod, {"spec", "containers"})).first;
+  const double init = of(at(pod, {"spec", "initContainers"})).second;
+  return std::max(containers, init);
+}
+
+}  // namespace
+
+std::string format_quantity(const std::string& resource, double value) {
+  const bool cpu = resource.find("cpu") != std::string::npos;
+  const bool bytes =
+      resource.find("memory") != std::string::npos || resource.find("storage") != std::string::npos;
+  if (cpu) {
+    const auto milli = static_cast<int64_t>(std::llround(value * 1000));
+    return milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m";
+  }
+  const auto whole = static_cast<int64_t>(std::llround(value));
+  if (bytes && whole != 0) {
+    const char* suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi"};
+    int64_t scaled = whole;
+    int used = -1;
+    while (used < 4 && scaled % 1024 == 0) {
+      scaled /= 1024;
+      ++used;
+    }
+    if (used >= 0)
+      return std::to_string(scaled) + suffixes[used];
+  }
+  return std::to_string(whole);
+}
+
+ResourceQuotaController::ResourceQuotaController(const Client& client, Informer& pods,
+                                                 const common::Clock& clock)
+    : Controller("resourcequota-controller", clock),
+      client_(client),
+      quotas_(client, kQuotas, {}, clock),
+      pods_(pods) {
+  auto changed = [this](const json& q) { queue().add(Informer::key_of(q)); };
+  quotas_.add_handlers({.added = changed,
+                        .updated = [changed](const json&, const json& q) { changed(q); },
+                        .deleted = {}});
+  auto pod_changed = [this](const json& p) {
+    for (const ObjectPtr& q : quotas_.list(namespace_of(p)))
+      queue().add(Informer::key_of(*q));
+  };
+  pods_.add_handlers({.added = pod_changed,
+                      .updated = [pod_changed](const json&, const json& p) { pod_changed(p); },
+                      .deleted = pod_changed});
+}
+
+ResourceQuotaController::~ResourceQuotaController() {
+  stop();
+  quotas_.stop();
+}
+
+void ResourceQuotaController::start() {
+  quotas_.start();
+}
+
+std::optional<int64_t> ResourceQuotaController::count(const std::string& ns,
+                                                      const std::string& group,
+                                                      const std::string& resource) {
+  // The preferred version of the group, from discovery.
+  std::string version = "v1";
+  if (!group.empty()) {
+    auto discovered = client_.get("/apis/" + group);
+    if (!discovered)
+      return std::nullopt;
+    version = string_at(*discovered, {"preferredVersion", "version"});
+    if (version.empty())
+      return std::nullopt;
+  }
+  auto listed = client_.get(ResourceRef{group, version, resource, true}.collection(ns));
+  if (!listed)
+    return std::nullopt;
+  const json* items = at(*listed, {"items"});
+  return items != nullptr && items->is_array() ? static_cast<int64_t>(items->size()) : 0;
+}
+
+std::optional<std::string> ResourceQuotaController::sync(const std::string& key) {
+  const size_t slash = key.find('/');
+  const std::string ns = key.substr(0, slash);
+  ObjectPtr quota = quotas_.get(ns, key.substr(slash + 1));
+  if (quota == nullptr)
+    return std::nullopt;
+  const json* hard = at(*quota, {"spec", "hard"});
+  json used = json::object();
+  if (hard != nullptr && hard->is_object()) {
+    std::vector<ObjectPtr> pods;
+    for (const ObjectPtr& p : pods_.list(ns)) {
+      if (!pod_terminal(*p))
+        pods.push_back(p);
+    }
+    for (const auto& [name, limit] : hard->items()) {
+      std::optional<double> value;
+      if (name == "pods" || name == "count/pods") {
+        value = static_cast<double>(pods.size());
+      } else if (name == "cpu" || name == "requests.cpu" || name == "memory" ||
+                 name == "requests.memory" || name == "limits.cpu" || name == "limits.memory") {
+        const bool limits = name.starts_with("limits.");
+        const char* resource = name.find("cpu") != std::string::npos ? "cpu" : "memory";
+        double sum = 0;
+        for (const ObjectPtr& p : pods)
+          sum += pod_amount(*p, limits ? "limits" : "requests", resource);
+        value = sum;
+      } else if (name == "services.nodeports" || name == "services.loadbalancers") {
+        auto listed = client_.get(ResourceRef{"", "v1", "services", true}.collection(ns));
+        if (!listed)
+          continue;
+        double n = 0;
+        for (const json& s : listed->value("items", json::array())) {
+          const std::string type = string_at(s, {"spec", "type"});
+          if (name == "services.loadbalancers") {
+            n += type == "LoadBalancer" ? 1 : 0;
+          } else if (type == "NodePort" || type == "LoadBalancer") {
+            for (const json& port : s["spec"].value("ports", json::array())) {
+              n += port.contains("nodePort") ? 1 : 0;
+            }
+          }
+        }
+        value = n;
+      } else if (name == "requests.storage") {
+        auto listed =
+            client_.get(ResourceRef{"", "v1", "persistentvolumeclaims", true}.collection(ns));
+        if (!listed)
+          continue;
+        double sum = 0;
+        for (const json& c : listed->value("items", json::array())) {
+          sum += parse_quantity(string_at(c, {"spec", "resources", "requests", "storage"}))
+                     .value_or(0);
+        }
+        value = sum;
+      } else {
+        // services, configmaps, secrets, ...; count/<resource>[.<group>].
+        std::string resource = name.starts_with("count/") ? name.substr(6) : name;
+        std::string group;
+        if (auto dot = resource.find('.'); dot != std::string::npos) {
+          group = resource.substr(dot + 1);
+          resource.resize(dot);
+        }
+        if (auto n = count(ns, group, resource))
+          value = static_cast<double>(*n);
+      }
+      if (value)
+        used[name] = format_quantity(name, *value);
+      (void)limit;
+    }
+  }
+  json status = at(*quota, {"status"}) != nullptr ? *at(*quota, {"status"}) : json::object();
+  json updated = status;
+  updated["hard"] = hard != nullptr ? *hard : json::object();
+  updated["used"] = used;
+  requeue_after(key, kResync);
+  if (updated == status)
+    return std::nullopt;
+  json body = *quota;
+  body["status"] = updated;
+  auto written = client_.update(kQuotas.object(ns, name_of(*quota), "status"), body);
+  if (!written && !written.error().not_found()) {
+    return "updating the status of resourcequota " + key + ": " + written.error().message;
+  }
+  return std::nullopt;
+}
+
+}  // namespace cluster
