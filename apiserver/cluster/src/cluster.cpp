@@ -4,6 +4,7 @@
 
 #include "client/api_client.h"
 #include "client/informer.h"
+#include "gc/garbage_collector.h"
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
@@ -32,6 +33,7 @@ const std::vector<ControllerName>& known_controllers() {
       {"replicaset-controller", "replicaset", true},
       {"replicationcontroller-controller", "replicationcontroller", true},
       {"node-lifecycle-controller", "nodelifecycle", true},
+      {"garbage-collector-controller", "garbagecollector", true},
       {"scheduler", "", true},
   };
   return names;
@@ -88,11 +90,13 @@ struct Cluster::Parts {
   Client replication_client;
   Client scheduler_client;
   Client node_lifecycle_client;
+  Client gc_client;
   Informer pods;  // shared by the workload controllers
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<ReplicaSetController> replication;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<NodeLifecycleController> node_lifecycle;
+  std::unique_ptr<gc::GarbageCollector> gc;
   std::unique_ptr<NodeSimulator> nodes;
   bool started = false;
 
@@ -114,6 +118,8 @@ struct Cluster::Parts {
                          "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler"),
         node_lifecycle_client(handler, service_account("node-controller"),
                               agent("node-lifecycle-controller")),
+        gc_client(handler, service_account("generic-garbage-collector"),
+                  agent("garbage-collector-controller")),
         pods(informers_client, kPods, {}, clock) {
     auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
     if (on("replicaset-controller")) {
@@ -126,6 +132,9 @@ struct Cluster::Parts {
     }
     if (on("node-lifecycle-controller")) {
       node_lifecycle = std::make_unique<NodeLifecycleController>(node_lifecycle_client, clock);
+    }
+    if (on("garbage-collector-controller")) {
+      gc = std::make_unique<gc::GarbageCollector>(gc_client, clock);
     }
     if (on("scheduler")) {
       scheduler = std::make_unique<Scheduler>(scheduler_client, clock);
@@ -141,7 +150,7 @@ struct Cluster::Parts {
     std::vector<Controller*> all;
     for (Controller* c :
          std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
+                                            node_lifecycle.get(), gc.get(), nodes.get()}) {
       if (c != nullptr)
         all.push_back(c);
     }
@@ -174,6 +183,8 @@ void Cluster::start() {
     p.replication->start();
   if (p.replicasets || p.replication)
     p.pods.start();
+  if (p.gc)
+    p.gc->start();
   for (Controller* c : p.controllers()) {
     c->run();
   }
@@ -184,6 +195,8 @@ void Cluster::stop() {
     return;
   }
   Parts& p = *parts_;
+  if (p.gc)
+    p.gc->stop_informers();
   for (Controller* c : p.controllers()) {
     c->stop();
   }
@@ -191,6 +204,7 @@ void Cluster::stop() {
   p.nodes.reset();
   p.scheduler.reset();
   p.node_lifecycle.reset();
+  p.gc.reset();
   p.replication.reset();
   p.replicasets.reset();
 }
