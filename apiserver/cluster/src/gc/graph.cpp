@@ -146,13 +146,15 @@ std::vector<std::string> Graph::observe(const ResourceRef& resource, const json&
       }
     }
   }
-  // A new reference to an owner not seen (maybe gone) or deleting its dependents: look at it.
+  // A new reference to an owner not seen (maybe gone), deleting its dependents, or namespaced
+  // while this object is not (an invalid reference): look at it.
   for (const OwnerReference& o : n.owners) {
     const bool known =
         before != nullptr && std::any_of(before->owners.begin(), before->owners.end(),
                                          [&](const OwnerReference& b) { return b.uid == o.uid; });
     auto owner = nodes_.find(o.uid);
-    if (!known && (owner == nodes_.end() || owner->second.deleting_dependents)) {
+    if (!known && (owner == nodes_.end() || owner->second.deleting_dependents ||
+                   (n.namespace_.empty() && !owner->second.namespace_.empty()))) {
       keys.push_back(delete_key(n.uid));
       break;
     }
@@ -191,7 +193,7 @@ std::vector<std::string> Graph::forget(const json& object) {
   }
   for (const OwnerReference& o : it->second.owners) {
     auto owner = nodes_.find(o.uid);
-    if (owner != nodes_.end() && owner->second.deleting_dependents) {
+    if (o.block_owner_deletion && owner != nodes_.end() && owner->second.deleting_dependents) {
       keys.push_back(delete_key(o.uid));
     }
   }
