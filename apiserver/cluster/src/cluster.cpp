@@ -4,6 +4,7 @@
 
 #include "client/api_client.h"
 #include "client/informer.h"
+#include "gc/garbage_collector.h"
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
@@ -91,6 +92,13 @@ const std::vector<Kind>& kinds() {
        false,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<TtlAfterFinishedController>(c, s.clock);
+       }},
+      {{"garbage-collector-controller", "garbagecollector", true},
+       service_account("generic-garbage-collector"),
+       agent("garbage-collector-controller"),
+       false,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<gc::GarbageCollector>(c, s.clock);
        }},
       {{"node-lifecycle-controller", "nodelifecycle", true},
        service_account("node-controller"),
@@ -245,6 +253,9 @@ void Cluster::stop() {
     return;
   }
   Parts& p = *parts_;
+  for (Controller* c : p.controllers()) {
+    c->stop_informers();
+  }
   for (Controller* c : p.controllers()) {
     c->stop();
   }

@@ -26,6 +26,8 @@ class Controller {
   const std::string& name() const { return name_; }
   // Starts the controller's own informers (listing before it returns); before run().
   virtual void start() {}
+  // Stops the informers that could still be busy (a first list retrying); before stop().
+  virtual void stop_informers() {}
   // Starts the worker (the informers were started and synced before).
   void run();
   // Shuts the queue down and joins the worker. Idempotent.

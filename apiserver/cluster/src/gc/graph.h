@@ -1,0 +1,118 @@
+// The garbage collector's graph, as kube-controller-manager's GraphBuilder keeps it: one node per
+// object the informers saw (by uid), with the owners its ownerReferences name, and for every uid
+// named as an owner the dependents that name it (the owner itself may be unseen: deleted, in a
+// resource nobody watches, or never there). Informer events update it and answer the work the
+// change calls for, as queue keys:
+//
+//   "delete:UID"  look at the object: delete it if every owner is gone, drop the references to
+//                 the gone ones if some owner stays; for an owner being deleted in the foreground,
+//                 delete its dependents and remove its finalizer once no dependent blocks it
+//   "orphan:UID"  the owner is being deleted with the orphan finalizer: free its dependents
+//
+// Worked example: dependent D (uid d) names owner O (uid o).
+//   observe(D)        nodes {d}, dependents {o: [d]}; o unseen  -> "delete:d" (is O there?)
+//   observe(O)        nodes {d, o}                               -> nothing to do
+//   forget(O)         nodes {d}; o's dependents stay             -> "delete:d" (O went)
+//
+// The decision taken for one object given what its owners turned out to be (decide) and the
+// edits of metadata it leads to are pure, so tests check them without a server.
+//
+// Thread safety: Graph is locked inside; informer threads write, the worker reads copies.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/api_client.h"
+
+namespace cluster::gc {
+
+using nlohmann::json;
+
+inline constexpr const char* kOrphanFinalizer = "orphan";
+inline constexpr const char* kForegroundFinalizer = "foregroundDeletion";
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool block_owner_deletion = false;
+};
+
+// The object's metadata.ownerReferences (entries without a uid are skipped).
+std::vector<OwnerReference> owner_references_of(const json& object);
+bool has_finalizer(const json& object, const std::string& finalizer);
+
+// Removes `finalizer` from metadata.finalizers; false when it was not there.
+bool remove_finalizer(json& object, const std::string& finalizer);
+// Removes the ownerReferences whose uid is in `uids` (metadata.ownerReferences goes when none is
+// left); false when none matched.
+bool remove_owner_references(json& object, const std::set<std::string>& uids);
+
+// What an owner turned out to be, for one dependent.
+enum class OwnerState {
+  Solid,                         // there, with the referenced uid, not deleting its dependents
+  Dangling,                      // absent, or there with another uid (or an invalid reference)
+  WaitingForDependentsDeletion,  // there and being deleted in the foreground
+};
+
+struct Decision {
+  enum class Action { None, RemoveReferences, Delete };
+  Action action = Action::None;
+  std::set<std::string> remove_uids;  // RemoveReferences: the owners to drop
+  std::string propagation;            // Delete: "Background", "Foreground" or "Orphan"
+};
+
+// Upstream's attemptToDeleteItem: with an owner still solid, drop the references to the dangling
+// owners and to those waiting for their dependents; with none, delete the object: in the
+// foreground when an owner waits for it and it has dependents of its own (so the owner waits for
+// them too), else as its own finalizers ask, else in the background. `states` holds one entry per
+// owner uid.
+Decision decide(const std::vector<OwnerReference>& owners,
+                const std::map<std::string, OwnerState>& states, bool has_dependents,
+                const json& object);
+
+struct Node {
+  ResourceRef resource;  // where the object lives
+  std::string api_version;
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::vector<OwnerReference> owners;
+  bool being_deleted = false;
+  bool deleting_dependents = false;  // being deleted with the foregroundDeletion finalizer
+  bool orphaning = false;            // being deleted with the orphan finalizer
+};
+
+class Graph {
+ public:
+  // Records the object's latest state (seen in `resource`); answers the keys to queue.
+  std::vector<std::string> observe(const ResourceRef& resource, const json& object);
+  // The object was deleted; answers the keys to queue.
+  std::vector<std::string> forget(const json& object);
+
+  std::optional<Node> node(const std::string& uid) const;
+  // The uids of the objects that name `uid` as an owner.
+  std::vector<std::string> dependents(const std::string& uid) const;
+  // Those whose reference to `uid` has blockOwnerDeletion.
+  std::vector<std::string> blocking_dependents(const std::string& uid) const;
+  size_t size() const;
+
+ private:
+  void link_locked(const Node& node);
+  void unlink_locked(const Node& node);
+
+  mutable std::mutex mu_;  // protects nodes_ and dependents_
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, std::set<std::string>> dependents_;  // owner uid -> dependent uids
+};
+
+}  // namespace cluster::gc
