@@ -7,6 +7,7 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/deployment_controller.h"
 #include "workloads/replica_set_controller.h"
 
 namespace cluster {
@@ -29,6 +30,7 @@ std::string agent(const std::string& component) {
 
 const std::vector<ControllerName>& known_controllers() {
   static const std::vector<ControllerName> names = {
+      {"deployment-controller", "deployment", true},
       {"replicaset-controller", "replicaset", true},
       {"replicationcontroller-controller", "replicationcontroller", true},
       {"node-lifecycle-controller", "nodelifecycle", true},
@@ -84,11 +86,13 @@ struct Cluster::Parts {
   // Clients first: the informers and controllers below refer to them.
   Client informers_client;  // kube-controller-manager's shared informers
   Client nodes_client;      // the kubelets' informers
+  Client deployment_client;
   Client replicaset_client;
   Client replication_client;
   Client scheduler_client;
   Client node_lifecycle_client;
   Informer pods;  // shared by the workload controllers
+  std::unique_ptr<DeploymentController> deployments;
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<ReplicaSetController> replication;
   std::unique_ptr<Scheduler> scheduler;
@@ -106,6 +110,8 @@ struct Cluster::Parts {
             handler,
             {"system:kube-sandbox:node-simulator", {"system:nodes", "system:authenticated"}},
             "kubelet/v1.32.0 (linux/amd64) kube-sandbox"),
+        deployment_client(handler, service_account("deployment-controller"),
+                          agent("deployment-controller")),
         replicaset_client(handler, service_account("replicaset-controller"),
                           agent("replicaset-controller")),
         replication_client(handler, service_account("replication-controller"),
@@ -116,6 +122,9 @@ struct Cluster::Parts {
                               agent("node-lifecycle-controller")),
         pods(informers_client, kPods, {}, clock) {
     auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
+    if (on("deployment-controller")) {
+      deployments = std::make_unique<DeploymentController>(deployment_client, pods, clock);
+    }
     if (on("replicaset-controller")) {
       replicasets = std::make_unique<ReplicaSetController>(
           replicaset_client, ResourceRef{"apps", "v1", "replicasets", true}, pods, clock);
@@ -140,8 +149,8 @@ struct Cluster::Parts {
   std::vector<Controller*> controllers() const {
     std::vector<Controller*> all;
     for (Controller* c :
-         std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
+         std::initializer_list<Controller*>{deployments.get(), replicasets.get(), replication.get(),
+                                            scheduler.get(), node_lifecycle.get(), nodes.get()}) {
       if (c != nullptr)
         all.push_back(c);
     }
@@ -172,7 +181,9 @@ void Cluster::start() {
     p.replicasets->start();
   if (p.replication)
     p.replication->start();
-  if (p.replicasets || p.replication)
+  if (p.deployments)
+    p.deployments->start();
+  if (p.replicasets || p.replication || p.deployments)
     p.pods.start();
   for (Controller* c : p.controllers()) {
     c->run();
@@ -193,6 +204,7 @@ void Cluster::stop() {
   p.node_lifecycle.reset();
   p.replication.reset();
   p.replicasets.reset();
+  p.deployments.reset();
 }
 
 bool Cluster::idle(std::chrono::milliseconds horizon) const {
