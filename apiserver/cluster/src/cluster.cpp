@@ -8,6 +8,7 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/deployment_controller.h"
 #include "workloads/disruption_controller.h"
 #include "workloads/job_controller.h"
 #include "workloads/replica_set_controller.h"
@@ -49,6 +50,13 @@ std::string agent(const std::string& component) {
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> all = {
+      {{"deployment-controller", "deployment", true},
+       service_account("deployment-controller"),
+       agent("deployment-controller"),
+       true,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<DeploymentController>(c, s.pods, s.clock);
+       }},
       {{"replicaset-controller", "replicaset", true},
        service_account("replicaset-controller"),
        agent("replicaset-controller"),

@@ -149,10 +149,14 @@ std::optional<std::chrono::system_clock::time_point> parse_time(const std::strin
 
 const json* condition(const json& object, const std::string& type) {
   const json* conditions = at(object, {"status", "conditions"});
-  if (conditions == nullptr || !conditions->is_array()) {
+  return conditions != nullptr ? condition_in(*conditions, type) : nullptr;
+}
+
+const json* condition_in(const json& conditions, const std::string& type) {
+  if (!conditions.is_array()) {
     return nullptr;
   }
-  for (const json& c : *conditions) {
+  for (const json& c : conditions) {
     if (string_at(c, {"type"}) == type) {
       return &c;
     }

@@ -45,6 +45,8 @@ std::optional<std::chrono::system_clock::time_point> parse_time(const std::strin
 
 // The condition of `type` in object.status.conditions, or null.
 const json* condition(const json& object, const std::string& type);
+// The condition of `type` in `conditions` (an array), or null.
+const json* condition_in(const json& conditions, const std::string& type);
 // Sets (adds or replaces) a condition in `conditions` (an array), keeping lastTransitionTime when
 // the status did not change. `now` is the RFC 3339 time.
 void set_condition(json& conditions, const std::string& type, const std::string& status,
