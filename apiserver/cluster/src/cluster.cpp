@@ -7,12 +7,16 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "services/endpoint_slice_controller.h"
+#include "services/endpoints_controller.h"
 #include "workloads/replica_set_controller.h"
 
 namespace cluster {
 namespace {
 
 const ResourceRef kPods{"", "v1", "pods", true};
+const ResourceRef kServices{"", "v1", "services", true};
+const ResourceRef kNodes{"", "v1", "nodes", false};
 
 // A controller's client: kube-controller-manager's --use-service-account-credentials, one
 // service account per controller in kube-system.
@@ -31,6 +35,8 @@ const std::vector<ControllerName>& known_controllers() {
   static const std::vector<ControllerName> names = {
       {"replicaset-controller", "replicaset", true},
       {"replicationcontroller-controller", "replicationcontroller", true},
+      {"endpoints-controller", "endpoint", true},
+      {"endpointslice-controller", "endpointslice", true},
       {"node-lifecycle-controller", "nodelifecycle", true},
       {"scheduler", "", true},
   };
@@ -88,11 +94,17 @@ struct Cluster::Parts {
   Client replication_client;
   Client scheduler_client;
   Client node_lifecycle_client;
-  Informer pods;  // shared by the workload controllers
+  Client endpointslice_client;
+  Client endpoints_client;
+  Informer pods;            // shared by the workload and endpoints controllers
+  Informer services;        // shared by the endpoints controllers
+  Informer nodes_informer;  // the EndpointSlice controller's zones
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<ReplicaSetController> replication;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<NodeLifecycleController> node_lifecycle;
+  std::unique_ptr<EndpointSliceController> endpointslices;
+  std::unique_ptr<EndpointsController> endpoints;
   std::unique_ptr<NodeSimulator> nodes;
   bool started = false;
 
@@ -114,7 +126,13 @@ struct Cluster::Parts {
                          "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler"),
         node_lifecycle_client(handler, service_account("node-controller"),
                               agent("node-lifecycle-controller")),
-        pods(informers_client, kPods, {}, clock) {
+        endpointslice_client(handler, service_account("endpointslice-controller"),
+                             agent("endpointslice-controller")),
+        endpoints_client(handler, service_account("endpoint-controller"),
+                         agent("endpoints-controller")),
+        pods(informers_client, kPods, {}, clock),
+        services(informers_client, kServices, {}, clock),
+        nodes_informer(informers_client, kNodes, {}, clock) {
     auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
     if (on("replicaset-controller")) {
       replicasets = std::make_unique<ReplicaSetController>(
@@ -123,6 +141,13 @@ struct Cluster::Parts {
     if (on("replicationcontroller-controller")) {
       replication = std::make_unique<ReplicaSetController>(
           replication_client, ResourceRef{"", "v1", "replicationcontrollers", true}, pods, clock);
+    }
+    if (on("endpointslice-controller")) {
+      endpointslices = std::make_unique<EndpointSliceController>(endpointslice_client, services,
+                                                                 pods, nodes_informer, clock);
+    }
+    if (on("endpoints-controller")) {
+      endpoints = std::make_unique<EndpointsController>(endpoints_client, services, pods, clock);
     }
     if (on("node-lifecycle-controller")) {
       node_lifecycle = std::make_unique<NodeLifecycleController>(node_lifecycle_client, clock);
@@ -139,9 +164,9 @@ struct Cluster::Parts {
 
   std::vector<Controller*> controllers() const {
     std::vector<Controller*> all;
-    for (Controller* c :
-         std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
+    for (Controller* c : std::initializer_list<Controller*>{
+             replicasets.get(), replication.get(), endpointslices.get(), endpoints.get(),
+             scheduler.get(), node_lifecycle.get(), nodes.get()}) {
       if (c != nullptr)
         all.push_back(c);
     }
@@ -172,8 +197,16 @@ void Cluster::start() {
     p.replicasets->start();
   if (p.replication)
     p.replication->start();
-  if (p.replicasets || p.replication)
+  if (p.endpointslices)
+    p.endpointslices->start();
+  if (p.endpoints)
+    p.endpoints->start();
+  if (p.replicasets || p.replication || p.endpointslices || p.endpoints)
     p.pods.start();
+  if (p.endpointslices || p.endpoints)
+    p.services.start();
+  if (p.endpointslices)
+    p.nodes_informer.start();
   for (Controller* c : p.controllers()) {
     c->run();
   }
@@ -188,9 +221,13 @@ void Cluster::stop() {
     c->stop();
   }
   p.pods.stop();
+  p.services.stop();
+  p.nodes_informer.stop();
   p.nodes.reset();
   p.scheduler.reset();
   p.node_lifecycle.reset();
+  p.endpoints.reset();
+  p.endpointslices.reset();
   p.replication.reset();
   p.replicasets.reset();
 }
