@@ -8,6 +8,8 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "services/endpoint_slice_controller.h"
+#include "services/endpoints_controller.h"
 #include "workloads/deployment_controller.h"
 #include "workloads/disruption_controller.h"
 #include "workloads/job_controller.h"
@@ -19,11 +21,18 @@ namespace cluster {
 namespace {
 
 const ResourceRef kPods{"", "v1", "pods", true};
+const ResourceRef kServices{"", "v1", "services", true};
+const ResourceRef kNodes{"", "v1", "nodes", false};
+
+// The informers kube-controller-manager's controllers share, started when one uses them.
+enum SharedInformer : unsigned { kSharedPods = 1, kSharedServices = 2, kSharedNodes = 4 };
 
 // What every controller may use besides its own client.
 struct Shared {
   const Handler& handler;
-  Informer& pods;  // kube-controller-manager's shared pods informer
+  Informer& pods;
+  Informer& services;
+  Informer& nodes;
   const ClusterOptions& options;
   const common::Clock& clock;
 };
@@ -33,7 +42,7 @@ struct Kind {
   ControllerName name;
   Identity identity;
   std::string agent;
-  bool uses_shared_pods = false;
+  unsigned shared = 0;  // SharedInformer bits
   std::unique_ptr<Controller> (*make)(const Client& client, const Shared& shared);
 };
 
@@ -50,17 +59,31 @@ std::string agent(const std::string& component) {
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> all = {
+      {{"endpointslice-controller", "endpointslice", true},
+       service_account("endpointslice-controller"),
+       agent("endpointslice-controller"),
+       kSharedPods | kSharedServices | kSharedNodes,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<EndpointSliceController>(c, s.services, s.pods, s.nodes, s.clock);
+       }},
+      {{"endpoints-controller", "endpoint", true},
+       service_account("endpoint-controller"),
+       agent("endpoints-controller"),
+       kSharedPods | kSharedServices,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<EndpointsController>(c, s.services, s.pods, s.clock);
+       }},
       {{"deployment-controller", "deployment", true},
        service_account("deployment-controller"),
        agent("deployment-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<DeploymentController>(c, s.pods, s.clock);
        }},
       {{"replicaset-controller", "replicaset", true},
        service_account("replicaset-controller"),
        agent("replicaset-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<ReplicaSetController>(
              c, ResourceRef{"apps", "v1", "replicasets", true}, s.pods, s.clock);
@@ -68,7 +91,7 @@ const std::vector<Kind>& kinds() {
       {{"replicationcontroller-controller", "replicationcontroller", true},
        service_account("replication-controller"),
        agent("replicationcontroller-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<ReplicaSetController>(
              c, ResourceRef{"", "v1", "replicationcontrollers", true}, s.pods, s.clock);
@@ -76,49 +99,49 @@ const std::vector<Kind>& kinds() {
       {{"job-controller", "job", true},
        service_account("job-controller"),
        agent("job-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<JobController>(c, s.pods, s.clock);
        }},
       {{"disruption-controller", "disruption", true},
        service_account("disruption-controller"),
        agent("disruption-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<DisruptionController>(c, s.pods, s.clock);
        }},
       {{"resourcequota-controller", "resourcequota", true},
        service_account("resourcequota-controller"),
        agent("resourcequota-controller"),
-       true,
+       kSharedPods,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<ResourceQuotaController>(c, s.pods, s.clock);
        }},
       {{"ttl-after-finished-controller", "ttl-after-finished", true},
        service_account("ttl-after-finished-controller"),
        agent("ttl-after-finished-controller"),
-       false,
+       0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<TtlAfterFinishedController>(c, s.clock);
        }},
       {{"garbage-collector-controller", "garbagecollector", true},
        service_account("generic-garbage-collector"),
        agent("garbage-collector-controller"),
-       false,
+       0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<gc::GarbageCollector>(c, s.clock);
        }},
       {{"node-lifecycle-controller", "nodelifecycle", true},
        service_account("node-controller"),
        agent("node-lifecycle-controller"),
-       false,
+       0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<NodeLifecycleController>(c, s.clock);
        }},
       {{"scheduler", "", true},
        {"system:kube-scheduler", {"system:authenticated"}},
        "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler",
-       false,
+       0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<Scheduler>(c, s.clock);
        }},
@@ -189,8 +212,10 @@ struct Cluster::Parts {
   const common::Clock& clock;
   Client informers_client;  // kube-controller-manager's shared informers
   Client nodes_client;      // the kubelets' informers
-  Informer pods;            // shared by the workload controllers
-  bool pods_shared = false;
+  Informer pods;            // the shared informers (SharedInformer)
+  Informer services;
+  Informer nodes_informer;
+  unsigned shared = 0;           // the shared informers some controller uses
   std::vector<Running> running;  // in kinds() order
   std::unique_ptr<NodeSimulator> nodes;
   bool started = false;
@@ -205,15 +230,17 @@ struct Cluster::Parts {
             handler,
             {"system:kube-sandbox:node-simulator", {"system:nodes", "system:authenticated"}},
             "kubelet/v1.32.0 (linux/amd64) kube-sandbox"),
-        pods(informers_client, kPods, {}, clock) {
-    const Shared shared{handler, pods, options, clock};
+        pods(informers_client, kPods, {}, clock),
+        services(informers_client, kServices, {}, clock),
+        nodes_informer(informers_client, kNodes, {}, clock) {
+    const Shared everything{handler, pods, services, nodes_informer, options, clock};
     for (const Kind& kind : kinds()) {
       if (options.controllers.count(kind.name.name) == 0)
         continue;
       Running r;
       r.client = std::make_unique<Client>(handler, kind.identity, kind.agent);
-      r.controller = kind.make(*r.client, shared);
-      pods_shared = pods_shared || kind.uses_shared_pods;
+      r.controller = kind.make(*r.client, everything);
+      shared |= kind.shared;
       running.push_back(std::move(r));
     }
     if (options.nodes > 0) {
@@ -249,8 +276,12 @@ void Cluster::start() {
   for (Controller* c : p.controllers()) {
     c->start();  // the nodes first: registered before anything schedules
   }
-  if (p.pods_shared)
+  if (p.shared & kSharedPods)
     p.pods.start();
+  if (p.shared & kSharedServices)
+    p.services.start();
+  if (p.shared & kSharedNodes)
+    p.nodes_informer.start();
   for (Controller* c : p.controllers()) {
     c->run();
   }
@@ -268,6 +299,8 @@ void Cluster::stop() {
     c->stop();
   }
   p.pods.stop();
+  p.services.stop();
+  p.nodes_informer.stop();
   p.running.clear();
   p.nodes.reset();
 }

@@ -77,7 +77,7 @@ TEST_CASE("nodeSelector, node affinity, taints and cordons filter nodes", "[clus
         std::vector<std::string>{"node(s) were unschedulable"});
 }
 
-TEST_CASE("--controllers reads as kube-controller-manager's", "[cluster]") {
+TEST_CASE("the controllers flag reads as kube-controller-manager's", "[cluster]") {
   auto all = cluster::parse_controllers("*");
   REQUIRE(all);
   CHECK(all->count("replicaset-controller") == 1);
