@@ -7,6 +7,7 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/cron_job_controller.h"
 #include "workloads/replica_set_controller.h"
 
 namespace cluster {
@@ -31,6 +32,7 @@ const std::vector<ControllerName>& known_controllers() {
   static const std::vector<ControllerName> names = {
       {"replicaset-controller", "replicaset", true},
       {"replicationcontroller-controller", "replicationcontroller", true},
+      {"cronjob-controller", "cronjob", true},
       {"node-lifecycle-controller", "nodelifecycle", true},
       {"scheduler", "", true},
   };
@@ -88,11 +90,13 @@ struct Cluster::Parts {
   Client replication_client;
   Client scheduler_client;
   Client node_lifecycle_client;
+  Client cronjob_client;
   Informer pods;  // shared by the workload controllers
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<ReplicaSetController> replication;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<NodeLifecycleController> node_lifecycle;
+  std::unique_ptr<CronJobController> cronjobs;
   std::unique_ptr<NodeSimulator> nodes;
   bool started = false;
 
@@ -114,6 +118,7 @@ struct Cluster::Parts {
                          "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler"),
         node_lifecycle_client(handler, service_account("node-controller"),
                               agent("node-lifecycle-controller")),
+        cronjob_client(handler, service_account("cronjob-controller"), agent("cronjob-controller")),
         pods(informers_client, kPods, {}, clock) {
     auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
     if (on("replicaset-controller")) {
@@ -126,6 +131,10 @@ struct Cluster::Parts {
     }
     if (on("node-lifecycle-controller")) {
       node_lifecycle = std::make_unique<NodeLifecycleController>(node_lifecycle_client, clock);
+    }
+    if (on("cronjob-controller")) {
+      cronjobs =
+          std::make_unique<CronJobController>(cronjob_client, options.cron_clock_speed, clock);
     }
     if (on("scheduler")) {
       scheduler = std::make_unique<Scheduler>(scheduler_client, clock);
@@ -141,7 +150,7 @@ struct Cluster::Parts {
     std::vector<Controller*> all;
     for (Controller* c :
          std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
+                                            node_lifecycle.get(), cronjobs.get(), nodes.get()}) {
       if (c != nullptr)
         all.push_back(c);
     }
@@ -174,6 +183,8 @@ void Cluster::start() {
     p.replication->start();
   if (p.replicasets || p.replication)
     p.pods.start();
+  if (p.cronjobs)
+    p.cronjobs->start();
   for (Controller* c : p.controllers()) {
     c->run();
   }
@@ -191,6 +202,7 @@ void Cluster::stop() {
   p.nodes.reset();
   p.scheduler.reset();
   p.node_lifecycle.reset();
+  p.cronjobs.reset();
   p.replication.reset();
   p.replicasets.reset();
 }
