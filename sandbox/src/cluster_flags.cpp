@@ -9,6 +9,7 @@ namespace {
 
 constexpr int kDefaultNodes = 3;
 constexpr int kMostNodes = 200;
+constexpr double kFastestCronClock = 3600;
 
 common::Result<std::chrono::milliseconds> duration_flag(const ParsedFlags& flags,
                                                         const std::string& name,
@@ -36,6 +37,8 @@ std::vector<FlagSpec> cluster_flags() {
        "how long a simulated container takes to start (default 1s)"},
       {"container-stop-delay", "", true, "DURATION",
        "how long a deleted pod's simulated containers take to stop (default 1s)"},
+      {"cron-clock-speed", "", true, "N",
+       "run the CronJob controller's clock N times faster than real time, 1 to 3600 (default 1)"},
   };
 }
 
@@ -69,6 +72,17 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
     return Failure::failure(stop.error());
   }
   options.container_stop_delay = *stop;
+  if (flags.has("cron-clock-speed")) {
+    const std::string text = flags.get("cron-clock-speed");
+    double speed = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), speed);
+    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || !(speed >= 1) ||
+        speed > kFastestCronClock) {
+      return Failure::failure("--cron-clock-speed must be a number from 1 to 3600, got \"" + text +
+                              "\"");
+    }
+    options.cron_clock_speed = speed;
+  }
   return options;
 }
 

@@ -10,6 +10,7 @@
 #include "scheduler/scheduler.h"
 #include "services/endpoint_slice_controller.h"
 #include "services/endpoints_controller.h"
+#include "workloads/cron_job_controller.h"
 #include "workloads/deployment_controller.h"
 #include "workloads/disruption_controller.h"
 #include "workloads/job_controller.h"
@@ -59,6 +60,13 @@ std::string agent(const std::string& component) {
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> all = {
+      {{"cronjob-controller", "cronjob", true},
+       service_account("cronjob-controller"),
+       agent("cronjob-controller"),
+       0,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<CronJobController>(c, s.options.cron_clock_speed, s.clock);
+       }},
       {{"endpointslice-controller", "endpointslice", true},
        service_account("endpointslice-controller"),
        agent("endpointslice-controller"),
