@@ -1,6 +1,9 @@
 #include "registry/cron_schedule.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
 #include <map>
 #include <set>
 #include <vector>
@@ -284,6 +287,51 @@ std::string cron_schedule_error(std::string_view spec) {
     }
   }
   return "";
+}
+
+std::string time_zone_error(std::string_view zone) {
+  if (zone.empty()) {
+    return "timeZone must be nil or non-empty string";
+  }
+  const std::string unknown = "unknown time zone " + std::string(zone);
+  // IANA's naming rules, with the digits and '+' of legacy names tolerated: components of 1 to
+  // 14 of [A-Za-z0-9._+-], none "." or "..", none starting with '-'.
+  size_t start = 0;
+  while (true) {
+    const size_t end = std::min(zone.find('/', start), zone.size());
+    const std::string_view part = zone.substr(start, end - start);
+    if (part.empty() || part.size() > 14 || part == "." || part == ".." || part.front() == '-') {
+      return unknown;
+    }
+    for (char c : part) {
+      const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '-' || c == '_' || c == '+';
+      if (!ok) {
+        return unknown;
+      }
+    }
+    if (end == zone.size()) {
+      break;
+    }
+    start = end + 1;
+  }
+  std::string lower(zone);
+  for (char& c : lower) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (lower == "local") {
+    return "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones";
+  }
+  if (zone == "UTC") {
+    return {};
+  }
+  // Loadable: a TZif file in the system's zoneinfo.
+  std::ifstream file("/usr/share/zoneinfo/" + std::string(zone), std::ios::binary);
+  char magic[4] = {};
+  if (!file.read(magic, 4) || std::string_view(magic, 4) != "TZif") {
+    return unknown;
+  }
+  return {};
 }
 
 }  // namespace apiserver::registry

@@ -13,4 +13,9 @@ namespace apiserver::registry {
 // `end of range (99999999999) above maximum (59): 99999999999`.
 std::string cron_schedule_error(std::string_view spec);
 
+// Empty when spec.timeZone names a time zone kube-apiserver can load; else the validation
+// message: "timeZone must be nil or non-empty string", "unknown time zone <name>" (a malformed
+// name, or none in the system's zoneinfo), or that "Local" is not an explicit zone.
+std::string time_zone_error(std::string_view zone);
+
 }  // namespace apiserver::registry

@@ -46,3 +46,16 @@ TEST_CASE("cron schedules get robfig/cron's verdicts", "[cron]") {
   CAPTURE(c.schedule);
   CHECK(cron_schedule_error(c.schedule) == c.error);
 }
+
+TEST_CASE("spec.timeZone is an IANA name the server can load", "[registry][cronjob]") {
+  using apiserver::registry::time_zone_error;
+  CHECK(time_zone_error("UTC").empty());
+  CHECK(time_zone_error("").find("non-empty") != std::string::npos);
+  CHECK(time_zone_error("Local") ==
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones");
+  CHECK(time_zone_error("../etc/passwd") == "unknown time zone ../etc/passwd");
+  CHECK(time_zone_error("-Europe") == "unknown time zone -Europe");
+  CHECK(time_zone_error("Mars/Base") == "unknown time zone Mars/Base");
+  CHECK(time_zone_error("Europe/ThisNameIsTooLong") ==
+        "unknown time zone Europe/ThisNameIsTooLong");
+}

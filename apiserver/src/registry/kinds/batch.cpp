@@ -95,6 +95,11 @@ void validate_cron_job(const json& obj, Errors& out) {
                                   "instead"));
     }
   }
+  if (const json& zone = get(spec, "timeZone"); zone.is_string()) {
+    if (auto e = time_zone_error(zone.get<std::string>()); !e.empty()) {
+      out.push_back(invalid_value("spec.timeZone", zone.get<std::string>(), e));
+    }
+  }
   const std::string policy = str(spec, "concurrencyPolicy");
   if (policy.empty()) {
     out.push_back(required_value("spec.concurrencyPolicy", ""));
