@@ -7,6 +7,7 @@
 #include "gc/garbage_collector.h"
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
+#include "nodes/taint_eviction_controller.h"
 #include "scheduler/scheduler.h"
 #include "services/endpoint_slice_controller.h"
 #include "services/endpoints_controller.h"
@@ -138,6 +139,13 @@ const std::vector<Kind>& kinds() {
        0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<gc::GarbageCollector>(c, s.clock);
+       }},
+      {{"taint-eviction-controller", "", true},
+       service_account("taint-eviction-controller"),
+       agent("taint-eviction-controller"),
+       kSharedPods | kSharedNodes,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<TaintEvictionController>(c, s.pods, s.nodes, s.clock);
        }},
       {{"node-lifecycle-controller", "nodelifecycle", true},
        service_account("node-controller"),

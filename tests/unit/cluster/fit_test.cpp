@@ -4,6 +4,7 @@
 
 #include "client/quantity.h"
 #include "cluster/cluster.h"
+#include "nodes/taint_eviction_controller.h"
 #include "scheduler/fit.h"
 
 using nlohmann::json;
@@ -64,7 +65,8 @@ TEST_CASE("nodeSelector, node affinity, taints and cordons filter nodes", "[clus
   CHECK(cluster::misfits(pod, node(), {}).empty());  // the second term matches
 
   json tainted = node();
-  tainted["spec"]["taints"] = json::array({{{"key", "dedicated"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
+  tainted["spec"]["taints"] =
+      json::array({{{"key", "dedicated"}, {"value", "gpu"}, {"effect", "NoSchedule"}}});
   CHECK(cluster::misfits(pod, tainted, {}) ==
         std::vector<std::string>{"node(s) had untolerated taint {dedicated: gpu}"});
   pod["spec"]["tolerations"] =
@@ -91,4 +93,18 @@ TEST_CASE("the controllers flag reads as kube-controller-manager's", "[cluster]"
   auto unknown = cluster::parse_controllers("*,-nope");
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error() == "\"nope\" is not in the list of known controllers");
+}
+
+TEST_CASE("a NoExecute taint evicts at once, after tolerationSeconds, or never",
+          "[cluster][taints]") {
+  const json taint = {{"key", "node.kubernetes.io/unreachable"}, {"effect", "NoExecute"}};
+  json pod = {{"spec", json::object()}};
+  CHECK(cluster::toleration_time(pod, taint) == std::chrono::seconds(0));
+  pod["spec"]["tolerations"] = json::array({{{"key", "node.kubernetes.io/unreachable"},
+                                             {"operator", "Exists"},
+                                             {"effect", "NoExecute"},
+                                             {"tolerationSeconds", 300}}});
+  CHECK(cluster::toleration_time(pod, taint) == std::chrono::seconds(300));
+  pod["spec"]["tolerations"].push_back({{"operator", "Exists"}});
+  CHECK_FALSE(cluster::toleration_time(pod, taint));  // an empty key with Exists tolerates all
 }
