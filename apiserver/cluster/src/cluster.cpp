@@ -7,7 +7,9 @@
 #include "nodes/node_lifecycle_controller.h"
 #include "nodes/node_simulator.h"
 #include "scheduler/scheduler.h"
+#include "workloads/daemon_set_controller.h"
 #include "workloads/replica_set_controller.h"
+#include "workloads/stateful_set_controller.h"
 
 namespace cluster {
 namespace {
@@ -31,6 +33,8 @@ const std::vector<ControllerName>& known_controllers() {
   static const std::vector<ControllerName> names = {
       {"replicaset-controller", "replicaset", true},
       {"replicationcontroller-controller", "replicationcontroller", true},
+      {"statefulset-controller", "statefulset", true},
+      {"daemonset-controller", "daemonset", true},
       {"node-lifecycle-controller", "nodelifecycle", true},
       {"scheduler", "", true},
   };
@@ -86,11 +90,15 @@ struct Cluster::Parts {
   Client nodes_client;      // the kubelets' informers
   Client replicaset_client;
   Client replication_client;
+  Client statefulset_client;
+  Client daemonset_client;
   Client scheduler_client;
   Client node_lifecycle_client;
   Informer pods;  // shared by the workload controllers
   std::unique_ptr<ReplicaSetController> replicasets;
   std::unique_ptr<ReplicaSetController> replication;
+  std::unique_ptr<StatefulSetController> statefulsets;
+  std::unique_ptr<DaemonSetController> daemonsets;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<NodeLifecycleController> node_lifecycle;
   std::unique_ptr<NodeSimulator> nodes;
@@ -110,6 +118,10 @@ struct Cluster::Parts {
                           agent("replicaset-controller")),
         replication_client(handler, service_account("replication-controller"),
                            agent("replicationcontroller-controller")),
+        statefulset_client(handler, service_account("statefulset-controller"),
+                           agent("statefulset-controller")),
+        daemonset_client(handler, service_account("daemon-set-controller"),
+                         agent("daemonset-controller")),
         scheduler_client(handler, {"system:kube-scheduler", {"system:authenticated"}},
                          "kube-scheduler/v1.32.0 (linux/amd64) kube-sandbox/scheduler"),
         node_lifecycle_client(handler, service_account("node-controller"),
@@ -123,6 +135,12 @@ struct Cluster::Parts {
     if (on("replicationcontroller-controller")) {
       replication = std::make_unique<ReplicaSetController>(
           replication_client, ResourceRef{"", "v1", "replicationcontrollers", true}, pods, clock);
+    }
+    if (on("statefulset-controller")) {
+      statefulsets = std::make_unique<StatefulSetController>(statefulset_client, pods, clock);
+    }
+    if (on("daemonset-controller")) {
+      daemonsets = std::make_unique<DaemonSetController>(daemonset_client, pods, clock);
     }
     if (on("node-lifecycle-controller")) {
       node_lifecycle = std::make_unique<NodeLifecycleController>(node_lifecycle_client, clock);
@@ -139,9 +157,9 @@ struct Cluster::Parts {
 
   std::vector<Controller*> controllers() const {
     std::vector<Controller*> all;
-    for (Controller* c :
-         std::initializer_list<Controller*>{replicasets.get(), replication.get(), scheduler.get(),
-                                            node_lifecycle.get(), nodes.get()}) {
+    for (Controller* c : std::initializer_list<Controller*>{
+             replicasets.get(), replication.get(), statefulsets.get(), daemonsets.get(),
+             scheduler.get(), node_lifecycle.get(), nodes.get()}) {
       if (c != nullptr)
         all.push_back(c);
     }
@@ -172,7 +190,11 @@ void Cluster::start() {
     p.replicasets->start();
   if (p.replication)
     p.replication->start();
-  if (p.replicasets || p.replication)
+  if (p.statefulsets)
+    p.statefulsets->start();
+  if (p.daemonsets)
+    p.daemonsets->start();
+  if (p.replicasets || p.replication || p.statefulsets || p.daemonsets)
     p.pods.start();
   for (Controller* c : p.controllers()) {
     c->run();
@@ -191,6 +213,8 @@ void Cluster::stop() {
   p.nodes.reset();
   p.scheduler.reset();
   p.node_lifecycle.reset();
+  p.daemonsets.reset();
+  p.statefulsets.reset();
   p.replication.reset();
   p.replicasets.reset();
 }
