@@ -12,11 +12,13 @@
 #include "services/endpoint_slice_controller.h"
 #include "services/endpoints_controller.h"
 #include "workloads/cron_job_controller.h"
+#include "workloads/daemon_set_controller.h"
 #include "workloads/deployment_controller.h"
 #include "workloads/disruption_controller.h"
 #include "workloads/job_controller.h"
 #include "workloads/replica_set_controller.h"
 #include "workloads/resource_quota_controller.h"
+#include "workloads/stateful_set_controller.h"
 #include "workloads/ttl_after_finished_controller.h"
 
 namespace cluster {
@@ -61,6 +63,20 @@ std::string agent(const std::string& component) {
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> all = {
+      {{"statefulset-controller", "statefulset", true},
+       service_account("statefulset-controller"),
+       agent("statefulset-controller"),
+       kSharedPods,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<StatefulSetController>(c, s.pods, s.clock);
+       }},
+      {{"daemonset-controller", "daemonset", true},
+       service_account("daemon-set-controller"),
+       agent("daemonset-controller"),
+       kSharedPods,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<DaemonSetController>(c, s.pods, s.clock);
+       }},
       {{"cronjob-controller", "cronjob", true},
        service_account("cronjob-controller"),
        agent("cronjob-controller"),

@@ -74,31 +74,6 @@ bool requirement_matches(const json& requirement, const json& labels) {
   return false;
 }
 
-bool tolerates(const json& pod, const json& taint) {
-  const json* tolerations = at(pod, {"spec", "tolerations"});
-  if (tolerations == nullptr || !tolerations->is_array()) {
-    return false;
-  }
-  const std::string key = string_at(taint, {"key"});
-  const std::string value = string_at(taint, {"value"});
-  const std::string effect = string_at(taint, {"effect"});
-  for (const json& t : *tolerations) {
-    const std::string t_effect = string_at(t, {"effect"});
-    if (!t_effect.empty() && t_effect != effect)
-      continue;
-    const std::string t_key = string_at(t, {"key"});
-    const std::string op = string_at(t, {"operator"});
-    if (!t_key.empty() && t_key != key)
-      continue;
-    if (op == "Exists")
-      return true;
-    if ((op.empty() || op == "Equal") && !t_key.empty() && string_at(t, {"value"}) == value) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 Resources pod_requests(const json& pod) {
@@ -134,6 +109,49 @@ Resources node_allocatable(const json& node) {
   return r;
 }
 
+bool tolerates(const json& pod, const json& taint) {
+  const json* tolerations = at(pod, {"spec", "tolerations"});
+  if (tolerations == nullptr || !tolerations->is_array()) {
+    return false;
+  }
+  const std::string key = string_at(taint, {"key"});
+  const std::string value = string_at(taint, {"value"});
+  const std::string effect = string_at(taint, {"effect"});
+  for (const json& t : *tolerations) {
+    const std::string t_effect = string_at(t, {"effect"});
+    if (!t_effect.empty() && t_effect != effect)
+      continue;
+    const std::string t_key = string_at(t, {"key"});
+    const std::string op = string_at(t, {"operator"});
+    if (!t_key.empty() && t_key != key)
+      continue;
+    if (op == "Exists")
+      return true;
+    if ((op.empty() || op == "Equal") && !t_key.empty() && string_at(t, {"value"}) == value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool node_affinity_matches(const json& pod, const json& node) {
+  static const json no_labels = json::object();
+  const json* labels_ptr = at(node, {"metadata", "labels"});
+  const json& labels = labels_ptr != nullptr ? *labels_ptr : no_labels;
+  if (const json* selector = at(pod, {"spec", "nodeSelector"}); selector && selector->is_object()) {
+    for (const auto& [key, value] : selector->items()) {
+      if (!value.is_string() || !labels.contains(key) ||
+          string_at(labels, {key.c_str()}) != value.get<std::string>()) {
+        return false;
+      }
+    }
+  }
+  const json* terms =
+      at(pod, {"spec", "affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution",
+               "nodeSelectorTerms"});
+  return terms == nullptr || node_selector_terms_match(*terms, node);
+}
+
 bool node_selector_terms_match(const json& terms, const json& node) {
   if (!terms.is_array()) {
     return false;
@@ -164,31 +182,13 @@ bool node_selector_terms_match(const json& terms, const json& node) {
 
 std::vector<std::string> misfits(const json& pod, const json& node, const Resources& used) {
   std::vector<std::string> reasons;
-  static const json no_labels = json::object();
-  const json* labels_ptr = at(node, {"metadata", "labels"});
-  const json& labels = labels_ptr != nullptr ? *labels_ptr : no_labels;
   // NodeUnschedulable: a cordoned node, unless the pod tolerates the unschedulable taint.
   if (bool_at(node, {"spec", "unschedulable"}, false) &&
       !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
     reasons.push_back("node(s) were unschedulable");
   }
   // NodeAffinity: nodeSelector and required node affinity.
-  bool affinity_ok = true;
-  if (const json* selector = at(pod, {"spec", "nodeSelector"}); selector && selector->is_object()) {
-    for (const auto& [key, value] : selector->items()) {
-      if (!value.is_string() || string_at(labels, {key.c_str()}) != value.get<std::string>() ||
-          !labels.contains(key)) {
-        affinity_ok = false;
-      }
-    }
-  }
-  if (const json* terms =
-          at(pod, {"spec", "affinity", "nodeAffinity",
-                   "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"});
-      terms != nullptr && !node_selector_terms_match(*terms, node)) {
-    affinity_ok = false;
-  }
-  if (!affinity_ok) {
+  if (!node_affinity_matches(pod, node)) {
     reasons.push_back("node(s) didn't match Pod's node affinity/selector");
   }
   // TaintToleration: NoSchedule and NoExecute taints must be tolerated.

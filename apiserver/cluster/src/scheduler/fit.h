@@ -36,6 +36,11 @@ std::vector<std::string> misfits(const json& pod, const json& node, const Resour
 // matchExpressions and matchFields), as required node affinity reads them.
 bool node_selector_terms_match(const json& terms, const json& node);
 
+// Whether the pod's nodeSelector and required node affinity accept the node.
+bool node_affinity_matches(const json& pod, const json& node);
+// Whether one of the pod's tolerations tolerates `taint` (key, value, effect).
+bool tolerates(const json& pod, const json& taint);
+
 // Whether the preemption could help with these reasons: only resource shortages can be solved by
 // removing pods.
 bool preemption_might_help(const std::string& reason);

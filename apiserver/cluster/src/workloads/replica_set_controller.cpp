@@ -4,6 +4,7 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "workloads/workload_pods.h"
 
 namespace cluster {
 namespace {
@@ -11,25 +12,6 @@ namespace {
 const ResourceRef kPods{"", "v1", "pods", true};
 // At most this many pods are created or deleted in one sync (kube-controller-manager's burst).
 constexpr int64_t kBurst = 500;
-constexpr auto kExpectationsTimeout = std::chrono::minutes(5);
-
-bool pod_ready(const json& pod) {
-  const json* ready = condition(pod, "Ready");
-  return ready != nullptr && string_at(*ready, {"status"}) == "True";
-}
-
-// Ready for at least `min_ready` seconds at `now`.
-bool pod_available(const json& pod, int64_t min_ready, std::chrono::system_clock::time_point now) {
-  const json* ready = condition(pod, "Ready");
-  if (ready == nullptr || string_at(*ready, {"status"}) != "True") {
-    return false;
-  }
-  if (min_ready <= 0) {
-    return true;
-  }
-  auto since = parse_time(string_at(*ready, {"lastTransitionTime"}));
-  return since && now >= *since + std::chrono::seconds(min_ready);
-}
 
 // The deletion order of kube-controller-manager's ActivePods ranking: unscheduled before
 // scheduled, pending before unknown before running, not ready before ready, newer before older.
@@ -58,16 +40,13 @@ ReplicaSetController::ReplicaSetController(const Client& client, ResourceRef own
               owners.resource == "replicasets" ? "replicaset-controller" : "replication-controller",
               "", clock),
       owner_informer_(client, owners, {}, clock),
-      pods_(pods) {
+      pods_(pods),
+      expectations_(pods) {
   auto owner_changed = [this](const json& o) { queue().add(Informer::key_of(o)); };
   owner_informer_.add_handlers(
       {.added = owner_changed,
        .updated = [owner_changed](const json&, const json& o) { owner_changed(o); },
-       .deleted =
-           [this](const json& o) {
-             std::lock_guard lock(mu_);
-             expectations_.erase(Informer::key_of(o));
-           }});
+       .deleted = [this](const json& o) { expectations_.forget(Informer::key_of(o)); }});
   pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
                       .updated = [this](const json&, const json& p) { pod_changed(p); },
                       .deleted = [this](const json& p) { pod_changed(p); }});
@@ -113,28 +92,6 @@ void ReplicaSetController::pod_changed(const json& pod) {
   }
 }
 
-bool ReplicaSetController::satisfied(const std::string& key) {
-  std::lock_guard lock(mu_);
-  auto it = expectations_.find(key);
-  if (it == expectations_.end()) {
-    return true;
-  }
-  Expectations& e = it->second;
-  const std::string ns = key.substr(0, key.find('/'));
-  std::erase_if(e.creating,
-                [&](const std::string& name) { return pods_.get(ns, name) != nullptr; });
-  std::erase_if(e.deleting, [&](const std::string& name) {
-    ObjectPtr pod = pods_.get(ns, name);
-    return pod == nullptr || being_deleted(*pod);
-  });
-  if ((e.creating.empty() && e.deleting.empty()) ||
-      std::chrono::steady_clock::now() - e.since > kExpectationsTimeout) {
-    expectations_.erase(it);
-    return true;
-  }
-  return false;
-}
-
 std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
   const size_t slash = key.find('/');
   const std::string ns = key.substr(0, slash);
@@ -176,31 +133,23 @@ std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
       active.push_back(pod);
   }
   std::optional<std::string> failure;
-  if (!being_deleted(*owner) && satisfied(key)) {
+  if (!being_deleted(*owner) && expectations_.satisfied(key)) {
     const int64_t want = int_at(*owner, {"spec", "replicas"}, 1);
     const int64_t diff = static_cast<int64_t>(active.size()) - want;
-    Expectations expect;
-    expect.since = std::chrono::steady_clock::now();
+    std::set<std::string> creating, deleting;
     if (diff < 0) {
       const json* tmpl = at(*owner, {"spec", "template"});
       const int64_t count = std::min(-diff, kBurst);
       for (int64_t i = 0; i < count; ++i) {
-        json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
-        json metadata =
-            tmpl != nullptr && tmpl->contains("metadata") ? (*tmpl)["metadata"] : json::object();
-        metadata.erase("name");
-        metadata["generateName"] = name_of(*owner) + "-";
-        metadata["namespace"] = ns;
-        metadata["ownerReferences"] = json::array({controller_owner_ref(*owner)});
-        pod["metadata"] = std::move(metadata);
-        pod["spec"] = tmpl != nullptr && tmpl->contains("spec") ? (*tmpl)["spec"] : json::object();
+        json pod = pod_from_template(*owner, tmpl != nullptr ? *tmpl : json::object());
+        pod["metadata"]["generateName"] = name_of(*owner) + "-";
         auto created = client_.create(kPods.collection(ns), pod);
         if (!created) {
           failure = created.error().message;
           events_.record(*owner, "Warning", "FailedCreate", "Error creating: " + failure.value());
           break;
         }
-        expect.creating.insert(name_of(*created));
+        creating.insert(name_of(*created));
         events_.record(*owner, "Normal", "SuccessfulCreate", "Created pod: " + name_of(*created));
       }
     } else if (diff > 0) {
@@ -220,14 +169,11 @@ std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
           events_.record(*owner, "Warning", "FailedDelete", "Error deleting: " + failure.value());
           break;
         }
-        expect.deleting.insert(name_of(pod));
+        deleting.insert(name_of(pod));
         events_.record(*owner, "Normal", "SuccessfulDelete", "Deleted pod: " + name_of(pod));
       }
     }
-    if (!expect.creating.empty() || !expect.deleting.empty()) {
-      std::lock_guard lock(mu_);
-      expectations_[key] = std::move(expect);
-    }
+    expectations_.expect(key, std::move(creating), std::move(deleting));
   }
   return update_status(*owner, active, failure);
 }

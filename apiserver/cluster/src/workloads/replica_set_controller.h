@@ -18,6 +18,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "controller.h"
+#include "workloads/expectations.h"
 
 namespace cluster {
 
@@ -34,16 +35,8 @@ class ReplicaSetController final : public Controller {
   std::optional<std::string> sync(const std::string& key) override;
 
  private:
-  struct Expectations {
-    std::set<std::string> creating;  // pod names created, not yet seen
-    std::set<std::string> deleting;  // pod names deleted, still seen
-    std::chrono::steady_clock::time_point since;
-  };
   json selector_of(const json& owner) const;
   void pod_changed(const json& pod);
-  // True when every pod the last sync created or deleted shows in the informer (or 5 minutes
-  // passed).
-  bool satisfied(const std::string& key);
   std::optional<std::string> update_status(const json& owner, const std::vector<ObjectPtr>& pods,
                                            const std::optional<std::string>& failure);
 
@@ -53,8 +46,7 @@ class ReplicaSetController final : public Controller {
   EventRecorder events_;
   Informer owner_informer_;
   Informer& pods_;
-  std::mutex mu_;
-  std::map<std::string, Expectations> expectations_;
+  PodExpectations expectations_;
 };
 
 }  // namespace cluster
