@@ -169,6 +169,17 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     if (sub == nullptr) {
       return errors::no_route().response();
     }
+    if (r.group.empty() && r.resource == "pods") {
+      // What a kubelet would serve: the simulated containers' logs, and no exec.
+      if (info.subresource == "log" && info.verb == "get") {
+        return pod_log(r, info, request);
+      }
+      if ((info.subresource == "exec" || info.subresource == "attach" ||
+           info.subresource == "portforward") &&
+          (info.verb == "get" || info.verb == "create")) {
+        return pod_stream_refusal(r, info);
+      }
+    }
     if (info.subresource != "status" && info.subresource != "scale") {
       return status_with_details(405, "MethodNotAllowed",
                                  info.subresource + " is not supported on resources of kind \"" +

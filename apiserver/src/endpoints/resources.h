@@ -73,6 +73,11 @@ class ResourceHandler {
                         const http::Request& request, const registry::Snapshot& snapshot);
   http::Response update(const registry::Resource& r, const RequestInfo& info,
                         const http::Request& request);
+  // pods/log from the simulated containers, and the refusal of exec, attach and portforward
+  // (pod_subresources.cpp).
+  http::Response pod_log(const registry::Resource& r, const RequestInfo& info,
+                         const http::Request& request);
+  http::Response pod_stream_refusal(const registry::Resource& r, const RequestInfo& info);
   // PATCH in the four content types; /status and /scale too.
   http::Response patch(const registry::Resource& r, const RequestInfo& info,
                        const http::Request& request);

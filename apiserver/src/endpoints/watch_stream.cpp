@@ -193,7 +193,7 @@ WatchTicker::~WatchTicker() {
   thread_.join();
 }
 
-void WatchTicker::add(const std::shared_ptr<WatchStream>& stream) {
+void WatchTicker::add(const std::shared_ptr<TickedStream>& stream) {
   std::lock_guard lock(mu_);
   streams_.push_back(stream);
 }
@@ -202,7 +202,7 @@ size_t WatchTicker::count() {
   std::lock_guard lock(mu_);
   size_t n = 0;
   for (auto& w : streams_) {
-    if (auto s = w.lock(); s && !s->done()) {
+    if (auto s = w.lock(); s && !s->done() && s->is_watch()) {
       ++n;
     }
   }
@@ -213,7 +213,7 @@ size_t WatchTicker::count_for(const std::string& user) {
   std::lock_guard lock(mu_);
   size_t n = 0;
   for (auto& w : streams_) {
-    if (auto s = w.lock(); s && !s->done() && s->user() == user) {
+    if (auto s = w.lock(); s && !s->done() && s->is_watch() && s->user() == user) {
       ++n;
     }
   }
@@ -221,7 +221,7 @@ size_t WatchTicker::count_for(const std::string& user) {
 }
 
 void WatchTicker::close_all() {
-  std::vector<std::shared_ptr<WatchStream>> streams;
+  std::vector<std::shared_ptr<TickedStream>> streams;
   {
     std::lock_guard lock(mu_);
     for (auto& w : streams_) {
@@ -240,7 +240,7 @@ void WatchTicker::run() {
   while (!stop_) {
     cv_.wait_for(lock, kWatchTick);
     auto now = std::chrono::steady_clock::now();
-    std::vector<std::shared_ptr<WatchStream>> live;
+    std::vector<std::shared_ptr<TickedStream>> live;
     for (auto it = streams_.begin(); it != streams_.end();) {
       auto s = it->lock();
       if (!s || s->done()) {

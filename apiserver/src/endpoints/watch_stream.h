@@ -29,7 +29,18 @@
 
 namespace apiserver::endpoints {
 
-class WatchStream final : public http::ChunkStream {
+// A streamed response the ticker looks after: it is ticked every second (to end it at its
+// deadline, or to let it produce what is due), and counted while not done.
+class TickedStream : public http::ChunkStream {
+ public:
+  virtual void tick(std::chrono::steady_clock::time_point now) = 0;
+  virtual bool done() const = 0;
+  virtual const std::string& user() const = 0;
+  // Watches count against the per-user watch limit; other streams (logs) do not.
+  virtual bool is_watch() const { return true; }
+};
+
+class WatchStream final : public TickedStream {
  public:
   // What an event carries for an object: the object itself, or a Table of one row.
   using Presenter = std::function<nlohmann::json(const nlohmann::json&)>;
@@ -47,10 +58,10 @@ class WatchStream final : public http::ChunkStream {
   void close() override { finish(); }
 
   // Called by the ticker: ends the watch at its deadline; asks for a bookmark now and then.
-  void tick(std::chrono::steady_clock::time_point now);
+  void tick(std::chrono::steady_clock::time_point now) override;
 
-  bool done() const { return closed_; }
-  const std::string& user() const { return user_; }
+  bool done() const override { return closed_; }
+  const std::string& user() const override { return user_; }
 
  private:
   void finish();
@@ -72,13 +83,14 @@ class WatchStream final : public http::ChunkStream {
   std::chrono::steady_clock::time_point last_bookmark_;  // used by the ticker thread only
 };
 
-// Ends watches at their deadline (timeoutSeconds) and on shutdown, and counts the open ones.
+// Ends watches at their deadline (timeoutSeconds) and on shutdown, and counts the open ones;
+// ticks the other streamed responses (followed logs) too.
 class WatchTicker {
  public:
   WatchTicker();
   ~WatchTicker();
 
-  void add(const std::shared_ptr<WatchStream>& stream);
+  void add(const std::shared_ptr<TickedStream>& stream);
   size_t count();
   size_t count_for(const std::string& user);
   void close_all();
@@ -88,7 +100,7 @@ class WatchTicker {
 
   std::mutex mu_;  // protects streams_, stop_
   std::condition_variable cv_;
-  std::vector<std::weak_ptr<WatchStream>> streams_;
+  std::vector<std::weak_ptr<TickedStream>> streams_;
   bool stop_ = false;
   std::thread thread_;  // last: starts once the members above exist
 };
