@@ -174,6 +174,9 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
       if (info.subresource == "log" && info.verb == "get") {
         return pod_log(r, info, request);
       }
+      if (info.subresource == "eviction" && info.verb == "create") {
+        return evict(r, info, request, snapshot);
+      }
       if ((info.subresource == "exec" || info.subresource == "attach" ||
            info.subresource == "portforward") &&
           (info.verb == "get" || info.verb == "create")) {

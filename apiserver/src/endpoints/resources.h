@@ -78,6 +78,9 @@ class ResourceHandler {
   http::Response pod_log(const registry::Resource& r, const RequestInfo& info,
                          const http::Request& request);
   http::Response pod_stream_refusal(const registry::Resource& r, const RequestInfo& info);
+  // pods/eviction: a delete that respects PodDisruptionBudgets (pod_eviction.cpp).
+  http::Response evict(const registry::Resource& r, const RequestInfo& info,
+                       const http::Request& request, const registry::Snapshot& snapshot);
   // PATCH in the four content types; /status and /scale too.
   http::Response patch(const registry::Resource& r, const RequestInfo& info,
                        const http::Request& request);

@@ -128,9 +128,30 @@ std::optional<std::string> DisruptionController::sync(const std::string& key) {
       pods.push_back(pod);
     }
   }
+  // Pods the API server evicted that this controller has not seen go yet: not healthy, and kept
+  // in disruptedPods until they are deleted or 2 minutes passed (upstream's DeletionTimeout).
+  const auto wall = clock().system_now();
+  json disrupted = json::object();
+  if (const json* recorded = at(*budget, {"status", "disruptedPods"});
+      recorded && recorded->is_object()) {
+    for (const auto& [name, when] : recorded->items()) {
+      ObjectPtr pod = pods_.get(ns, name);
+      const auto parsed = when.is_string() ? parse_time(when.get<std::string>()) : std::nullopt;
+      if (pod == nullptr || being_deleted(*pod) || !parsed.has_value()) {
+        continue;
+      }
+      const std::chrono::system_clock::time_point expires =
+          parsed.value() + std::chrono::minutes(2);
+      if (wall >= expires) {
+        continue;
+      }
+      disrupted[name] = when;
+      requeue_after(key, std::chrono::duration_cast<common::Clock::duration>(expires - wall));
+    }
+  }
   int64_t healthy = 0;
   for (const ObjectPtr& pod : pods) {
-    if (!being_deleted(*pod) && pod_ready(*pod))
+    if (!being_deleted(*pod) && pod_ready(*pod) && !disrupted.contains(name_of(*pod)))
       ++healthy;
   }
   const json* min_available = at(*budget, {"spec", "minAvailable"});
@@ -175,7 +196,7 @@ std::optional<std::string> DisruptionController::sync(const std::string& key) {
   }
   json status = at(*budget, {"status"}) != nullptr ? *at(*budget, {"status"}) : json::object();
   json updated = status;
-  const std::string now = rfc3339(clock().system_now());
+  const std::string now = rfc3339(wall);
   json conditions = updated.value("conditions", json::array());
   const int64_t allowed = computed ? std::max<int64_t>(healthy - desired, 0) : 0;
   updated["currentHealthy"] = healthy;
@@ -183,6 +204,11 @@ std::optional<std::string> DisruptionController::sync(const std::string& key) {
   updated["expectedPods"] = expected;
   updated["disruptionsAllowed"] = allowed;
   updated["observedGeneration"] = int_at(*budget, {"metadata", "generation"}, 0);
+  if (disrupted.empty()) {
+    updated.erase("disruptedPods");
+  } else {
+    updated["disruptedPods"] = disrupted;
+  }
   if (!computed) {
     set_condition(conditions, "DisruptionAllowed", "False", "SyncFailed",
                   "found no controllers for pods matching the budget's selector", now);
