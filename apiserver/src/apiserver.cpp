@@ -89,6 +89,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
   for (const auto& [token, user] : config_.tokens) {
     tokens_->set(token, {user.first, user.second});
   }
+  storage_->expire_prefix("/registry/events/", config_.event_ttl);
   metrics_->add_gauge("apiserver_registered_watchers", "Watches open now.",
                       [this] { return static_cast<double>(resources_->open_watches()); });
   metrics_->add_gauge("kube_sandbox_store_revision", "The store's current revision.",

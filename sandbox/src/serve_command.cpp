@@ -285,6 +285,17 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
     request_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
   }
+  std::chrono::seconds event_ttl = std::chrono::hours(1);
+  if (flags.has("event-ttl")) {
+    auto parsed = apiserver::http::parse_duration(flags.get("event-ttl"));
+    if (!parsed || parsed->count() < 0) {
+      return usage_error(command,
+                         "--event-ttl must be a duration such as 1h or 30m, got \"" +
+                             flags.get("event-ttl") + "\"",
+                         ctx);
+    }
+    event_ttl = std::chrono::duration_cast<std::chrono::seconds>(*parsed);
+  }
   if (flags.has("log-level")) {
     std::string text = flags.get("log-level");
     int level = -1;
@@ -397,6 +408,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
 
   apiserver::ApiServerConfig api_config;
   api_config.runtime_config = *runtime_config;
+  api_config.event_ttl = event_ttl;
   api_config.tokens = std::move(file_tokens);
   api_config.root_ca_pem = pki->ca_cert_pem;
   api_config.snapshots_dir = data->snapshots_dir();  // with --ephemeral, in the temporary dir
@@ -531,6 +543,8 @@ Command serve_command() {
        "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
       {"request-timeout", "", true, "DURATION",
        "longest time a request may take before a 504 Timeout (default 60s; not for watches)"},
+      {"event-ttl", "", true, "DURATION",
+       "how long events are kept after their last update (default 1h, as kube-apiserver)"},
       {"headless", "", false, "", "never open the desktop console, even with a display"},
       {"exit-with-parent", "", false, "",
        "stop (gracefully) when the parent process exits or closes a piped stdin"},

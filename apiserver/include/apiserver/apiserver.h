@@ -38,6 +38,8 @@ struct ApiServerConfig {
   // How often the store is compacted to the revision of one interval ago (0 = never); as
   // kube-apiserver's --etcd-compaction-interval.
   std::chrono::milliseconds compaction_interval{std::chrono::minutes(5)};
+  // How long events are kept after their last write (kube-apiserver's --event-ttl); 0 for ever.
+  std::chrono::seconds event_ttl{std::chrono::hours(1)};
   // The cluster CA (PEM) published in every namespace as the kube-root-ca.crt ConfigMap; empty
   // for none.
   std::string root_ca_pem;

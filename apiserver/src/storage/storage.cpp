@@ -85,6 +85,7 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
   store::PutRequest put;
   put.key = key;
   put.value = value;
+  put.lease = lease_for(key);
   txn.success.push_back(store::RequestOp::of(put));
   auto result = store_.txn(txn);
   if (!result.is_ok()) {
@@ -110,7 +111,39 @@ Error Storage::update(const std::string& key, const std::string& value, int64_t 
   store::PutRequest put;
   put.key = key;
   put.value = value;
+  put.lease = lease_for(key);
   return write_if_unchanged(key, expected_revision, store::RequestOp::of(put), revision);
+}
+
+void Storage::expire_prefix(std::string prefix, std::chrono::seconds ttl) {
+  expiring_prefix_ = std::move(prefix);
+  ttl_ = ttl;
+}
+
+store::LeaseId Storage::lease_for(const std::string& key) {
+  if (ttl_.count() <= 0 || expiring_prefix_.empty() || !key.starts_with(expiring_prefix_)) {
+    return 0;
+  }
+  const auto reuse = std::chrono::seconds(ttl_.count() / 20);
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(lease_mu_);
+  if (lease_ != 0 && now < lease_granted_ + reuse) {
+    return lease_;
+  }
+  store::LeaseGrantRequest grant;
+  grant.ttl = (ttl_ + reuse).count();
+  auto granted = store_.lease_grant(grant);
+  if (!granted.is_ok()) {
+    return 0;  // the object is kept without a lease rather than not written
+  }
+  lease_ = granted->id;
+  lease_granted_ = now;
+  if (trace::active()) {
+    trace::note("storage", "lease " + std::to_string(lease_) + " granted for " +
+                               std::to_string(grant.ttl) + " s (the objects under " +
+                               expiring_prefix_ + " expire)");
+  }
+  return lease_;
 }
 
 Error Storage::remove(const std::string& key, int64_t expected_revision, int64_t& revision) {

@@ -4,7 +4,9 @@
 // storage errors, and the registry turns them into API Status objects.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -83,7 +85,15 @@ class Storage {
   // the caches follow the store from `floor` on (see WatchCacheSet::reset_all).
   void reset_watches(int64_t floor) { cache_.reset_all(floor); }
 
+  // Keys under `prefix` expire `ttl` after their last create or update, through a store lease
+  // (kube-apiserver's --event-ttl for /registry/events/). As upstream's lease manager, one lease
+  // serves the writes of a short window (5% of the TTL), granted for the TTL plus that window,
+  // so a burst of events costs one lease. Call before serving.
+  void expire_prefix(std::string prefix, std::chrono::seconds ttl);
+
  private:
+  // The lease a write of `key` attaches (0: none).
+  store::LeaseId lease_for(const std::string& key);
   // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the
   // key exists at all).
   // Notes in the request's trace how many open watches the write's event goes to.
@@ -93,6 +103,11 @@ class Storage {
 
   store::Store& store_;
   WatchCacheSet cache_;
+  std::string expiring_prefix_;
+  std::chrono::seconds ttl_{0};
+  std::mutex lease_mu_;  // protects the lease below
+  store::LeaseId lease_ = 0;
+  std::chrono::steady_clock::time_point lease_granted_;
 };
 
 }  // namespace apiserver::storage
