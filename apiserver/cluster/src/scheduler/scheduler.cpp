@@ -4,6 +4,7 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "scheduler/inter_pod.h"
 
 namespace cluster {
 namespace {
@@ -103,9 +104,11 @@ std::optional<std::string> Scheduler::sync(const std::string& key) {
   // What each node already runs: the pods bound there and not done, and the ones this scheduler
   // bound that the informer has not shown bound yet.
   std::map<std::string, Resources> used;
+  const std::vector<ObjectPtr> all_pods = pods_.list();
+  Placement placement;
   {
     std::lock_guard lock(mu_);
-    for (const ObjectPtr& other : pods_.list()) {
+    for (const ObjectPtr& other : all_pods) {
       const std::string other_key = Informer::key_of(*other);
       std::string node = string_at(*other, {"spec", "nodeName"});
       if (node.empty()) {
@@ -118,6 +121,7 @@ std::optional<std::string> Scheduler::sync(const std::string& key) {
       }
       if (pod_terminal(*other))
         continue;
+      placement.pods_on[node].push_back(other.get());
       const Resources r = pod_requests(*other);
       Resources& u = used[node];
       u.cpu += r.cpu;
@@ -126,12 +130,19 @@ std::optional<std::string> Scheduler::sync(const std::string& key) {
     }
   }
   const std::vector<ObjectPtr> nodes = nodes_.list();
+  for (const ObjectPtr& node : nodes)
+    placement.nodes.push_back(node.get());
   std::map<std::string, int> reasons;
+  std::map<std::string, std::vector<std::string>> why_not;  // by node
   const json* best = nullptr;
   double best_score = 0;
   for (const ObjectPtr& node : nodes) {
     const Resources& u = used[name_of(*node)];
     std::vector<std::string> why = misfits(*pod, *node, u);
+    for (std::string& reason : inter_pod_misfits(*pod, *node, placement)) {
+      why.push_back(std::move(reason));
+    }
+    why_not[name_of(*node)] = why;
     for (const std::string& reason : why) {
       ++reasons[reason];
     }
@@ -160,7 +171,7 @@ std::optional<std::string> Scheduler::sync(const std::string& key) {
     }
     std::sort(parts.begin(), parts.end());
     for (const ObjectPtr& node : nodes) {
-      auto why = misfits(*pod, *node, used[name_of(*node)]);
+      const auto& why = why_not[name_of(*node)];
       if (!why.empty() && std::all_of(why.begin(), why.end(), preemption_might_help))
         ++helpable;
     }
