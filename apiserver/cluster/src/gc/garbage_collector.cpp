@@ -86,7 +86,9 @@ std::optional<std::string> GarbageCollector::refresh() {
         ++it;
       }
     }
-    for (const auto& [key, ref] : wanted) {
+    for (const auto& entry : wanted) {
+      const auto& key = entry.first;
+      const ResourceRef ref = entry.second;  // a copy the handlers capture
       if (informers_.count(key) != 0) {
         continue;
       }
