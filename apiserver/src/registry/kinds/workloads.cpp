@@ -362,7 +362,8 @@ void add_workloads(Strategies& s) {
   s.push_back({.group = "",
                .kind = "ReplicationController",
                .defaults = defaults_then_status<defaulting::default_replication_controller>,
-               .print = print::print_replication_controller});
+               .print = print::print_replication_controller,
+               .gc_policy = GcPolicy::OrphanDependents});
   s.push_back(
       apps_workload<kDeployment, defaulting::default_deployment, print::print_deployment>());
   s.push_back(
