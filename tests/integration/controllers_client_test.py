@@ -64,11 +64,11 @@ def main():
                    stdout=subprocess.DEVNULL)
 
     # The controllers listed again: scaling up still makes pods, and they still run.
-    apps.patch_namespaced_replica_set_scale("default", "web", {"spec": {"replicas": 4}})
+    apps.patch_namespaced_replica_set_scale("web", "default", {"spec": {"replicas": 4}})
     running_pods(core, "app=web", 4)
     rs = None
     for _ in range(150):
-        rs = apps.read_namespaced_replica_set("default", "web")
+        rs = apps.read_namespaced_replica_set("web", "default")
         if rs.status.ready_replicas == 4:
             break
         time.sleep(0.2)

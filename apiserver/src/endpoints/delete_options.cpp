@@ -9,6 +9,7 @@
 #include "endpoints/yaml_json.h"
 #include "errors/status.h"
 #include "registry/go_text.h"
+#include "registry/kind_strategy.h"
 #include "registry/objects.h"
 
 namespace apiserver::endpoints {
@@ -169,6 +170,18 @@ errors::Result<DeleteOptions> decode_delete_options(const http::Request& request
     return invalid_error("meta.k8s.io", "DeleteOptions", "", errors);
   }
   return options;
+}
+
+std::vector<std::string> default_policy_warnings(const registry::Resource& r,
+                                                 const DeleteOptions& options) {
+  if (r.custom || options.orphan_dependents || options.propagation_policy) {
+    return {};
+  }
+  const registry::KindStrategy* strategy = registry::kind_strategy(r.group, r.kind);
+  if (strategy == nullptr || strategy->default_gc_warning.empty()) {
+    return {};
+  }
+  return registry::warning_headers({std::string(strategy->default_gc_warning)});
 }
 
 bool returns_deleted_object(const registry::Resource& r) {

@@ -39,6 +39,11 @@ struct DeleteOptions {
 errors::Result<DeleteOptions> decode_delete_options(const http::Request& request,
                                                     const registry::FieldValidator& validator);
 
+// The Warning header values a delete of `r` with these options gets: the kind's (batch/v1 Jobs')
+// when the options name no propagation policy; none otherwise.
+std::vector<std::string> default_policy_warnings(const registry::Resource& r,
+                                                 const DeleteOptions& options);
+
 // Whether upstream's storage for the resource returns the deleted object (ReturnDeletedObject):
 // pods, services, serviceaccounts, persistentvolumes, persistentvolumeclaims, namespaces, the
 // dynamic resource allocation claims, and every custom resource.

@@ -107,12 +107,23 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
                          .name = info.name,
                          .dry_run = !options->dry_run.empty(),
                          .precondition_uid = options->precondition_uid,
-                         .precondition_resource_version = options->precondition_resource_version});
+                         .precondition_resource_version = options->precondition_resource_version,
+                         .grace_period_seconds = options->grace_period_seconds,
+                         .orphan_dependents = options->orphan_dependents,
+                         .propagation_policy = options->propagation_policy});
+  http::Response response;
   if (!deleted) {
-    return deleted.error().response();
+    response = deleted.error().response();
+  } else if (deleted->removed) {
+    response = deleted_response(r, deleted->object);
+  } else {
+    // Upstream answers 202 for an object left for the garbage collector only when the client
+    // asked for cascading deletion the old way (orphanDependents=false).
+    const bool accepted = options->orphan_dependents == false;
+    response = json_response(accepted ? 202 : 200, deleted->object);
   }
-  return deleted->removed ? deleted_response(r, deleted->object)
-                          : json_response(200, deleted->object);
+  add_warnings(response, default_policy_warnings(r, *options));
+  return response;
 }
 
 http::Response ResourceHandler::remove_collection(const Resource& r, const RequestInfo& info,
@@ -122,7 +133,8 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
     return selection.error().response();
   }
   // Checked before anything is deleted; each delete below reads the same options.
-  if (auto options = decode_delete_options(request, *field_validator_); !options) {
+  auto options = decode_delete_options(request, *field_validator_);
+  if (!options) {
     return options.error().response();
   }
   storage::ListResult result;
@@ -139,18 +151,20 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
     one.name = string_at(object, {"metadata", "name"});
     one.namespace_ = string_at(object, {"metadata", "namespace"});
     http::Response deleted = remove(r, one, request);
-    if (deleted.status == 200) {
+    if (deleted.status == 200 || deleted.status == 202) {
       // Upstream answers with the objects as listed before they were deleted.
       object.erase("apiVersion");
       object.erase("kind");
       items.push_back(std::move(object));
     }
   }
-  return json_response(
+  http::Response response = json_response(
       200, {{"kind", r.kind + "List"},
             {"apiVersion", r.group_version()},
             {"metadata", {{"resourceVersion", std::to_string(storage_.current_revision())}}},
             {"items", items}});
+  add_warnings(response, default_policy_warnings(r, *options));
+  return response;
 }
 
 }  // namespace apiserver::endpoints

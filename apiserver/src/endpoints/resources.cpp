@@ -164,8 +164,13 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
   if (!info.namespace_.empty() && !r.namespaced) {
     return errors::no_route().response();
   }
+  // A create whose body is a core Binding: pods/binding, or the legacy bindings collection.
+  const registry::Subresource* sub =
+      info.subresource.empty() ? nullptr : r.subresource(info.subresource);
+  const bool binding = info.verb == "create" && !r.custom &&
+                       (sub != nullptr ? sub->kind.group.empty() && sub->kind.kind == "Binding"
+                                       : r.group.empty() && r.kind == "Binding");
   if (!info.subresource.empty()) {
-    const registry::Subresource* sub = r.subresource(info.subresource);
     if (sub == nullptr) {
       return errors::no_route().response();
     }
@@ -183,7 +188,7 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
         return pod_stream_refusal(r, info);
       }
     }
-    if (info.subresource != "status" && info.subresource != "scale") {
+    if (info.subresource != "status" && info.subresource != "scale" && !binding) {
       return status_with_details(405, "MethodNotAllowed",
                                  info.subresource + " is not supported on resources of kind \"" +
                                      r.group_resource() + "\" by this sandbox yet",
@@ -199,7 +204,7 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     add_warnings(answer, body->warnings);
     return answer;
   }
-  if (r.etcd_prefix.empty()) {
+  if (r.etcd_prefix.empty() && !binding) {
     return status_with_details(
         405, "MethodNotAllowed",
         info.verb + " is not supported on resources of kind \"" + r.group_resource() + "\"",
@@ -223,6 +228,9 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
         405, "MethodNotAllowed",
         verb + " is not supported on resources of kind \"" + r.group_resource() + "\"",
         {{"group", r.group}, {"kind", r.group_resource()}});
+  }
+  if (binding) {
+    return bind(r, info, request, snapshot);
   }
   if (info.subresource == "scale" && (info.verb == "get" || info.verb == "update")) {
     return scale(r, info, request);

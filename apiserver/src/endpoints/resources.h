@@ -99,6 +99,9 @@ class ResourceHandler {
   // The scale subresource (autoscaling/v1 Scale) of workloads: get and update.
   http::Response scale(const registry::Resource& r, const RequestInfo& info,
                        const http::Request& request);
+  // A pod bound to a node (pod_binding.h): POST to pods/binding, or to the legacy bindings.
+  http::Response bind(const registry::Resource& r, const RequestInfo& info,
+                      const http::Request& request, const registry::Snapshot& snapshot);
   http::Response remove(const registry::Resource& r, const RequestInfo& info,
                         const http::Request& request);
   http::Response remove_collection(const registry::Resource& r, const RequestInfo& info,

@@ -5,6 +5,7 @@
 // the default Table).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -22,6 +23,22 @@ namespace cells {
 struct Context;
 }
 class WriteHooks;  // registry/generic/write_hooks.h
+
+// What a delete does with an object's dependents when the request names no propagation policy
+// (upstream's DefaultGarbageCollectionPolicy, for the versions v1.32 serves by default).
+enum class GcPolicy {
+  // Background: neither GC finalizer unless the request, or one already on the object, asks.
+  // Kinds without a policy of their own (custom resources among them) behave so too.
+  DeleteDependents,
+  // The "orphan" finalizer unless the request or the object asks otherwise (core/v1
+  // ReplicationController and batch/v1 Job, for compatibility).
+  OrphanDependents,
+  // Never a GC finalizer, whatever the request says (events).
+  Unsupported,
+  // Only what the request asks changes them, and orphanDependents=false asks for foreground
+  // deletion (the namespace registry's own delete).
+  AsRequested,
+};
 
 struct KindStrategy {
   std::string_view group;  // "" for the core group
@@ -48,8 +65,9 @@ struct KindStrategy {
   void (*prepare_for_update)(nlohmann::json& updated, const nlohmann::json& old) = nullptr;
   // Delete: the refusal of a delete before anything happens.
   std::optional<errors::Status> (*refuse_delete)(const std::string& name) = nullptr;
-  // Delete of an object not yet marked: what changes before its finalizers are read. `now` is
-  // the time in RFC 3339.
+  // The kind's own first delete of an object not yet marked (a registry that writes it itself):
+  // what changes, deletionTimestamp included, before its finalizers are read; the request's
+  // propagation policy does not apply to it. `now` is the time in RFC 3339.
   void (*begin_delete)(nlohmann::json& object, const std::string& now) = nullptr;
   // Whether something besides metadata.finalizers holds the object's deletion.
   bool (*holds_deletion)(const nlohmann::json& object) = nullptr;
@@ -57,6 +75,13 @@ struct KindStrategy {
   void (*mark_deleting)(nlohmann::json& object) = nullptr;
   // The kind's write hooks, when its writes need state (write_hooks.h).
   std::unique_ptr<WriteHooks> (*make_write_hooks)() = nullptr;
+  // Graceful deletion (upstream's CheckGracefulDelete), for kinds that support it: the grace
+  // period in seconds a first delete of `object` gets, from the request's (`requested`, never
+  // negative) or the object's own. Null: the kind has no graceful deletion.
+  int64_t (*grace_period)(const nlohmann::json& object, std::optional<int64_t> requested) = nullptr;
+  GcPolicy gc_policy = GcPolicy::DeleteDependents;
+  // The Warning a delete or deletecollection that names no propagation policy gets.
+  std::string_view default_gc_warning = {};
 };
 
 // The strategy of a built-in kind, or null when it has none. Lock-free after the first call.

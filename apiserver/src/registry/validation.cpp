@@ -54,6 +54,10 @@ void validate_object_meta(const Resource& r, const json& meta, Errors& out) {
 }
 
 void validate_object_meta_update(const json& meta, const json& old_meta, Errors& out) {
+  if (old_meta.contains("deletionTimestamp")) {
+    validate_no_new_finalizers(get(meta, "finalizers"), get(old_meta, "finalizers"),
+                               "metadata.finalizers", out);
+  }
   auto immutable = [&](const char* key) {
     const json& now = get(meta, key);
     const json& before = get(old_meta, key);

@@ -1,5 +1,6 @@
 #include "registry/validation_rules.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -129,8 +130,10 @@ void validate_finalizers(const json& finalizers, const std::string& path, bool c
     return;
   }
   static const std::set<std::string> kStandard = {"kubernetes", "orphan", "foregroundDeletion"};
+  std::vector<std::string> quoted;
   for (const auto& f : finalizers) {
     const std::string name = f.is_string() ? f.get<std::string>() : std::string();
+    quoted.push_back(go_quote(name));
     auto problems = label_key_problems(name);
     for (const auto& msg : problems) {
       out.push_back(invalid_value(path, name, msg));
@@ -141,6 +144,44 @@ void validate_finalizers(const json& finalizers, const std::string& path, bool c
           path, name, "name is neither a standard finalizer name nor is it fully qualified"));
     }
   }
+  // The garbage collector cannot both orphan the dependents and delete them first.
+  if (std::find(finalizers.begin(), finalizers.end(), json("orphan")) != finalizers.end() &&
+      std::find(finalizers.begin(), finalizers.end(), json("foregroundDeletion")) !=
+          finalizers.end()) {
+    out.push_back(invalid_rendered(path, "[]string{" + join(quoted, ", ") + "}",
+                                   "finalizer orphan and foregroundDeletion cannot be both set"));
+  }
+}
+
+void validate_no_new_finalizers(const json& finalizers, const json& old_finalizers,
+                                const std::string& path, Errors& out) {
+  std::set<std::string> added;
+  auto names = [](const json& list) {
+    std::set<std::string> set;
+    if (list.is_array()) {
+      for (const auto& f : list) {
+        set.insert(f.is_string() ? f.get<std::string>() : std::string());
+      }
+    }
+    return set;
+  };
+  const std::set<std::string> before = names(old_finalizers);
+  for (const std::string& name : names(finalizers)) {
+    if (before.count(name) == 0) {
+      added.insert(name);
+    }
+  }
+  if (added.empty()) {
+    return;
+  }
+  std::vector<std::string> quoted;
+  for (const std::string& name : added) {
+    quoted.push_back(go_quote(name));
+  }
+  out.push_back(forbidden(path,
+                          "no new finalizers can be added if the object is being deleted, found "
+                          "new finalizers []string{" +
+                              join(quoted, ", ") + "}"));
 }
 
 void validate_label_selector(const json& sel, const std::string& path, Errors& out) {

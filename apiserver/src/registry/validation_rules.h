@@ -53,6 +53,9 @@ void validate_annotations(const json& annotations, const std::string& path, Erro
 // `core`: the core API's rule on top of apimachinery's (a finalizer is standard or has a '/'); the
 // apiextensions server (CRDs and custom resources) validates with apimachinery's alone.
 void validate_finalizers(const json& finalizers, const std::string& path, bool core, Errors& out);
+// An update of an object being deleted may only take finalizers away.
+void validate_no_new_finalizers(const json& finalizers, const json& old_finalizers,
+                                const std::string& path, Errors& out);
 
 void validate_label_selector(const json& sel, const std::string& path, Errors& out);
 

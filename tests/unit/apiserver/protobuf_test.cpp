@@ -10,8 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "endpoints/protobuf.h"
+#include "protobuf_writer.h"
 
 using apiserver::endpoints::decode_k8s_protobuf;
+using apiserver::testing::field_bytes;
+using apiserver::testing::field_varint;
+using apiserver::testing::k8s_body;
+using apiserver::testing::varint;
 using nlohmann::json;
 
 // tests/unit/apiserver/data/protobuf/NAME.pb is the body kubectl v1.32 POSTed for one command
@@ -37,32 +42,6 @@ std::string decode_error(std::string_view body) {
   auto out = decode_k8s_protobuf(body);
   REQUIRE_FALSE(out.ok());
   return out.error();
-}
-
-// ---- a minimal protobuf writer for hand-made bodies ----
-
-std::string varint(std::uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-  return out;
-}
-
-std::string field_varint(std::uint32_t number, std::uint64_t v) {
-  return varint(std::uint64_t{number} << 3) + varint(v);
-}
-
-std::string field_bytes(std::uint32_t number, std::string_view bytes) {
-  return varint(std::uint64_t{number} << 3 | 2) + varint(bytes.size()) + std::string(bytes);
-}
-
-std::string body(std::string_view api_version, std::string_view kind, std::string_view raw) {
-  const std::string type_meta = field_bytes(1, api_version) + field_bytes(2, kind);
-  return std::string("k8s\0", 4) + field_bytes(1, type_meta) + field_bytes(2, raw) +
-         field_bytes(3, "") + field_bytes(4, "");
 }
 
 }  // namespace
@@ -139,7 +118,7 @@ TEST_CASE("special types decode to their Go JSON forms", "[protobuf]") {
     const std::string container =
         field_bytes(1, "c") + field_bytes(8, field_bytes(1, limits)) + field_bytes(10, probe);
     const std::string pod = field_bytes(1, meta) + field_bytes(2, field_bytes(2, container));
-    const json p = decode_ok(body("v1", "Pod", pod));
+    const json p = decode_ok(k8s_body("v1", "Pod", pod));
     CHECK(p.at("metadata").at("creationTimestamp") == "2023-11-14T22:13:20Z");
     const json& c = p.at("spec").at("containers").at(0);
     CHECK(c.at("resources") == json::parse(R"({"limits":{"cpu":"500m"}})"));
@@ -148,25 +127,25 @@ TEST_CASE("special types decode to their Go JSON forms", "[protobuf]") {
   }
   SECTION("MicroTime keeps microseconds") {
     const std::string when = field_varint(1, 1700000000) + field_varint(2, 123456789);
-    const json e = decode_ok(body("events.k8s.io/v1", "Event", field_bytes(2, when)));
+    const json e = decode_ok(k8s_body("events.k8s.io/v1", "Event", field_bytes(2, when)));
     CHECK(e.at("eventTime") == "2023-11-14T22:13:20.123456Z");
     CHECK(e.at("metadata") == json::parse(R"({"creationTimestamp":null})"));
     CHECK(e.at("regarding") == json::object());
   }
   SECTION("RawExtension embeds its JSON; a non-omitempty int64 stays at 0") {
     const std::string raw = field_bytes(1, R"({"spec":{"x":1}})");
-    const json r = decode_ok(body("apps/v1", "ControllerRevision", field_bytes(2, raw)));
+    const json r = decode_ok(k8s_body("apps/v1", "ControllerRevision", field_bytes(2, raw)));
     CHECK(r.at("data") == json::parse(R"({"spec":{"x":1}})"));
     CHECK(r.at("revision") == 0);
   }
   SECTION("negative int32 and unknown field numbers") {
     const std::string spec = field_varint(1, static_cast<std::uint64_t>(-5)) +
                              field_varint(999, 7) + field_bytes(998, "junk");
-    const json d = decode_ok(body("apps/v1", "Deployment", field_bytes(2, spec)));
+    const json d = decode_ok(k8s_body("apps/v1", "Deployment", field_bytes(2, spec)));
     CHECK(d.at("spec").at("replicas") == -5);
   }
   SECTION("invalid UTF-8 in a string becomes U+FFFD, as Go's JSON encoder writes it") {
-    const json n = decode_ok(body("v1", "Namespace", field_bytes(1, field_bytes(1, "a\xff"))));
+    const json n = decode_ok(k8s_body("v1", "Namespace", field_bytes(1, field_bytes(1, "a\xff"))));
     CHECK(n.at("metadata").at("name") == "a\xEF\xBF\xBD");
     CHECK_NOTHROW(n.dump());
   }
@@ -208,7 +187,7 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
     const std::string huge = std::string("k8s\0", 4) + "\x12" + varint(UINT64_MAX >> 1);
     CHECK(decode_error(huge) == "protobuf: runtime.Unknown: truncated field 2");
     const std::string inner = std::string("\x12") + varint(1ULL << 40) + "x";
-    CHECK(decode_error(body("v1", "ConfigMap", inner)) ==
+    CHECK(decode_error(k8s_body("v1", "ConfigMap", inner)) ==
           "protobuf: k8s.io.api.core.v1.ConfigMap.data: malformed map entry");
     const std::string too_long_varint = std::string("k8s\0", 4) + std::string(11, '\xFF');
     CHECK(decode_error(too_long_varint) == "protobuf: runtime.Unknown: truncated tag");
@@ -217,19 +196,20 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
     // The built-in message graph has no cycles (at most 15 levels), so the deepest nesting a
     // body can carry is JSON inside a RawExtension; it counts into the same limit.
     const std::string deep = std::string(150, '[') + std::string(150, ']');
-    const std::string error =
-        decode_error(body("apps/v1", "ControllerRevision", field_bytes(2, field_bytes(1, deep))));
+    const std::string error = decode_error(
+        k8s_body("apps/v1", "ControllerRevision", field_bytes(2, field_bytes(1, deep))));
     CHECK(error ==
           "protobuf: k8s.io.apimachinery.pkg.runtime.RawExtension: nesting deeper than 100");
     const std::string shallow = std::string(50, '[') + std::string(50, ']');
-    CHECK(decode_ok(body("apps/v1", "ControllerRevision", field_bytes(2, field_bytes(1, shallow))))
+    CHECK(decode_ok(
+              k8s_body("apps/v1", "ControllerRevision", field_bytes(2, field_bytes(1, shallow))))
               .at("data")
               .is_array());
   }
   SECTION("kinds without protobuf facts and bad content encodings") {
-    CHECK(decode_error(body("v1", "Nope", "")) ==
+    CHECK(decode_error(k8s_body("v1", "Nope", "")) ==
           "protobuf: no protobuf message for apiVersion \"v1\" kind \"Nope\"");
-    CHECK(decode_error(body("apiextensions.k8s.io/v1", "CustomResourceDefinition", "")) ==
+    CHECK(decode_error(k8s_body("apiextensions.k8s.io/v1", "CustomResourceDefinition", "")) ==
           "protobuf: no protobuf message for apiVersion \"apiextensions.k8s.io/v1\" kind "
           "\"CustomResourceDefinition\"");
     const std::string type_meta = field_bytes(1, "v1") + field_bytes(2, "Namespace");
@@ -240,14 +220,14 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
           "protobuf: runtime.Unknown has no apiVersion or kind");
   }
   SECTION("wire type mismatches and bad special values") {
-    CHECK(decode_error(body("v1", "Namespace", field_varint(1, 3))) ==
+    CHECK(decode_error(k8s_body("v1", "Namespace", field_varint(1, 3))) ==
           "protobuf: k8s.io.api.core.v1.Namespace.metadata: wire type 0 does not match the "
           "field's type");
     const std::string raw = field_bytes(1, "not json");
-    CHECK(decode_error(body("apps/v1", "ControllerRevision", field_bytes(2, raw))) ==
+    CHECK(decode_error(k8s_body("apps/v1", "ControllerRevision", field_bytes(2, raw))) ==
           "protobuf: k8s.io.apimachinery.pkg.runtime.RawExtension: raw bytes are not JSON");
     const std::string when = field_varint(1, 1ULL << 40);
-    CHECK(decode_error(body("events.k8s.io/v1", "Event", field_bytes(2, when))) ==
+    CHECK(decode_error(k8s_body("events.k8s.io/v1", "Event", field_bytes(2, when))) ==
           "protobuf: k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime: year outside [0,9999]");
     CHECK(decode_error(std::string(apiserver::endpoints::kMaxProtobufBodyBytes + 1, 'k')) ==
           "protobuf: body larger than 4194304 bytes");

@@ -92,19 +92,29 @@ inline nlohmann::json configmap(const std::string& name) {
   return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
 }
 
+inline constexpr const char* kPods = "/api/v1/namespaces/default/pods";
+
+// A Pod of one container, on no node yet.
+inline nlohmann::json pod(const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"containers", nlohmann::json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+}
+
 // A Deployment of one container labelled app=<name>.
 inline nlohmann::json deployment(const std::string& name, int replicas) {
-  return {{"apiVersion", "apps/v1"},
-          {"kind", "Deployment"},
-          {"metadata", {{"name", name}}},
+  return {
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", name}}},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", {{"app", name}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", name}}}}},
           {"spec",
-           {{"replicas", replicas},
-            {"selector", {{"matchLabels", {{"app", name}}}}},
-            {"template",
-             {{"metadata", {{"labels", {{"app", name}}}}},
-              {"spec",
-               {{"containers",
-                 nlohmann::json::array({{{"name", "app"}, {"image", "nginx"}}})}}}}}}}};
+           {{"containers", nlohmann::json::array({{{"name", "app"}, {"image", "nginx"}}})}}}}}}}};
 }
 
 // The reply is a Status with exactly this code, reason and message.

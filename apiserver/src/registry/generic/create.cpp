@@ -14,11 +14,13 @@ using nlohmann::json;
 
 constexpr int kGenerateNameAttempts = 8;
 
-// A namespaced create names an existing namespace that is not being deleted.
-std::optional<errors::Status> namespace_refusal(storage::Storage& storage, const Resource& r,
-                                                const std::string& ns, const std::string& shown) {
+}  // namespace
+
+std::optional<errors::Status> GenericStore::refuse_create_in(const Resource& r,
+                                                             const std::string& ns,
+                                                             const std::string& shown) const {
   storage::Object ns_object;
-  if (auto e = storage.get("/registry/namespaces/" + ns, ns_object)) {
+  if (auto e = storage_.get("/registry/namespaces/" + ns, ns_object)) {
     if (e.kind == storage::ErrorKind::NotFound) {
       return namespace_not_found(ns);
     }
@@ -37,8 +39,6 @@ std::optional<errors::Status> namespace_refusal(storage::Storage& storage, const
                              " because it is being terminated",
                          std::move(details));
 }
-
-}  // namespace
 
 errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest request) {
   json& object = request.object;
@@ -60,7 +60,7 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
   const std::string name = string_at(meta, {"name"});
   const std::string generate = string_at(meta, {"generateName"});
   if (r.namespaced) {
-    if (auto refused = namespace_refusal(storage_, r, ns, name.empty() ? generate : name)) {
+    if (auto refused = refuse_create_in(r, ns, name.empty() ? generate : name)) {
       return *refused;
     }
   }

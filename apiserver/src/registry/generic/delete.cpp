@@ -1,8 +1,10 @@
-// The generic store's delete: preconditions, then either the object goes at once, or finalizers
-// (or what the kind counts as such) hold it and it is marked for deletion for their owners to
-// finish (graceful deletion).
+// The generic store's delete, as upstream's Store.Delete: preconditions, graceful deletion and the
+// garbage collector's finalizers (deletion_rules.h), then either the object goes at once, or it is
+// marked for deletion and whoever holds it (a kubelet within the grace period, the owners of its
+// finalizers, the namespace controller) finishes.
 #include "registry/generic/store.h"
 
+#include "registry/generic/deletion_rules.h"
 #include "registry/generic/resource_errors.h"
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
@@ -47,15 +49,7 @@ errors::Result<Deleted> GenericStore::remove(const Resource& r, const DeleteRequ
   if (auto e = storage_.get(key, stored)) {
     return from_storage(r, request.name, e);
   }
-  Deleted deleted;
-  json& current = deleted.object;
-  current = json::parse(stored.value, nullptr, false);
-  if (!current.is_object()) {
-    current = json::object();
-  }
-  if (!current.contains("metadata") || !current["metadata"].is_object()) {
-    current["metadata"] = json::object();
-  }
+  json current = stored_object(stored);
   const std::string revision_text = std::to_string(stored.mod_revision);
   if (auto failed = failed_precondition(r, request, current["metadata"], revision_text)) {
     return *failed;
@@ -66,55 +60,92 @@ errors::Result<Deleted> GenericStore::remove(const Resource& r, const DeleteRequ
       return *refused;
     }
   }
-  const std::string now = rfc3339(clock_.system_now());
-  if (strategy != nullptr && strategy->begin_delete != nullptr &&
-      !current["metadata"].contains("deletionTimestamp")) {
-    strategy->begin_delete(current, now);
-  }
-  json& meta = current["metadata"];
-  const json* finalizers = find_path(meta, {"finalizers"});
-  const bool held = (finalizers != nullptr && finalizers->is_array() && !finalizers->empty()) ||
-                    (strategy != nullptr && strategy->holds_deletion != nullptr &&
-                     strategy->holds_deletion(current));
-  const bool marking = held && !meta.contains("deletionTimestamp");
-  if (marking) {
-    meta["deletionTimestamp"] = now;
-    meta["deletionGracePeriodSeconds"] = 0;
-    if (strategy != nullptr && strategy->mark_deleting != nullptr) {
-      strategy->mark_deleting(current);
-    }
-  }
-  if (request.dry_run) {
-    // What would happen, without doing it: marked when finalizers hold it, else gone.
+  auto kind_holds = [&] {
+    return strategy != nullptr && strategy->holds_deletion != nullptr &&
+           strategy->holds_deletion(current);
+  };
+  const json as_stored = current;  // what a delete that changes nothing first removes
+  const auto now = clock_.system_now();
+  const bool was_marked = current["metadata"].contains("deletionTimestamp");
+  const GracefulStep step =
+      begin_graceful_delete(strategy, current, request.grace_period_seconds, now);
+  if (step.pending || (was_marked && kind_holds())) {
+    // A graceful deletion under way that this one would not end sooner, or what the kind
+    // holds (a namespace's content): nothing changes, and whoever holds it finishes.
     current["metadata"]["resourceVersion"] = revision_text;
-    deleted.removed = !held;
-    return deleted;
-  }
-  int64_t revision = 0;
-  if (held) {
-    // Graceful: marked; whoever owns the finalizers finishes the deletion.
-    if (marking) {
-      if (auto e = storage_.update(key, stored_text(current), stored.mod_revision, revision)) {
-        return from_storage(r, request.name, e);
-      }
-      current["metadata"]["resourceVersion"] = std::to_string(revision);
-    } else {
-      current["metadata"]["resourceVersion"] = revision_text;
-    }
     if (marked_) {
       marked_(r, request.name);
     }
-    return deleted;
+    return Deleted{std::move(current), false};
   }
-  if (auto e = storage_.remove(key, stored.mod_revision, revision)) {
-    return from_storage(r, request.name, e);
+  // A kind that makes its first delete itself (a CRD) takes no garbage collector finalizers then.
+  const bool own_first_delete =
+      !was_marked && strategy != nullptr && strategy->begin_delete != nullptr;
+  if (own_first_delete) {
+    strategy->begin_delete(current, rfc3339(now));
   }
-  if (WriteHooks* hooks = hooks_for(r)) {
-    hooks->after_delete(current);  // e.g. a service's addresses are free again
+  json& meta = current["metadata"];
+  const auto finalizers =
+      own_first_delete
+          ? std::nullopt
+          : gc_finalizers(strategy != nullptr ? strategy->gc_policy : GcPolicy::DeleteDependents,
+                          meta, request.orphan_dependents, request.propagation_policy);
+  bool remove_now = !step.graceful && !finalizers && !has_finalizers(meta) && !kind_holds();
+  bool remove_after_write = false;
+  if (!remove_now) {
+    if (finalizers && finalizers->empty()) {
+      meta.erase("finalizers");
+    } else if (finalizers) {
+      meta["finalizers"] = *finalizers;
+    }
+    const bool held = has_finalizers(meta) || kind_holds();
+    if (step.graceful) {
+      remove_after_write = !held && step.period == 0;
+    } else if (!held) {
+      remove_now = true;  // the request took the last finalizer: nothing waits
+    } else {
+      const bool marking = !meta.contains("deletionTimestamp");
+      mark_as_deleting(meta, now);
+      if (marking && strategy != nullptr && strategy->mark_deleting != nullptr) {
+        strategy->mark_deleting(current);
+      }
+    }
   }
-  current["metadata"]["resourceVersion"] = revision_text;
-  deleted.removed = true;
-  return deleted;
+  if (remove_now) {
+    return remove_stored(r, request, key, stored.mod_revision, as_stored);
+  }
+  // Marked (gracefully, or for its finalizers); written when that changed anything.
+  int64_t revision = stored.mod_revision;
+  if (current != as_stored && !request.dry_run) {
+    if (auto e = storage_.update(key, stored_text(current), stored.mod_revision, revision)) {
+      return from_storage(r, request.name, e);
+    }
+  }
+  current["metadata"]["resourceVersion"] = std::to_string(revision);
+  if (!remove_after_write) {
+    if (marked_) {
+      marked_(r, request.name);
+    }
+    return Deleted{std::move(current), false};
+  }
+  // No grace period left and nothing holding it: the object goes as just written.
+  return remove_stored(r, request, key, revision, current);
+}
+
+errors::Result<Deleted> GenericStore::remove_stored(const Resource& r, const DeleteRequest& request,
+                                                    const std::string& key, int64_t revision,
+                                                    json object) {
+  object["metadata"]["resourceVersion"] = std::to_string(revision);
+  if (!request.dry_run) {
+    int64_t removed_at = 0;
+    if (auto e = storage_.remove(key, revision, removed_at)) {
+      return from_storage(r, request.name, e);
+    }
+    if (WriteHooks* hooks = hooks_for(r)) {
+      hooks->after_delete(object);  // e.g. a service's addresses are free again
+    }
+  }
+  return Deleted{std::move(object), true};
 }
 
 }  // namespace apiserver::registry

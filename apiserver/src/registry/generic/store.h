@@ -58,6 +58,28 @@ struct DeleteRequest {
   // DeleteOptions.preconditions.
   std::optional<std::string> precondition_uid;
   std::optional<std::string> precondition_resource_version;
+  // DeleteOptions.gracePeriodSeconds: for kinds with graceful deletion (pods), how long the
+  // object may take to go; nullopt leaves it to the kind (deletion_rules.h).
+  std::optional<int64_t> grace_period_seconds;
+  // DeleteOptions.orphanDependents and .propagationPolicy (validated: at most one of them, and a
+  // policy is Orphan, Background or Foreground); nullopt leaves it to the kind's default.
+  std::optional<bool> orphan_dependents;
+  std::optional<std::string> propagation_policy;
+};
+
+// A change computed from the object as stored, written as upstream's storage GuaranteedUpdate
+// writes it (the pod binding's): no defaults, validation or field ownership, only the caller's
+// rule. The preconditions hold against the stored object or the answer is a 409 worded as the
+// storage layer's; a write that raced another is made again on a fresh read.
+struct ChangeRequest {
+  std::string namespace_;
+  std::string name;
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+  bool dry_run = false;
+  // Changes the object read (resourceVersion set to its revision), or returns the Status that
+  // refuses the change. Called once per attempt.
+  std::function<std::optional<errors::Status>(nlohmann::json& object)> change;
 };
 
 // A create's or update's outcome. Usually the stored text and its revision (the answer is
@@ -69,7 +91,8 @@ struct Written {
   std::optional<nlohmann::json> object;
 };
 
-// A delete's outcome: the object as removed, or as marked for deletion while finalizers hold it.
+// A delete's outcome: the object as removed (as last stored), or as marked for deletion while a
+// grace period or finalizers hold it.
 struct Deleted {
   nlohmann::json object;
   bool removed = false;
@@ -91,9 +114,20 @@ class GenericStore {
   errors::Result<Written> create(const Resource& r, CreateRequest request);
   errors::Result<Written> update(const Resource& r, UpdateRequest request);
   errors::Result<Deleted> remove(const Resource& r, const DeleteRequest& request);
+  // NamespaceLifecycle's admission of a create in namespace `ns` of `shown` (the name, or the
+  // generateName): 404 when the namespace does not exist, 403 while it terminates, else nullopt.
+  std::optional<errors::Status> refuse_create_in(const Resource& r, const std::string& ns,
+                                                 const std::string& shown) const;
+  // An object changed by the caller's rule (ChangeRequest); unchanged, it is not written.
+  errors::Result<Written> change(const Resource& r, const ChangeRequest& request);
 
  private:
   WriteHooks* hooks_for(const Resource& r) const;
+  // The delete's last step: `object`, stored at `revision` under `key`, is removed (unless the
+  // request is a dry run) and the kind's hooks told.
+  errors::Result<Deleted> remove_stored(const Resource& r, const DeleteRequest& request,
+                                        const std::string& key, int64_t revision,
+                                        nlohmann::json object);
 
   storage::Storage& storage_;
   const common::Clock& clock_;

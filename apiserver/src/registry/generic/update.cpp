@@ -71,6 +71,15 @@ bool held(const Resource& r, const json& object) {
          strategy->holds_deletion(object);
 }
 
+// ShouldDeleteDuringUpdate: the object was marked for deletion with no grace period left (one
+// under graceful deletion waits for its grace period to run out) and the update leaves nothing
+// holding it.
+bool deletes_during_update(const Resource& r, const json& current, const json& updated) {
+  const json* marked = find_path(current, {"metadata", "deletionTimestamp"});
+  const auto period = integer_at(current, {"metadata", "deletionGracePeriodSeconds"});
+  return marked != nullptr && period.value_or(0) == 0 && !held(r, updated);
+}
+
 }  // namespace
 
 errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest request) {
@@ -138,10 +147,13 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
   }
   const std::string key = r.storage_key(request.namespace_, request.name);
   Written written;
-  if (find_path(updated, {"metadata", "deletionTimestamp"}) != nullptr && !held(r, updated)) {
+  if (deletes_during_update(r, current, updated)) {
     // The last finalizer of an object being deleted is gone: so is the object.
     if (auto e = storage_.remove(key, stored.mod_revision, written.revision)) {
       return from_storage(r, request.name, e);
+    }
+    if (WriteHooks* owner = hooks_for(r)) {
+      owner->after_delete(updated);
     }
     updated["metadata"]["resourceVersion"] = std::to_string(written.revision);
     written.object = std::move(updated);

@@ -85,6 +85,17 @@ std::optional<errors::Status> custom_type_meta_refusal(const Resource& r, const 
 }
 
 // The object as stored: without resourceVersion (the store revision is the truth).
+json stored_object(const storage::Object& stored) {
+  json object = json::parse(stored.value, nullptr, false);
+  if (!object.is_object()) {
+    object = json::object();
+  }
+  if (!object.contains("metadata") || !object["metadata"].is_object()) {
+    object["metadata"] = json::object();
+  }
+  return object;
+}
+
 std::string stored_text(json& object) {
   auto meta = object.find("metadata");
   if (meta == object.end() || !meta->is_object() || !meta->contains("resourceVersion")) {

@@ -1,5 +1,5 @@
-// The steps the generic store's create and update share: defaulting (noted in the request's
-// trace), validation, custom resources' type check, and the object's stored form.
+// The steps the generic store's writes share: defaulting (noted in the request's trace),
+// validation, custom resources' type check, and the object's stored form read and written.
 #pragma once
 
 #include <optional>
@@ -12,6 +12,7 @@
 #include "errors/status.h"
 #include "registry/defaults.h"
 #include "registry/objects.h"
+#include "storage/storage.h"
 
 namespace apiserver::registry {
 
@@ -32,6 +33,10 @@ std::vector<FieldError> validation_errors(const Resource& r, const nlohmann::jso
 // typer fails first, and that is a 500. nullopt for a body of the resource's own type.
 std::optional<errors::Status> custom_type_meta_refusal(const Resource& r,
                                                        const nlohmann::json& object);
+
+// The object read from the store: always a JSON object with a metadata object, whatever the text
+// held, so that the writes may change it without checking.
+nlohmann::json stored_object(const storage::Object& stored);
 
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(nlohmann::json& object);

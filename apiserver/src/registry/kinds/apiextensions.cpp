@@ -16,6 +16,9 @@ namespace {
 // deletes its custom resources before the CRD goes, and says so in a Terminating condition.
 void begin_crd_delete(json& crd, const std::string& now) {
   json& meta = crd["metadata"];
+  if (!meta.contains("deletionTimestamp")) {
+    meta["deletionTimestamp"] = now;
+  }
   json& list = meta["finalizers"];
   if (!list.is_array()) {
     list = json::array();

@@ -306,7 +306,11 @@ void add_batch(Strategies& s) {
        .validate = [](const json& o,
                       Errors& e) { validate::validate_job_spec(rules::get(o, "spec"), "spec", e); },
        .validate_update = validate::validate_job_update,
-       .print = print::print_job});
+       .print = print::print_job,
+       .gc_policy = GcPolicy::OrphanDependents,
+       .default_gc_warning = "child pods are preserved by default when jobs are deleted; set "
+                             "propagationPolicy=Background to remove them or set "
+                             "propagationPolicy=Orphan to suppress this warning"});
   s.push_back({.group = "batch",
                .kind = "CronJob",
                .defaults = defaults_then_status<defaulting::default_cron_job>,

@@ -215,7 +215,8 @@ void add_cluster(Strategies& s) {
                .prepare_for_update = lifecycle::keep_spec,
                .refuse_delete = lifecycle::refuse_system_namespace,
                .holds_deletion = lifecycle::spec_finalizers_hold,
-               .mark_deleting = lifecycle::mark_terminating});
+               .mark_deleting = lifecycle::mark_terminating,
+               .gc_policy = GcPolicy::AsRequested});
   s.push_back({.group = "",
                .kind = "Node",
                .defaults = defaulting::default_node,

@@ -141,8 +141,13 @@ void add_events(Strategies& s) {
                .validate = validate::validate_event,
                .validate_update = nullptr,
                .print = print::print_core_event,
-               .own_metadata_rules = true});
-  s.push_back({.group = "events.k8s.io", .kind = "Event", .print = print::print_events_api_event});
+               .own_metadata_rules = true,
+               .gc_policy = GcPolicy::Unsupported});
+  // Served from the core Events' storage, with its strategy's delete rules.
+  s.push_back({.group = "events.k8s.io",
+               .kind = "Event",
+               .print = print::print_events_api_event,
+               .gc_policy = GcPolicy::Unsupported});
 }
 
 }  // namespace apiserver::registry::kinds

@@ -4,7 +4,9 @@
 // comment.
 #pragma once
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <vector>
 
 #include "registry/defaulting_fields.h"
@@ -18,11 +20,23 @@ using Errors = std::vector<FieldError>;
 using Strategies = std::vector<KindStrategy>;
 
 // A strategy's defaults for a kind whose objects start with an empty status: the kind's own
-// defaults, then ensure_status.
-template <void (*kDefaults)(json&)>
+// defaults, then ensure_status. `kZeroFields` (comma-separated) are the status counters Go
+// writes even at zero (no omitempty): a new object's status carries them as 0, as
+// kube-apiserver's answer to a create does.
+template <void (*kDefaults)(json&), const char* kZeroFields = nullptr>
 void defaults_then_status(json& object, const DefaultingContext& context) {
   kDefaults(object);
   fields::ensure_status(object, context);
+  if constexpr (kZeroFields != nullptr) {
+    if (context.phase == DefaultingPhase::Create) {
+      std::string_view fields = kZeroFields;
+      while (!fields.empty()) {
+        const size_t comma = std::min(fields.find(','), fields.size());
+        object["status"][std::string(fields.substr(0, comma))] = 0;
+        fields.remove_prefix(std::min(comma + 1, fields.size()));
+      }
+    }
+  }
 }
 
 void add_pods(Strategies& s);

@@ -13,6 +13,7 @@
 #include "registry/defaulting_fields.h"
 #include "registry/go_text.h"
 #include "registry/go_values.h"
+#include "registry/json_access.h"
 #include "registry/kinds/pod_spec.h"
 #include "registry/print_cells.h"
 #include "registry/table.h"
@@ -454,6 +455,19 @@ void default_pod(json& pod, const DefaultingContext& ctx) {
 
 }  // namespace defaulting
 
+// CheckGracefulDelete: the request's grace period, else the pod's terminationGracePeriodSeconds;
+// none for a pod no node runs or one that has finished, and at least a second otherwise.
+int64_t pod_grace_period(const json& pod, std::optional<int64_t> requested) {
+  int64_t period = requested
+                       ? *requested
+                       : integer_at(pod, {"spec", "terminationGracePeriodSeconds"}).value_or(0);
+  const std::string phase = string_at(pod, {"status", "phase"});
+  if (string_at(pod, {"spec", "nodeName"}).empty() || phase == "Failed" || phase == "Succeeded") {
+    period = 0;
+  }
+  return period < 0 ? 1 : period;
+}
+
 }  // namespace
 
 void add_pods(Strategies& s) {
@@ -462,7 +476,8 @@ void add_pods(Strategies& s) {
                .defaults = defaulting::default_pod,
                .validate = validate::validate_pod,
                .validate_update = validate::validate_pod_update,
-               .print = print::print_pod});
+               .print = print::print_pod,
+               .grace_period = pod_grace_period});
   s.push_back({.group = "",
                .kind = "PodTemplate",
                .defaults =

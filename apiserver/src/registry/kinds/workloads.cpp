@@ -339,12 +339,12 @@ namespace {
 
 // The four apps workloads share their validation, which the kind name steers.
 template <const char* kKind, void (*kDefaults)(json&),
-          json (*kPrint)(const json&, const cells::Context&)>
+          json (*kPrint)(const json&, const cells::Context&), const char* kZeroStatus = nullptr>
 KindStrategy apps_workload() {
   return {
       .group = "apps",
       .kind = kKind,
-      .defaults = defaults_then_status<kDefaults>,
+      .defaults = defaults_then_status<kDefaults, kZeroStatus>,
       .validate = [](const json& o, Errors& e) { validate::validate_workload(kKind, o, e); },
       .validate_update = [](const json& o, const json& old,
                             Errors& e) { validate::validate_workload_update(kKind, o, old, e); },
@@ -355,21 +355,29 @@ constexpr char kDeployment[] = "Deployment";
 constexpr char kReplicaSet[] = "ReplicaSet";
 constexpr char kStatefulSet[] = "StatefulSet";
 constexpr char kDaemonSet[] = "DaemonSet";
+// The status counters without omitempty in the Go types.
+constexpr char kReplicasZero[] = "replicas";
+constexpr char kStatefulSetZero[] = "replicas,availableReplicas";
+constexpr char kDaemonSetZero[] =
+    "currentNumberScheduled,numberMisscheduled,desiredNumberScheduled,numberReady";
 
 }  // namespace
 
 void add_workloads(Strategies& s) {
-  s.push_back({.group = "",
-               .kind = "ReplicationController",
-               .defaults = defaults_then_status<defaulting::default_replication_controller>,
-               .print = print::print_replication_controller});
+  s.push_back(
+      {.group = "",
+       .kind = "ReplicationController",
+       .defaults = defaults_then_status<defaulting::default_replication_controller, kReplicasZero>,
+       .print = print::print_replication_controller,
+       .gc_policy = GcPolicy::OrphanDependents});
   s.push_back(
       apps_workload<kDeployment, defaulting::default_deployment, print::print_deployment>());
-  s.push_back(
-      apps_workload<kReplicaSet, defaulting::default_replica_set, print::print_replica_set>());
-  s.push_back(
-      apps_workload<kStatefulSet, defaulting::default_stateful_set, print::print_stateful_set>());
-  s.push_back(apps_workload<kDaemonSet, defaulting::default_daemon_set, print::print_daemon_set>());
+  s.push_back(apps_workload<kReplicaSet, defaulting::default_replica_set, print::print_replica_set,
+                            kReplicasZero>());
+  s.push_back(apps_workload<kStatefulSet, defaulting::default_stateful_set,
+                            print::print_stateful_set, kStatefulSetZero>());
+  s.push_back(apps_workload<kDaemonSet, defaulting::default_daemon_set, print::print_daemon_set,
+                            kDaemonSetZero>());
   s.push_back(
       {.group = "apps", .kind = "ControllerRevision", .print = print::print_controller_revision});
   s.push_back({.group = "policy", .kind = "PodDisruptionBudget", .print = print::print_pdb});
