@@ -4,9 +4,13 @@
 #include <utility>
 
 #include "apiserver/log.h"
+#include "common/guard.h"
 
 namespace cluster {
 namespace {
+
+// The largest watch event line an informer takes (far above the API's own object limits).
+constexpr size_t kMaxEventBytes = size_t{64} << 20;
 
 // client-go's reflector: each watch asks for a timeout between 5 and 10 minutes, so that
 // watches of many clients do not all end together.
@@ -123,6 +127,8 @@ bool Informer::relist() {
   if (const json* items = field(*listed, "items"); items != nullptr && items->is_array()) {
     const std::string kind = string_field(&*listed, "kind");
     for (const json& item : *items) {
+      if (!item.is_object())
+        continue;
       json object = item;
       // List items carry no type; the objects the handlers see always do.
       if (kind.size() > 4 && kind.ends_with("List")) {
@@ -166,14 +172,25 @@ bool Informer::relist() {
 void Informer::follow() {
   bool expired = false;
   while (!stopping_) {
-    if (expired) {
-      if (!relist()) {
-        wait(std::chrono::seconds(1));
-        continue;
-      }
-      expired = false;
+    // No exception leaves the thread: a failed round is logged and the informer lists again.
+    const bool returned = common::run_guarded(
+        [&] {
+          if (expired) {
+            if (!relist()) {
+              wait(std::chrono::seconds(1));
+              return;
+            }
+            expired = false;
+          }
+          watch_once(expired);
+        },
+        [&](std::string&& text) {
+          apiserver::log::error("informer " + resource_.resource + ": " + text + "; listing again");
+        });
+    if (!returned) {
+      expired = true;
+      wait(std::chrono::seconds(1));
     }
-    watch_once(expired);
   }
 }
 
@@ -224,6 +241,11 @@ void Informer::watch_once(bool& expired) {
         }
       }
       partial.erase(0, start);
+      if (partial.size() > kMaxEventBytes) {
+        apiserver::log::error("informer " + resource_.resource +
+                              ": a watch event over 64 MiB; listing again");
+        expired = true;
+      }
     }
     if (expired || (!took && stream->finished())) {
       break;

@@ -34,7 +34,15 @@ Scheduler::Scheduler(const Client& client, const common::Clock& clock)
                               retry_unschedulable();  // its room is free
                             }
                           },
-                      .deleted = [this](const json&) { retry_unschedulable(); }});
+                      .deleted =
+                          [this](const json& p) {
+                            {
+                              std::lock_guard lock(mu_);
+                              assumed_.erase(Informer::key_of(p));
+                              unschedulable_.erase(Informer::key_of(p));
+                            }
+                            retry_unschedulable();
+                          }});
   nodes_.add_handlers({.added = [this](const json&) { retry_unschedulable(); },
                        .updated = [this](const json&, const json&) { retry_unschedulable(); },
                        .deleted = {}});
