@@ -76,3 +76,16 @@ TEST_CASE("topology spread with DoNotSchedule bounds the skew", "[cluster][sched
         std::vector<std::string>{
             "node(s) didn't match pod topology spread constraints (missing required label)"});
 }
+
+TEST_CASE("a placed pod's anti-affinity keeps selected pods off its node", "[cluster][scheduler]") {
+  const json n1 = node("node-1", "a"), n2 = node("node-2", "b");
+  json loner = pod("loner", "loner");
+  loner["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
+      json::array({term("web", "kubernetes.io/hostname")});
+  cluster::Placement placement{{&n1, &n2}, {}, {}};
+  placement.place("node-1", &loner);
+  const json web = pod("web-1", "web");
+  CHECK(cluster::inter_pod_misfits(web, n1, placement) ==
+        std::vector<std::string>{"node(s) didn't satisfy existing pods anti-affinity rules"});
+  CHECK(cluster::inter_pod_misfits(web, n2, placement).empty());
+}

@@ -77,6 +77,13 @@ bool selected_nearby(const json& term, const json& owner, const json& node,
 
 }  // namespace
 
+void Placement::place(const std::string& node, const json* pod) {
+  pods_on[node].push_back(pod);
+  if (!required_terms(*pod, "podAntiAffinity").empty()) {
+    anti_affine.emplace_back(node, pod);
+  }
+}
+
 std::vector<std::string> inter_pod_misfits(const json& pod, const json& node,
                                            const Placement& placement) {
   std::vector<std::string> reasons;
@@ -101,17 +108,19 @@ std::vector<std::string> inter_pod_misfits(const json& pod, const json& node,
   }
   // The placed pods' anti-affinity against this one.
   bool existing_refuses = false;
-  for (const json* other_node : placement.nodes) {
-    auto it = placement.pods_on.find(name_of(*other_node));
-    if (it == placement.pods_on.end())
+  for (const auto& [other_node_name, other] : placement.anti_affine) {
+    const json* other_node = nullptr;
+    for (const json* n : placement.nodes) {
+      if (name_of(*n) == other_node_name)
+        other_node = n;
+    }
+    if (other_node == nullptr)
       continue;
-    for (const json* other : it->second) {
-      for (const json* term : required_terms(*other, "podAntiAffinity")) {
-        const std::string key = string_at(*term, {"topologyKey"});
-        const auto here = domain(node, key);
-        if (here && domain(*other_node, key) == here && term_selects(*term, *other, pod)) {
-          existing_refuses = true;
-        }
+    for (const json* term : required_terms(*other, "podAntiAffinity")) {
+      const std::string key = string_at(*term, {"topologyKey"});
+      const auto here = domain(node, key);
+      if (here && domain(*other_node, key) == here && term_selects(*term, *other, pod)) {
+        existing_refuses = true;
       }
     }
   }

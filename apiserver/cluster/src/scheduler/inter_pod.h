@@ -22,6 +22,11 @@ using nlohmann::json;
 struct Placement {
   std::vector<const json*> nodes;
   std::map<std::string, std::vector<const json*>> pods_on;
+  // The placed pods with required anti-affinity terms, by node name (few, so each candidate
+  // node checks them without walking every pod). place() fills both.
+  std::vector<std::pair<std::string, const json*>> anti_affine;
+
+  void place(const std::string& node, const json* pod);
 };
 
 // The reasons `pod` may not go to `node`; empty when the other pods allow it.

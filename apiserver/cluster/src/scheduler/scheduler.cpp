@@ -129,7 +129,7 @@ std::optional<std::string> Scheduler::sync(const std::string& key) {
       }
       if (pod_terminal(*other))
         continue;
-      placement.pods_on[node].push_back(other.get());
+      placement.place(node, other.get());
       const Resources r = pod_requests(*other);
       Resources& u = used[node];
       u.cpu += r.cpu;
