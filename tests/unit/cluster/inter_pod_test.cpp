@@ -30,7 +30,7 @@ json term(const std::string& app, const std::string& key) {
 TEST_CASE("required pod anti-affinity keeps replicas apart", "[cluster][scheduler]") {
   const json n1 = node("node-1", "a"), n2 = node("node-2", "a");
   const json web1 = pod("web-1", "web");
-  cluster::Placement placement{{&n1, &n2}, {{"node-1", {&web1}}}};
+  cluster::Placement placement{{&n1, &n2}, {{"node-1", {&web1}}}, {}};
   json web2 = pod("web-2", "web");
   web2["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
       json::array({term("web", "kubernetes.io/hostname")});
@@ -49,10 +49,10 @@ TEST_CASE("required pod affinity follows the selected pods; the first may go any
   json cache = pod("cache-1", "cache");
   cache["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
       json::array({term("cache", "topology.kubernetes.io/zone")});
-  cluster::Placement empty{{&n1, &n2}, {}};
+  cluster::Placement empty{{&n1, &n2}, {}, {}};
   CHECK(cluster::inter_pod_misfits(cache, n2, empty).empty());  // selects itself: the first
   const json placed = pod("cache-0", "cache");
-  cluster::Placement one{{&n1, &n2}, {{"node-1", {&placed}}}};
+  cluster::Placement one{{&n1, &n2}, {{"node-1", {&placed}}}, {}};
   CHECK(cluster::inter_pod_misfits(cache, n1, one).empty());
   CHECK(cluster::inter_pod_misfits(cache, n2, one) ==
         std::vector<std::string>{"node(s) didn't match pod affinity rules"});
@@ -61,7 +61,7 @@ TEST_CASE("required pod affinity follows the selected pods; the first may go any
 TEST_CASE("topology spread with DoNotSchedule bounds the skew", "[cluster][scheduler]") {
   const json n1 = node("node-1", "a"), n2 = node("node-2", "b");
   const json p1 = pod("p1", "web"), p2 = pod("p2", "web");
-  cluster::Placement placement{{&n1, &n2}, {{"node-1", {&p1, &p2}}}};
+  cluster::Placement placement{{&n1, &n2}, {{"node-1", {&p1, &p2}}}, {}};
   json next = pod("p3", "web");
   next["spec"]["topologySpreadConstraints"] =
       json::array({{{"maxSkew", 1},

@@ -172,7 +172,9 @@ bool stateful_storage_matches(const json& set, const json& pod) {
     return false;
   }
   const json* volumes = at(pod, {"spec", "volumes"});
-  for (const auto& [volume, claim] : claim_volumes(set, *ordinal)) {
+  for (const auto& entry : claim_volumes(set, *ordinal)) {
+    const auto& volume = entry.first;
+    const auto& claim = entry.second;
     const bool found = volumes != nullptr && volumes->is_array() &&
                        std::any_of(volumes->begin(), volumes->end(), [&](const json& v) {
                          return string_at(v, {"name"}) == volume &&
