@@ -50,13 +50,6 @@ http::Response json(int code, const nlohmann::json& doc) {
 
 }  // namespace
 
-bool parse_token_auth_file(
-    const std::string& text, const std::string& file_name,
-    std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
-    std::vector<std::string>& warnings, std::string& error) {
-  return filters::parse_token_auth_file(text, file_name, tokens, warnings, error);
-}
-
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     : store_(store),
       config_(std::move(config)),

@@ -162,14 +162,10 @@ std::map<std::string, std::vector<std::string>> parse_query(const std::string& q
 
 // Go's time.ParseDuration, step by step: every number is checked against int64 nanoseconds
 // before it grows, so no input overflows or throws.
-std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, std::string* error) {
-  auto fail = [&](const std::string& message) -> std::optional<std::chrono::nanoseconds> {
-    if (error != nullptr) {
-      *error = message;
-    }
-    return std::nullopt;
+common::Result<std::chrono::nanoseconds> parse_duration(std::string_view text) {
+  auto invalid = [&]() -> common::Result<std::chrono::nanoseconds> {
+    return "time: invalid duration " + common::go_time_quote(text);
   };
-  auto invalid = [&] { return fail("time: invalid duration " + common::go_time_quote(text)); };
   std::string_view s = text;
   bool negative = false;
   if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
@@ -226,7 +222,7 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, st
       ++unit_length;
     }
     if (unit_length == 0) {
-      return fail("time: missing unit in duration " + common::go_time_quote(text));
+      return "time: missing unit in duration " + common::go_time_quote(text);
     }
     std::string_view unit_name = s.substr(0, unit_length);
     s.remove_prefix(unit_length);
@@ -237,8 +233,8 @@ std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text, st
       }
     }
     if (unit == nullptr) {
-      return fail("time: unknown unit " + common::go_time_quote(unit_name) + " in duration " +
-                  common::go_time_quote(text));
+      return "time: unknown unit " + common::go_time_quote(unit_name) + " in duration " +
+             common::go_time_quote(text);
     }
     if (whole > kMaxDuration / unit->nanoseconds) {
       return invalid();

@@ -63,10 +63,9 @@ int dispatch(const Command& command, const std::vector<std::string>& args, Comma
       return kExitOk;
     }
   }
-  std::string error;
-  auto parsed = command.flags.parse(args, error);
+  auto parsed = command.flags.parse(args);
   if (!parsed) {
-    return usage_error(command, error, ctx);
+    return usage_error(command, parsed.error(), ctx);
   }
   return command.run(*parsed, ctx);
 }
@@ -121,9 +120,8 @@ int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   // No command, or flags first: the default command, serve, with these flags.
   if (args.empty() || args[0].rfind("-", 0) == 0) {
     const Command* serve = find_command(commands, "serve");
-    std::string error;
-    if (!serve->flags.parse(args, error)) {
-      err << "kube-sandbox: " << error << "\n\n" << top_usage(commands);
+    if (auto parsed = serve->flags.parse(args); !parsed) {
+      err << "kube-sandbox: " << parsed.error() << "\n\n" << top_usage(commands);
       return kExitUsage;
     }
     return dispatch(*serve, args, ctx);

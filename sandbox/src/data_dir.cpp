@@ -94,8 +94,7 @@ EnvLookup process_env() {
   };
 }
 
-std::optional<DataDir> resolve_data_dir(const std::string& flag_value, const EnvLookup& env,
-                                        std::string& error) {
+common::Result<DataDir> resolve_data_dir(const std::string& flag_value, const EnvLookup& env) {
   if (!flag_value.empty()) {
     return DataDir(flag_value);
   }
@@ -106,17 +105,15 @@ std::optional<DataDir> resolve_data_dir(const std::string& flag_value, const Env
   if (auto home = env("HOME"); home && !home->empty()) {
     return DataDir(std::filesystem::path(*home) / ".local" / "share" / "kube-sandbox");
   }
-  error = "no data directory: pass --data-dir, or set XDG_DATA_HOME or HOME";
-  return std::nullopt;
+  return std::string("no data directory: pass --data-dir, or set XDG_DATA_HOME or HOME");
 }
 
-std::optional<DataDir> resolve_data_dir(const ParsedFlags& flags, std::string& error) {
+common::Result<DataDir> resolve_data_dir(const ParsedFlags& flags) {
   // An explicit but empty --data-dir is a mistake, not a request for the default.
   if (flags.has("data-dir") && flags.get("data-dir").empty()) {
-    error = "flag --data-dir needs a non-empty value";
-    return std::nullopt;
+    return std::string("flag --data-dir needs a non-empty value");
   }
-  return resolve_data_dir(flags.get("data-dir"), process_env(), error);
+  return resolve_data_dir(flags.get("data-dir"), process_env());
 }
 
 }  // namespace sandbox

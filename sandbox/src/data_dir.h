@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "flags.h"
 
 namespace sandbox {
@@ -56,13 +57,12 @@ class DataDir {
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
 EnvLookup process_env();
 
-// Picks the data directory from the flag value (empty = not given) and the environment.
-// Returns std::nullopt and sets `error` when neither the flag nor XDG_DATA_HOME nor HOME gives
-// one.
-std::optional<DataDir> resolve_data_dir(const std::string& flag_value, const EnvLookup& env,
-                                        std::string& error);
+// Picks the data directory from the flag value (empty = not given) and the environment. Fails
+// when neither the flag nor XDG_DATA_HOME nor HOME gives one.
+common::Result<DataDir> resolve_data_dir(const std::string& flag_value, const EnvLookup& env);
 
-// The same, from parsed flags (the data_dir_flag()) and the process environment.
-std::optional<DataDir> resolve_data_dir(const ParsedFlags& flags, std::string& error);
+// The same, from parsed flags (the data_dir_flag()) and the process environment; an explicit but
+// empty --data-dir fails too.
+common::Result<DataDir> resolve_data_dir(const ParsedFlags& flags);
 
 }  // namespace sandbox

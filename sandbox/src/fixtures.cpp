@@ -126,9 +126,8 @@ class Discovery {
     bool namespaced = false;
   };
 
-  // The resource of `kind` in `api_version`, or nullopt with `error` set.
-  std::optional<Resource> find(const std::string& api_version, const std::string& kind,
-                               std::string& error) {
+  // The resource of `kind` in `api_version`, or kubectl's message when it has none.
+  common::Result<Resource> find(const std::string& api_version, const std::string& kind) {
     auto& kinds = load(api_version);
     auto it = kinds.find(kind);
     if (it == kinds.end()) {
@@ -137,8 +136,7 @@ class Discovery {
       auto& fresh = load(api_version);
       it = fresh.find(kind);
       if (it == fresh.end()) {
-        error = "no matches for kind \"" + kind + "\" in version \"" + api_version + "\"";
-        return std::nullopt;
+        return "no matches for kind \"" + kind + "\" in version \"" + api_version + "\"";
       }
     }
     return it->second;
@@ -202,8 +200,9 @@ Result apply_one(const Document& doc, Discovery& discovery, const Transport& sen
     result.message = doc.error;
     return result;
   }
-  auto resource = discovery.find(doc.api_version, doc.kind, result.message);
+  auto resource = discovery.find(doc.api_version, doc.kind);
   if (!resource) {
+    result.message = resource.error();
     return result;
   }
   std::string path = doc.api_version.find('/') == std::string::npos
@@ -260,7 +259,8 @@ int rank(const Document& doc) {
 
 }  // namespace
 
-bool read(const std::vector<std::string>& paths, std::vector<Document>& out, std::string& error) {
+common::Result<std::vector<Document>> read(const std::vector<std::string>& paths) {
+  std::vector<Document> out;
   for (const auto& given : paths) {
     std::error_code ec;
     fs::path path(given);
@@ -275,22 +275,20 @@ bool read(const std::vector<std::string>& paths, std::vector<Document>& out, std
     } else if (fs::exists(path, ec)) {
       files.push_back(path);
     } else {
-      error = given + ": no such file or directory";
-      return false;
+      return given + ": no such file or directory";
     }
     for (const auto& file : files) {
       std::ifstream in(file, std::ios::binary);
       auto size = fs::file_size(file, ec);
       if (!in || ec || size > kMaxFileBytes) {
-        error = file.string() + (size > kMaxFileBytes && !ec ? ": larger than 64 MiB"
-                                                             : ": cannot be read");
-        return false;
+        return file.string() +
+               (size > kMaxFileBytes && !ec ? ": larger than 64 MiB" : ": cannot be read");
       }
       std::string content(std::istreambuf_iterator<char>(in), {});
       split_file(file.string(), content, out);
     }
   }
-  return true;
+  return out;
 }
 
 std::vector<Result> load(const std::vector<Document>& documents, const Transport& send,

@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+
 namespace sandbox::fixtures {
 
 struct Document {
@@ -32,10 +34,10 @@ struct Document {
   std::string error;   // set when the document cannot be loaded (syntax, missing fields)
 };
 
-// Reads files, and the .yaml/.yml/.json files of folders (sorted, not recursive). Fails (false,
-// `error` set) when a path does not exist or cannot be read; bad documents are returned with
-// their error set.
-bool read(const std::vector<std::string>& paths, std::vector<Document>& out, std::string& error);
+// Reads files, and the .yaml/.yml/.json files of folders (sorted, not recursive), into their
+// documents in order. Fails (naming the path) when a path does not exist or cannot be read; bad
+// documents are returned with their error set.
+common::Result<std::vector<Document>> read(const std::vector<std::string>& paths);
 
 struct Reply {
   int status = 0;

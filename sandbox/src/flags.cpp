@@ -1,5 +1,6 @@
 #include "flags.h"
 
+#include <optional>
 #include <sstream>
 
 namespace sandbox {
@@ -27,8 +28,7 @@ const FlagSpec* FlagSet::find_short(const std::string& name) const {
   return nullptr;
 }
 
-std::optional<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args,
-                                          std::string& error) const {
+common::Result<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args) const {
   ParsedFlags parsed;
   bool only_positional = false;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -50,14 +50,12 @@ std::optional<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args,
     }
     const FlagSpec* spec = is_long ? find_long(body) : find_short(body);
     if (spec == nullptr) {
-      error = "unknown flag: " + arg;
-      return std::nullopt;
+      return "unknown flag: " + arg;
     }
     if (!spec->takes_value) {
       if (inline_value && *inline_value != "true" && *inline_value != "false") {
-        error = "flag --" + spec->name + " takes no value (or true|false), got \"" +
-                *inline_value + "\"";
-        return std::nullopt;
+        return "flag --" + spec->name + " takes no value (or true|false), got \"" + *inline_value +
+               "\"";
       }
       if (!inline_value || *inline_value == "true") {
         parsed.values[spec->name] = "true";
@@ -71,8 +69,7 @@ std::optional<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args,
     } else if (i + 1 < args.size()) {
       parsed.values[spec->name] = args[++i];
     } else {
-      error = "flag needs a value: " + arg;
-      return std::nullopt;
+      return "flag needs a value: " + arg;
     }
   }
   return parsed;

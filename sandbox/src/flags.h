@@ -3,9 +3,10 @@
 #pragma once
 
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "common/result.h"
 
 namespace sandbox {
 
@@ -29,8 +30,8 @@ class FlagSet {
  public:
   explicit FlagSet(std::vector<FlagSpec> specs) : specs_(std::move(specs)) {}
 
-  // On error returns std::nullopt and sets `error` to a one-line message.
-  std::optional<ParsedFlags> parse(const std::vector<std::string>& args, std::string& error) const;
+  // The flags and positional arguments of `args`, or a one-line message saying what is wrong.
+  common::Result<ParsedFlags> parse(const std::vector<std::string>& args) const;
   // The flags section of a usage text.
   std::string describe() const;
 

@@ -5,12 +5,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 #include "common/base64.h"
 #include "common/durable_file.h"
+#include "common/read_file.h"
 
 namespace sandbox {
 namespace {
@@ -105,8 +104,9 @@ YAML::Node named(const char* name, const char* field, const YAML::Node& body) {
   return entry;
 }
 
-// Creates the missing ancestors of `dir`, outermost first, each with mode 0700.
-bool make_parent_dirs(const fs::path& dir, std::string& error) {
+// Creates the missing ancestors of `dir`, outermost first, each with mode 0700; the error when
+// one cannot be made.
+std::optional<std::string> make_parent_dirs(const fs::path& dir) {
   std::vector<fs::path> missing;
   std::error_code ec;
   for (fs::path p = dir; !p.empty() && !fs::exists(p, ec); p = p.parent_path()) {
@@ -117,24 +117,10 @@ bool make_parent_dirs(const fs::path& dir, std::string& error) {
   }
   for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
     if (::mkdir(it->c_str(), 0700) != 0 && errno != EEXIST) {
-      error = it->string() + ": " + std::strerror(errno);
-      return false;
+      return it->string() + ": " + std::strerror(errno);
     }
   }
-  return true;
-}
-
-bool read_text(const fs::path& path, std::string& out, bool& missing, std::string& error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    missing = errno == ENOENT;
-    error = path.string() + ": " + std::strerror(errno);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  out = buffer.str();
-  return true;
+  return std::nullopt;
 }
 
 // Replaces or appends, in `list`, the entries of `ours` with the same names; drops any later
@@ -202,38 +188,35 @@ std::string make_kubeconfig(const std::string& server_url, const std::string& ca
   return to_text(doc);
 }
 
-bool write_kubeconfig(const fs::path& path, const std::string& text, std::string& error) {
+std::optional<std::string> write_kubeconfig(const fs::path& path, const std::string& text) {
   std::error_code ec;
   fs::path target = path;
   if (fs::is_symlink(path, ec)) {
     target = fs::weakly_canonical(path, ec);
     if (ec) {
-      error = path.string() + ": " + ec.message();
-      return false;
+      return path.string() + ": " + ec.message();
     }
   }
   fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  if (!make_parent_dirs(dir, error)) {
-    return false;
+  if (auto error = make_parent_dirs(dir)) {
+    return error;
   }
   // A directory that cannot be fsynced is no failure: the new file is whole either way.
-  const auto written = common::write_file_durably(target, text, 0600);
+  auto written = common::write_file_durably(target, text, 0600);
   if (!written.error.empty()) {
-    error = written.error;
-    return false;
+    return std::move(written.error);
   }
-  return true;
+  return std::nullopt;
 }
 
-bool merge_kubeconfig(const fs::path& existing_path, const std::string& sandbox_text,
-                      std::string& error) {
+std::optional<std::string> merge_kubeconfig(const fs::path& existing_path,
+                                            const std::string& sandbox_text) {
+  // A missing file is an empty one: there is nothing to keep.
   std::string existing;
-  bool missing = false;
-  if (!read_text(existing_path, existing, missing, error)) {
-    if (!missing) {
-      return false;
-    }
-    error.clear();
+  if (auto read = common::read_file(existing_path)) {
+    existing = std::move(*read);
+  } else if (!read.error().missing()) {
+    return read.error().message;
   }
 
   YAML::Node doc;
@@ -241,21 +224,18 @@ bool merge_kubeconfig(const fs::path& existing_path, const std::string& sandbox_
   try {
     ours = YAML::Load(sandbox_text);
   } catch (const YAML::Exception& e) {
-    error = std::string("sandbox kubeconfig: ") + e.what();
-    return false;
+    return std::string("sandbox kubeconfig: ") + e.what();
   }
   try {
     doc = YAML::Load(existing);
   } catch (const YAML::Exception& e) {
-    error = existing_path.string() + ": " + e.what();
-    return false;
+    return existing_path.string() + ": " + e.what();
   }
   if (doc.IsNull()) {
-    return write_kubeconfig(existing_path, sandbox_text, error);  // nothing to keep
+    return write_kubeconfig(existing_path, sandbox_text);  // nothing to keep
   }
   if (!doc.IsMap()) {
-    error = existing_path.string() + ": expected a mapping at the top level";
-    return false;
+    return existing_path.string() + ": expected a mapping at the top level";
   }
 
   const YAML::Node& view = doc;  // lookups through a const node never insert keys
@@ -268,24 +248,21 @@ bool merge_kubeconfig(const fs::path& existing_path, const std::string& sandbox_
   for (const char* list : kNamedLists) {
     YAML::Node current = view[list];
     if (current && !current.IsNull() && !current.IsSequence()) {
-      error = existing_path.string() + ": " + list + ": expected a list";
-      return false;
+      return existing_path.string() + ": " + list + ": expected a list";
     }
     YAML::Node mine = ours[list];
     if (!mine.IsSequence()) {
-      error = std::string("sandbox kubeconfig: ") + list + ": expected a list";
-      return false;
+      return std::string("sandbox kubeconfig: ") + list + ": expected a list";
     }
     for (const auto& entry : mine) {
       if (!entry.IsMap() || !entry["name"] || !entry["name"].IsScalar()) {
-        error = std::string("sandbox kubeconfig: ") + list + ": every entry needs a name";
-        return false;
+        return std::string("sandbox kubeconfig: ") + list + ": every entry needs a name";
       }
     }
     doc[list] = merge_named_list(current && current.IsSequence() ? current : YAML::Node(), mine);
   }
   doc["current-context"] = kKubeconfigName;
-  return write_kubeconfig(existing_path, to_text(doc), error);
+  return write_kubeconfig(existing_path, to_text(doc));
 }
 
 }  // namespace sandbox

@@ -29,10 +29,10 @@ std::string make_kubeconfig(const std::string& server_url, const std::string& ca
 
 // Writes `text` to `path` atomically (a temporary file in the same directory, fsync, rename) with
 // mode 0600, creating missing parent directories with mode 0700. When `path` is a symbolic link
-// the file it points to is replaced and the link kept. Returns false and sets `error` (naming the
-// path and the cause) on failure; the old file is then untouched.
-bool write_kubeconfig(const std::filesystem::path& path, const std::string& text,
-                      std::string& error);
+// the file it points to is replaced and the link kept. Returns nullopt when written, else the
+// error (naming the path and the cause); the old file is then untouched.
+std::optional<std::string> write_kubeconfig(const std::filesystem::path& path,
+                                            const std::string& text);
 
 // Adds the clusters, users and contexts of `sandbox_text` (a make_kubeconfig() result) to the
 // kubeconfig at `existing_path`, replacing entries of the same name, and sets current-context to
@@ -41,10 +41,10 @@ bool write_kubeconfig(const std::filesystem::path& path, const std::string& text
 //
 // The file is parsed and re-emitted, so comments and the original layout are not kept (kubectl
 // drops them too when it edits a kubeconfig); scalars that were quoted stay quoted, so strings
-// such as "true" or "0123" remain strings. Returns false and sets `error` without touching the
-// file when it is not valid YAML or not a kubeconfig shape, e.g.
+// such as "true" or "0123" remain strings. Returns nullopt when written, else the error; the file
+// is not touched when it is not valid YAML or not a kubeconfig shape, e.g.
 // "<path>: contexts: expected a list".
-bool merge_kubeconfig(const std::filesystem::path& existing_path, const std::string& sandbox_text,
-                      std::string& error);
+std::optional<std::string> merge_kubeconfig(const std::filesystem::path& existing_path,
+                                            const std::string& sandbox_text);
 
 }  // namespace sandbox

@@ -20,10 +20,9 @@ Command kubeconfig_command() {
     if (!flags.positional.empty()) {
       return usage_error(c, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
     }
-    std::string error;
-    auto data = resolve_data_dir(flags, error);
+    auto data = resolve_data_dir(flags);
     if (!data) {
-      ctx.err << "kube-sandbox kubeconfig: " << error << "\n";
+      ctx.err << "kube-sandbox kubeconfig: " << data.error() << "\n";
       return kExitFailure;
     }
     std::ifstream in(data->kubeconfig_file(), std::ios::binary);

@@ -27,16 +27,15 @@ Command seed_command() {
     if (flags.positional.empty()) {
       return usage_error(c, "no fixture files or folders given", ctx);
     }
-    std::string error;
     std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
     auto access = console::client::load_kubeconfig(path, flags.get("context"));
     if (!access.ok()) {
       ctx.err << "kube-sandbox seed: " << access.error() << "\n";
       return kExitFailure;
     }
-    std::vector<fixtures::Document> documents;
-    if (!fixtures::read(flags.positional, documents, error)) {
-      ctx.err << "kube-sandbox seed: " << error << "\n";
+    auto documents = fixtures::read(flags.positional);
+    if (!documents) {
+      ctx.err << "kube-sandbox seed: " << documents.error() << "\n";
       return kExitFailure;
     }
     console::client::RestClient client(*access, {.user_agent = "kube-sandbox-seed"});
@@ -49,7 +48,7 @@ Command seed_command() {
       }
       return fixtures::Reply{response->status, std::move(response->body)};
     };
-    auto results = fixtures::load(documents, send);
+    auto results = fixtures::load(*documents, send);
     for (const auto& result : results) {
       ctx.out << fixtures::report_line(result) << "\n";
     }

@@ -28,6 +28,8 @@
 #include "cli.h"
 #include "cluster/cluster.h"
 #include "cluster_flags.h"
+#include "common/read_file.h"
+#include "common/result.h"
 #include "console/client/rest_client.h"
 #include "console/ui/console_app.h"
 #include "data_dir.h"
@@ -51,35 +53,34 @@ struct TempDir {
   }
 };
 
-std::optional<std::string> read_file(const std::filesystem::path& path, std::string& error,
-                                     const std::string& flag) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = flag + " " + path.string() + ": cannot be read";
-    return std::nullopt;
+// The file named by `flag`, or an error naming both.
+common::Result<std::string> read_flag_file(const std::filesystem::path& path,
+                                           const std::string& flag) {
+  auto text = common::read_file(path);
+  if (!text) {
+    return common::Result<std::string>::failure(flag + " " + path.string() + ": cannot be read");
   }
-  return std::string(std::istreambuf_iterator<char>(in), {});
+  return std::move(*text);
 }
 
-bool write_ready_file(const std::filesystem::path& path, const nlohmann::json& doc,
-                      std::string& error) {
+// Writes the --ready-file (a temporary file renamed into place); the error when it cannot.
+std::optional<std::string> write_ready_file(const std::filesystem::path& path,
+                                            const nlohmann::json& doc) {
   auto part = path;
   part += ".part";
   {
     std::ofstream out(part, std::ios::trunc);
     out << doc.dump(2) << "\n";
     if (!out.flush()) {
-      error = "--ready-file " + path.string() + ": cannot be written";
-      return false;
+      return "--ready-file " + path.string() + ": cannot be written";
     }
   }
   std::error_code ec;
   std::filesystem::rename(part, path, ec);
   if (ec) {
-    error = "--ready-file " + path.string() + ": " + ec.message();
-    return false;
+    return "--ready-file " + path.string() + ": " + ec.message();
   }
-  return true;
+  return std::nullopt;
 }
 
 std::string url_host(const std::string& bind_address) {
@@ -268,11 +269,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
     return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
   }
-  std::string error;
-  auto runtime_config =
-      apiserver::registry::RuntimeConfig::parse(flags.get("runtime-config"), error);
+  auto runtime_config = apiserver::registry::RuntimeConfig::parse(flags.get("runtime-config"));
   if (!runtime_config) {
-    return usage_error(command, error, ctx);
+    return usage_error(command, runtime_config.error(), ctx);
   }
   std::chrono::milliseconds request_timeout{60000};
   if (flags.has("request-timeout")) {
@@ -306,18 +305,22 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
     apiserver::log::set_verbosity(level);
   }
-  std::map<std::string, std::pair<std::string, std::vector<std::string>>> file_tokens;
+  apiserver::TokenMap file_tokens;
   if (flags.has("token-auth-file")) {
-    auto text = read_file(flags.get("token-auth-file"), error, "--token-auth-file");
-    std::vector<std::string> warnings;
-    if (!text || !apiserver::parse_token_auth_file(*text, flags.get("token-auth-file"), file_tokens,
-                                                   warnings, error)) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+    auto text = read_flag_file(flags.get("token-auth-file"), "--token-auth-file");
+    if (!text) {
+      ctx.err << "kube-sandbox serve: " << text.error() << "\n";
       return kExitFailure;
     }
-    for (const auto& warning : warnings) {
+    auto parsed = apiserver::parse_token_auth_file(*text, flags.get("token-auth-file"));
+    if (!parsed) {
+      ctx.err << "kube-sandbox serve: " << parsed.error() << "\n";
+      return kExitFailure;
+    }
+    for (const auto& warning : parsed->warnings) {
       apiserver::log::warning(warning);
     }
+    file_tokens = std::move(parsed->tokens);
   }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
@@ -347,12 +350,13 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     temp.path = pattern;
     data.emplace(temp.path);
   } else {
-    data = resolve_data_dir(flags, error);
-    if (!data) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+    auto resolved = resolve_data_dir(flags);
+    if (!resolved) {
+      ctx.err << "kube-sandbox serve: " << resolved.error() << "\n";
       return kExitFailure;
     }
-    if (error = data->ensure_exists(); !error.empty()) {
+    data = std::move(*resolved);
+    if (std::string error = data->ensure_exists(); !error.empty()) {
       ctx.err << "kube-sandbox serve: " << error << "\n";
       return kExitFailure;
     }
@@ -372,9 +376,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
   std::unique_ptr<store::Store> db = std::move(opened).value();
 
-  auto pki = apiserver::pki::ensure_pki(data->pki_dir(), {}, error);
+  auto pki = apiserver::pki::ensure_pki(data->pki_dir(), {});
   if (!pki) {
-    ctx.err << "kube-sandbox serve: " << error << "\n";
+    ctx.err << "kube-sandbox serve: " << pki.error() << "\n";
     return kExitFailure;
   }
   apiserver::ServerOptions server_options;
@@ -388,18 +392,18 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.long_running = &apiserver::ApiServer::long_running;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
-                                              flags.get("tls-private-key-file"), error);
+                                              flags.get("tls-private-key-file"));
     if (!pair) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+      ctx.err << "kube-sandbox serve: " << pair.error() << "\n";
       return kExitFailure;
     }
     server_options.cert_pem = pair->cert_pem;
     server_options.key_pem = pair->key_pem;
   }
   if (flags.has("client-ca-file")) {
-    auto ca = read_file(flags.get("client-ca-file"), error, "--client-ca-file");
+    auto ca = read_flag_file(flags.get("client-ca-file"), "--client-ca-file");
     if (!ca) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+      ctx.err << "kube-sandbox serve: " << ca.error() << "\n";
       return kExitFailure;
     }
     // The sandbox's own CA stays trusted so that its admin credential keeps working.
@@ -417,42 +421,45 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   apiserver::ApiServer api(*db, api_config);
   // Credentials are checked from the header: a refused request's body is never read.
   server_options.admit = [&api](const apiserver::http::Request& r) { return api.admit(r); };
-  auto server = apiserver::Server::start(
-      server_options, [&api](apiserver::http::Request& r) { return api.handle(r); }, error);
-  if (!server) {
-    ctx.err << "kube-sandbox serve: " << error << "\n";
+  auto listening = apiserver::Server::start(
+      server_options, [&api](apiserver::http::Request& r) { return api.handle(r); });
+  if (!listening) {
+    ctx.err << "kube-sandbox serve: " << listening.error() << "\n";
     return kExitFailure;
   }
+  std::unique_ptr<apiserver::Server> server = std::move(*listening);
   api.bootstrap(server->port());  // /readyz stays unready until this is done
   std::string url =
       "https://" + url_host(server_options.bind_address) + ":" + std::to_string(server->port());
 
   std::string kubeconfig =
       make_kubeconfig(url, pki->ca_cert_pem, pki->admin_cert_pem, pki->admin_key_pem);
-  if (!write_kubeconfig(data->kubeconfig_file(), kubeconfig, error) ||
-      (flags.has("write-kubeconfig") &&
-       !write_kubeconfig(flags.get("write-kubeconfig"), kubeconfig, error))) {
-    ctx.err << "kube-sandbox serve: " << error << "\n";
+  auto kubeconfig_error = write_kubeconfig(data->kubeconfig_file(), kubeconfig);
+  if (!kubeconfig_error && flags.has("write-kubeconfig")) {
+    kubeconfig_error = write_kubeconfig(flags.get("write-kubeconfig"), kubeconfig);
+  }
+  if (kubeconfig_error) {
+    ctx.err << "kube-sandbox serve: " << *kubeconfig_error << "\n";
     return kExitFailure;
   }
   if (flags.has("merge-kubeconfig")) {
     const char* home = std::getenv("HOME");
     std::filesystem::path user_config =
         std::filesystem::path(home != nullptr ? home : ".") / ".kube" / "config";
-    if (!merge_kubeconfig(user_config, kubeconfig, error)) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+    if (auto error = merge_kubeconfig(user_config, kubeconfig)) {
+      ctx.err << "kube-sandbox serve: " << *error << "\n";
       return kExitFailure;
     }
   }
 
   if (flags.has("fixtures")) {
     // Loaded before readiness: a client that waits for /readyz (or the ready file) sees them.
-    std::vector<fixtures::Document> documents;
-    if (!fixtures::read(split_list(flags.get("fixtures")), documents, error)) {
-      ctx.err << "kube-sandbox serve: --fixtures " << error << "\n";
+    auto documents = fixtures::read(split_list(flags.get("fixtures")));
+    if (!documents) {
+      ctx.err << "kube-sandbox serve: --fixtures " << documents.error() << "\n";
       return kExitFailure;
     }
-    auto results = fixtures::load(documents, in_process(api, pki->admin_token));
+    auto results = fixtures::load(*documents, in_process(api, pki->admin_token));
     for (const auto& result : results) {
       ctx.out << "kube-sandbox: fixture " << fixtures::report_line(result) << "\n";
     }
@@ -470,8 +477,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     nlohmann::json ready = {{"url", url},
                             {"caFile", pki->ca_cert_file.string()},
                             {"kubeconfig", data->kubeconfig_file().string()}};
-    if (!write_ready_file(flags.get("ready-file"), ready, error)) {
-      ctx.err << "kube-sandbox serve: " << error << "\n";
+    if (auto error = write_ready_file(flags.get("ready-file"), ready)) {
+      ctx.err << "kube-sandbox serve: " << *error << "\n";
       return kExitFailure;
     }
   }

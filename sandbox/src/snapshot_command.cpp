@@ -78,7 +78,6 @@ std::optional<Target> pick_target(const Command& command, const ParsedFlags& fla
   const char* env = std::getenv("KUBECONFIG");
   bool online = online_flags || (!flags.has("data-dir") && env != nullptr && *env != '\0');
   Target target;
-  std::string error;
   if (online) {
     std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
     auto access = console::client::load_kubeconfig(path, flags.get("context"));
@@ -89,12 +88,13 @@ std::optional<Target> pick_target(const Command& command, const ParsedFlags& fla
     target.access = std::move(*access);
     return target;
   }
-  target.dir = resolve_data_dir(flags, error);
-  if (!target.dir) {
-    exit_code =
-        flags.has("data-dir") ? usage_error(command, error, ctx) : fail(command, error, ctx);
+  auto dir = resolve_data_dir(flags);
+  if (!dir) {
+    exit_code = flags.has("data-dir") ? usage_error(command, dir.error(), ctx)
+                                      : fail(command, dir.error(), ctx);
     return std::nullopt;
   }
+  target.dir = std::move(*dir);
   return target;
 }
 

@@ -75,14 +75,14 @@ std::string locked_message(const DataDir& dir) {
 OpenedStore open_store(const Command& command, const ParsedFlags& flags, OpenMode mode,
                        CommandContext& ctx) {
   OpenedStore opened;
-  std::string error;
-  opened.dir = resolve_data_dir(flags, error);
-  if (!opened.dir) {
+  auto dir = resolve_data_dir(flags);
+  if (!dir) {
     // An empty --data-dir is a wrong command line; no HOME is a wrong environment.
-    opened.exit_code =
-        flags.has("data-dir") ? usage_error(command, error, ctx) : fail(command, error, ctx);
+    opened.exit_code = flags.has("data-dir") ? usage_error(command, dir.error(), ctx)
+                                             : fail(command, dir.error(), ctx);
     return opened;
   }
+  opened.dir = std::move(*dir);
   std::error_code ec;
   if (mode == OpenMode::MustExist && !std::filesystem::is_directory(opened.dir->store_dir(), ec)) {
     opened.exit_code = fail(command,
@@ -448,10 +448,9 @@ Command snapshot_restore_command() {
     if (!std::filesystem::is_regular_file(file, ec)) {
       return fail(c, "no snapshot file " + file, ctx);
     }
-    std::string error;
-    auto dir = resolve_data_dir(flags, error);
+    auto dir = resolve_data_dir(flags);
     if (!dir) {
-      return flags.has("data-dir") ? usage_error(c, error, ctx) : fail(c, error, ctx);
+      return flags.has("data-dir") ? usage_error(c, dir.error(), ctx) : fail(c, dir.error(), ctx);
     }
     if (std::string e = dir->ensure_exists(); !e.empty()) {
       return fail(c, e, ctx);

@@ -20,6 +20,7 @@
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/snapshots.h"
+#include "apiserver/token_file.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -32,8 +33,8 @@ struct HealthCheck {
 };
 
 struct ApiServerConfig {
-  // Bearer tokens the server accepts: token -> (user name, groups).
-  std::map<std::string, std::pair<std::string, std::vector<std::string>>> tokens;
+  // Bearer tokens the server accepts (parse_token_auth_file reads them from a file).
+  TokenMap tokens;
   registry::RuntimeConfig runtime_config;  // which group/versions are served
   // How often the store is compacted to the revision of one interval ago (0 = never); as
   // kube-apiserver's --etcd-compaction-interval.
@@ -169,13 +170,5 @@ class ApiServer {
   std::unique_ptr<controllers::CrdController> crds_;
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
 };
-
-// Parses a --token-auth-file (kube-apiserver's format: CSV lines `token,user,uid[,"g1,g2"]`)
-// into `tokens`. Fails with a message naming the line on a malformed record; empty and duplicate
-// tokens are skipped, as upstream does (with a warning each in `warnings`).
-bool parse_token_auth_file(
-    const std::string& text, const std::string& file_name,
-    std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
-    std::vector<std::string>& warnings, std::string& error);
 
 }  // namespace apiserver

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/result.h"
+
 namespace apiserver::http {
 
 // Header names compare case-insensitively, as HTTP requires.
@@ -88,10 +90,8 @@ std::string query_escape(std::string_view s);
 
 // A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "-1.5h", "250ms", "0"), as
 // kube-apiserver's duration flags and the ?timeout= query parameter take it; negative durations
-// are durations too (callers decide what they mean). nullopt when the text is not one or does
-// not fit in int64 nanoseconds; then `error`, when given, gets Go's message, such as
-// `time: invalid duration "1e999s"`.
-std::optional<std::chrono::nanoseconds> parse_duration(std::string_view text,
-                                                       std::string* error = nullptr);
+// are durations too (callers decide what they mean). Fails when the text is not one or does not
+// fit in int64 nanoseconds, with Go's message, such as `time: invalid duration "1e999s"`.
+common::Result<std::chrono::nanoseconds> parse_duration(std::string_view text);
 
 }  // namespace apiserver::http

@@ -15,8 +15,8 @@
 // Keys are ECDSA P-256, written as PKCS#8 PEM ("BEGIN PRIVATE KEY"), which Go's crypto/tls (and
 // so kubectl) accepts. Certificates are signed with SHA-256.
 //
-// Every function here is thread-safe and reports expected failures (missing file, bad PEM,
-// mismatched key, failed verification, I/O error) through `error`, never by throwing.
+// Every function here is thread-safe and returns expected failures (missing file, bad PEM,
+// mismatched key, failed verification, I/O error) as values, never by throwing.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +24,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "common/result.h"
 
 namespace apiserver::pki {
 
@@ -76,10 +78,10 @@ std::vector<std::string> default_serving_sans();
 // (temporary file, fsync, rename). Concurrent callers, in this or other processes, are serialised
 // by an flock on `<dir>/.lock`.
 //
-// Returns std::nullopt and sets `error` (one line naming the file and the cause) on failure; an
-// invalid entry in `extra_sans` fails before anything is written.
-std::optional<Pki> ensure_pki(const std::filesystem::path& dir,
-                              const std::vector<std::string>& extra_sans, std::string& error);
+// Fails with one line naming the file and the cause; an invalid entry in `extra_sans` fails
+// before anything is written.
+common::Result<Pki> ensure_pki(const std::filesystem::path& dir,
+                               const std::vector<std::string>& extra_sans);
 
 // A certificate chain (leaf first) and its private key, as PEM.
 struct KeyPair {
@@ -88,13 +90,13 @@ struct KeyPair {
 };
 
 // Checks that `cert_pem` holds at least one certificate and that `key_pem` holds the private key
-// of the first one. Returns false and sets `error` otherwise.
-bool check_key_pair(std::string_view cert_pem, std::string_view key_pem, std::string& error);
+// of the first one. nullopt when they do, else what is wrong.
+std::optional<std::string> check_key_pair(std::string_view cert_pem, std::string_view key_pem);
 
 // Reads a certificate chain and its key from PEM files (--tls-cert-file, --tls-private-key-file)
-// and checks them with check_key_pair(). Errors name the file: "tls-cert-file <path>: ...".
-std::optional<KeyPair> load_key_pair(const std::filesystem::path& cert_file,
-                                     const std::filesystem::path& key_file, std::string& error);
+// and checks them with check_key_pair(). Errors name the file: "<path>: no certificate found".
+common::Result<KeyPair> load_key_pair(const std::filesystem::path& cert_file,
+                                      const std::filesystem::path& key_file);
 
 // Who a verified client certificate says the caller is. As kube-apiserver's x509 authenticator
 // does, the API server takes the user name from the subject's CN and the groups from its O
@@ -107,10 +109,8 @@ struct ClientIdentity {
 // Verifies `chain_pem` (the client certificate first, then any intermediates) against the CA
 // certificates in `ca_pem` at the current time, for the TLS client purpose (so the leaf must
 // allow clientAuth), and returns its identity. An empty CN is an error, as it is for
-// kube-apiserver. On failure returns std::nullopt and sets `error`, e.g.
-// "client certificate: certificate has expired".
-std::optional<ClientIdentity> verify_client_certificate(std::string_view chain_pem,
-                                                        std::string_view ca_pem,
-                                                        std::string& error);
+// kube-apiserver. Fails with what is wrong, e.g. "client certificate: certificate has expired".
+common::Result<ClientIdentity> verify_client_certificate(std::string_view chain_pem,
+                                                         std::string_view ca_pem);
 
 }  // namespace apiserver::pki

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
+
 namespace apiserver::registry {
 
 struct GroupVersionKind {
@@ -115,8 +117,8 @@ class Snapshot {
 // spelling: "api/all=true", "<group>/<version>=true|false", "api/alpha=true", "api/beta=true".
 struct RuntimeConfig {
   std::vector<std::pair<std::string, bool>> entries;
-  // Parses "a=true,b/v1=false"; returns std::nullopt and sets error on a malformed entry.
-  static std::optional<RuntimeConfig> parse(const std::string& text, std::string& error);
+  // Parses "a=true,b/v1=false"; fails with a message naming a malformed entry.
+  static common::Result<RuntimeConfig> parse(const std::string& text);
 };
 
 class Registry {

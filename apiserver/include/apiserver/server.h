@@ -15,6 +15,7 @@
 #include <string>
 
 #include "apiserver/http.h"
+#include "common/result.h"
 
 namespace apiserver {
 
@@ -52,8 +53,8 @@ struct ServerOptions {
 class Server {
  public:
   // Binds and starts serving; fails with a message (address in use, bad certificate...).
-  static std::unique_ptr<Server> start(const ServerOptions& options, http::Handler handler,
-                                       std::string& error);
+  static common::Result<std::unique_ptr<Server>> start(const ServerOptions& options,
+                                                       http::Handler handler);
   virtual ~Server() = default;
 
   virtual uint16_t port() const = 0;

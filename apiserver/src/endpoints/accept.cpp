@@ -1,31 +1,73 @@
 #include "endpoints/accept.h"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
 #include <system_error>
+#include <utility>
 
 namespace apiserver::endpoints {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const std::size_t begin = s.find_first_not_of(" \t");
+// `s` without the `blanks` around it (goautoneg trims spaces only; the scans below, tabs too).
+std::string_view trim(std::string_view s, std::string_view blanks = " \t") {
+  const std::size_t begin = s.find_first_not_of(blanks);
   if (begin == std::string_view::npos) {
     return {};
   }
-  return s.substr(begin, s.find_last_not_of(" \t") - begin + 1);
+  return s.substr(begin, s.find_last_not_of(blanks) - begin + 1);
 }
 
-// The pieces of `s` between `sep`s, the empty ones included.
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t end = s.find(sep, start);
-    out.push_back(s.substr(start, end == std::string_view::npos ? end : end - start));
-    if (end == std::string_view::npos) {
-      return out;
-    }
-    start = end + 1;
+std::string_view trim_spaces(std::string_view s) {
+  return trim(s, " ");
+}
+
+// `s` cut at its first `sep`: the text before it and the text after it, which is empty both when
+// there is no `sep` and when `sep` ends `s` (goautoneg tells the two apart nowhere).
+std::pair<std::string_view, std::string_view> cut(std::string_view s, char sep) {
+  const std::size_t at = s.find(sep);
+  if (at == std::string_view::npos) {
+    return {s, {}};
   }
+  return {s.substr(0, at), s.substr(at + 1)};
+}
+
+// One range of an Accept header (between commas, trimmed); nullopt when goautoneg drops it.
+std::optional<MediaRange> parse_range(std::string_view part) {
+  auto [media_type, params] = cut(part, ';');
+  auto [type, after_type] = cut(media_type, '/');
+  MediaRange range;
+  range.type = trim_spaces(type);
+  if (after_type.empty()) {
+    if (range.type != "*") {
+      return std::nullopt;
+    }
+    range.subtype = "*";
+  } else {
+    auto [subtype, extra] = cut(after_type, '/');
+    if (!extra.empty()) {
+      return std::nullopt;
+    }
+    range.subtype = trim_spaces(subtype);
+  }
+  while (!params.empty()) {
+    auto [param, rest] = cut(params, ';');
+    params = rest;
+    auto [key, after_key] = cut(param, '=');
+    auto [value, extra] = cut(after_key, '=');
+    if (after_key.empty() || !extra.empty()) {
+      continue;
+    }
+    key = trim_spaces(key);
+    if (key == "q") {
+      range.q = accept_quality(value);
+    } else {
+      range.params.insert_or_assign(std::string(key), std::string(trim_spaces(value)));
+    }
+  }
+  return range;
 }
 
 // Calls visit(media type, parameter text after the first ';') for each range of `header` in
@@ -70,45 +112,50 @@ bool param_is(std::string_view params, std::string_view key, std::string_view ex
 
 }  // namespace
 
-const std::string* AcceptRange::param(std::string_view key) const {
-  for (const auto& [name, value] : params) {
-    if (name == key) {
-      return &value;
-    }
-  }
-  return nullptr;
+const std::string* MediaRange::param(std::string_view key) const {
+  auto it = params.find(key);
+  return it == params.end() ? nullptr : &it->second;
 }
 
-std::vector<AcceptRange> parse_accept(std::string_view header) {
-  std::vector<AcceptRange> ranges;
-  for (std::string_view part : split(header, ',')) {
-    const auto fields = split(part, ';');
-    AcceptRange range;
-    range.media_type = trim(fields[0]);
-    for (std::size_t i = 1; i < fields.size(); ++i) {
-      const std::size_t eq = fields[i].find('=');
-      const std::string_view key = fields[i].substr(0, eq);
-      const std::string_view value =
-          eq == std::string_view::npos ? std::string_view() : fields[i].substr(eq + 1);
-      range.params.emplace_back(trim(key), trim(value));
+std::vector<MediaRange> parse_accept(std::string_view header) {
+  std::vector<MediaRange> ranges;
+  while (!header.empty()) {
+    auto [part, rest] = cut(header, ',');
+    header = rest;
+    if (auto range = parse_range(trim_spaces(part))) {
+      ranges.push_back(std::move(*range));
     }
-    ranges.push_back(std::move(range));
   }
+  std::stable_sort(ranges.begin(), ranges.end(), [](const MediaRange& a, const MediaRange& b) {
+    if (a.q != b.q) {
+      return a.q > b.q;
+    }
+    if ((a.type == "*") != (b.type == "*")) {
+      return b.type == "*";
+    }
+    return a.subtype != "*" && b.subtype == "*";
+  });
   return ranges;
 }
 
 double accept_quality(std::string_view text) {
-  text = trim(text);
-  if (!text.empty() && text.front() == '+') {
-    text.remove_prefix(1);
+  std::string_view number = text;
+  if (!number.empty() && number.front() == '+') {
+    number.remove_prefix(1);  // from_chars takes '-' only
+    if (!number.empty() && (number.front() == '+' || number.front() == '-')) {
+      return 0;
+    }
   }
   double q = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, q);
-  if (text.empty() || ec != std::errc() || ptr != end) {
+  const char* end = number.data() + number.size();
+  const auto [ptr, ec] = std::from_chars(number.data(), end, q);
+  if (number.empty() || ec != std::errc() || ptr != end || std::isnan(q)) {
     return 0;
   }
-  return q;
+  if (std::fabs(q) > std::numeric_limits<float>::max()) {
+    return std::copysign(std::numeric_limits<double>::infinity(), q);
+  }
+  return static_cast<float>(q);
 }
 
 std::string accepted_encoding(std::string_view header) {

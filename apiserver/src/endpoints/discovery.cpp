@@ -35,23 +35,6 @@ struct Negotiated {
   std::string aggregated_version;
 };
 
-// One media range of an Accept header, e.g. application/json;g=apidiscovery.k8s.io;v=v2;as=...
-struct MediaRange {
-  std::string type;
-  std::string subtype;
-  std::map<std::string, std::string> params;  // without q
-  double q = 1.0;
-};
-
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) {
-    return "";
-  }
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
 std::vector<std::string> split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -63,51 +46,6 @@ std::vector<std::string> split(const std::string& s, char sep) {
     }
     start = end + 1;
   }
-}
-
-// Parses an Accept header as kube-apiserver's negotiation does (goautoneg): malformed ranges are
-// skipped, "*" alone means "*/*", q defaults to 1; ranges are ordered by q, then concrete types
-// before wildcards, keeping the client's order among equals.
-std::vector<MediaRange> parse_accept(const std::string& header) {
-  std::vector<MediaRange> ranges;
-  for (const auto& part : split(header, ',')) {
-    auto fields = split(part, ';');
-    MediaRange range;
-    auto slash = split(fields[0], '/');
-    if (slash.size() == 1 && trim(slash[0]) == "*") {
-      range.type = "*";
-      range.subtype = "*";
-    } else if (slash.size() == 2) {
-      range.type = trim(slash[0]);
-      range.subtype = trim(slash[1]);
-    } else {
-      continue;
-    }
-    for (size_t i = 1; i < fields.size(); ++i) {
-      auto eq = fields[i].find('=');
-      if (eq == std::string::npos) {
-        continue;
-      }
-      std::string key = trim(fields[i].substr(0, eq));
-      std::string value = trim(fields[i].substr(eq + 1));
-      if (key == "q") {
-        range.q = accept_quality(value);
-      } else {
-        range.params[key] = value;
-      }
-    }
-    ranges.push_back(std::move(range));
-  }
-  std::stable_sort(ranges.begin(), ranges.end(), [](const MediaRange& a, const MediaRange& b) {
-    if (a.q != b.q) {
-      return a.q > b.q;
-    }
-    if ((a.type == "*") != (b.type == "*")) {
-      return b.type == "*";
-    }
-    return (a.subtype == "*") < (b.subtype == "*");
-  });
-  return ranges;
 }
 
 // The encoding a media range selects among those served (JSON first, as the server lists them).
@@ -143,7 +81,7 @@ std::optional<std::tuple<std::string, std::string, std::string>> conversion(
 // range that names the aggregated list in a served encoding wins; otherwise, as upstream, the
 // first range without a g/v/as conversion picks the legacy shape. An empty header means JSON.
 std::optional<Negotiated> negotiate(const std::string& accept, bool aggregatable) {
-  if (trim(accept).empty()) {
+  if (accept.find_first_not_of(" \t") == std::string::npos) {
     return Negotiated{};
   }
   auto ranges = parse_accept(accept);

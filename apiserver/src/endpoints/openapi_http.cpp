@@ -1,8 +1,7 @@
-// HTTP for the OpenAPI endpoints: Accept parsed and ordered as goautoneg does, the choice
-// between JSON and protobuf for /openapi/v2, If-None-Match against the ETag, and the answers.
+// HTTP for the OpenAPI endpoints: the choice of a form by the Accept header's ranges in
+// negotiation order (endpoints/accept.h), If-None-Match against the ETag, and the answers.
 #include "endpoints/openapi_http.h"
 
-#include <algorithm>
 #include <ctime>
 #include <string_view>
 #include <vector>
@@ -12,66 +11,10 @@
 namespace apiserver::endpoints::openapi_detail {
 namespace {
 
-struct MediaRange {
-  std::string type;
-  std::string subtype;
-  double q = 1.0;
-  int specificity = 0;
-};
-
-// Accept clauses ordered as goautoneg orders them: by q, then the more specific first.
-std::vector<MediaRange> parse_accept(std::string accept) {
-  if (accept.empty()) {
-    accept = "*/*";
-  }
-  auto trim = [](std::string s) {
-    size_t a = s.find_first_not_of(" \t");
-    size_t b = s.find_last_not_of(" \t");
-    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
-  };
-  std::vector<MediaRange> out;
-  size_t start = 0;
-  while (start <= accept.size()) {
-    size_t comma = accept.find(',', start);
-    if (comma == std::string::npos) {
-      comma = accept.size();
-    }
-    std::string clause = accept.substr(start, comma - start);
-    start = comma + 1;
-    size_t semi = clause.find(';');
-    std::string range = trim(clause.substr(0, semi));
-    MediaRange m;
-    size_t slash = range.find('/');
-    if (range.empty()) {
-      continue;
-    }
-    if (slash == std::string::npos) {
-      m.type = range;
-      m.subtype = "*";
-    } else {
-      m.type = trim(range.substr(0, slash));
-      m.subtype = trim(range.substr(slash + 1));
-    }
-    while (semi != std::string::npos) {
-      size_t next = clause.find(';', semi + 1);
-      std::string param = trim(clause.substr(semi + 1, next - semi - 1));
-      if (param.rfind("q=", 0) == 0) {
-        m.q = accept_quality(std::string_view(param).substr(2));
-      }
-      semi = next;
-    }
-    m.specificity = (m.type != "*" ? 1 : 0) + (m.subtype != "*" ? 1 : 0);
-    if (m.q > 0) {
-      out.push_back(m);
-    }
-  }
-  std::stable_sort(out.begin(), out.end(), [](const MediaRange& a, const MediaRange& b) {
-    if (a.q != b.q) {
-      return a.q > b.q;
-    }
-    return a.specificity > b.specificity;
-  });
-  return out;
+// The Accept header's ranges in negotiation order; an empty header accepts anything, as
+// kube-openapi's handlers read it.
+std::vector<MediaRange> ranges_of(const std::string& accept) {
+  return parse_accept(accept.empty() ? std::string_view("*/*") : std::string_view(accept));
 }
 
 }  // namespace
@@ -79,7 +22,7 @@ std::vector<MediaRange> parse_accept(std::string accept) {
 // Whether the client accepts JSON (application/json, application/*, */*); the /openapi/v3
 // documents exist only as JSON.
 bool accepts_json(const std::string& accept) {
-  for (const auto& m : parse_accept(accept)) {
+  for (const auto& m : ranges_of(accept)) {
     if ((m.type == "application" || m.type == "*") && (m.subtype == "json" || m.subtype == "*")) {
       return true;
     }
@@ -91,7 +34,7 @@ bool accepts_json(const std::string& accept) {
 // Accept clause (in parse_accept order) that matches JSON or either protobuf subtype, JSON first
 // for a wildcard. nullopt: nothing acceptable (406).
 std::optional<V2Form> negotiate_v2(const std::string& accept) {
-  for (const auto& m : parse_accept(accept)) {
+  for (const auto& m : ranges_of(accept)) {
     if (m.type != "application" && m.type != "*") {
       continue;
     }

@@ -2,6 +2,7 @@
 // message that decodes `raw` (protobuf_decoder.h).
 #include "endpoints/protobuf.h"
 
+#include <optional>
 #include <string>
 
 #include "endpoints/protobuf_decoder.h"
@@ -29,24 +30,21 @@ struct Unknown {
   std::string_view content_type;
 };
 
-bool read_fields(std::string_view bytes, std::string_view* slots, std::size_t count,
-                 const char* what, std::string& error) {
+// Sets slots[n - 1] to the bytes of each length-delimited field n (1 to count) of `bytes`; the
+// error, naming the message `what`, when a field cannot be read.
+std::optional<std::string> read_fields(std::string_view bytes, std::string_view* slots,
+                                       std::size_t count, const char* what) {
   Reader r(bytes);
   while (!r.done()) {
-    std::uint64_t number = 0;
-    Wire wire = Wire::Varint;
-    std::uint64_t ignored = 0;
-    std::string_view s;
-    std::string problem;
-    if (!r.field(number, wire, ignored, s, problem)) {
-      error = std::string("protobuf: ") + what + ": " + problem;
-      return false;
+    auto field = r.field();
+    if (!field) {
+      return std::string("protobuf: ") + what + ": " + field.error();
     }
-    if (wire == Wire::Len && number >= 1 && number <= count) {
-      slots[number - 1] = s;
+    if (field->wire == Wire::Len && field->number >= 1 && field->number <= count) {
+      slots[field->number - 1] = field->bytes;
     }
   }
-  return true;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -60,13 +58,12 @@ common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body) {
     return std::string("protobuf: body does not start with the \"k8s\\x00\" prefix");
   }
   std::string_view unknown_fields[4];
-  std::string error;
-  if (!read_fields(body.substr(kMagic.size()), unknown_fields, 4, "runtime.Unknown", error)) {
-    return error;
+  if (auto error = read_fields(body.substr(kMagic.size()), unknown_fields, 4, "runtime.Unknown")) {
+    return std::move(*error);
   }
   std::string_view type_meta[2];
-  if (!read_fields(unknown_fields[0], type_meta, 2, "runtime.Unknown.typeMeta", error)) {
-    return error;
+  if (auto error = read_fields(unknown_fields[0], type_meta, 2, "runtime.Unknown.typeMeta")) {
+    return std::move(*error);
   }
   Unknown unknown{type_meta[0], type_meta[1], unknown_fields[1], unknown_fields[2],
                   unknown_fields[3]};

@@ -242,18 +242,14 @@ bool Decoder::special(const Message& m, std::string_view bytes, int depth, json&
   bool seen[4] = {false, false, false, false};
   Reader r(bytes);
   while (!r.done()) {
-    std::uint64_t number = 0;
-    Wire wire = Wire::Varint;
-    std::uint64_t v = 0;
-    std::string_view s;
-    std::string problem;
-    if (!r.field(number, wire, v, s, problem)) {
-      return fail(m.name + ": " + problem);
+    auto field = r.field();
+    if (!field) {
+      return fail(m.name + ": " + field.error());
     }
-    if (number >= 1 && number <= 3) {
+    if (const std::uint64_t number = field->number; number >= 1 && number <= 3) {
       seen[number] = true;
-      ints[number - 1] = v;
-      texts[number] = s;
+      ints[number - 1] = field->value;
+      texts[number] = field->bytes;
     }
   }
   switch (m.special) {

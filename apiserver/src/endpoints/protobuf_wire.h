@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
+
 namespace apiserver::endpoints::protobuf_detail {
 
 enum class Wire : std::uint32_t {
@@ -66,39 +68,43 @@ class Reader {
     return true;
   }
 
-  // Reads the next field: its number and wire type, and its value (`v` for varint and fixed
-  // fields, `s` for length-delimited ones). On failure `problem` says what went wrong.
-  bool field(std::uint64_t& number, Wire& wire, std::uint64_t& v, std::string_view& s,
-             std::string& problem) {
+  struct Field {
+    std::uint64_t number = 0;
+    Wire wire = Wire::Varint;
+    std::uint64_t value = 0;  // of a varint or fixed field
+    std::string_view bytes;   // of a length-delimited field
+  };
+
+  // Reads the next field, or says what is wrong with it ("truncated field 3").
+  common::Result<Field> field() {
     std::uint64_t tag = 0;
     if (!varint(tag)) {
-      problem = "truncated tag";
-      return false;
+      return std::string("truncated tag");
     }
-    number = tag >> 3;
-    wire = static_cast<Wire>(tag & 7);
+    Field f;
+    f.number = tag >> 3;
+    f.wire = static_cast<Wire>(tag & 7);
     bool ok = false;
-    switch (wire) {
+    switch (f.wire) {
       case Wire::Varint:
-        ok = varint(v);
+        ok = varint(f.value);
         break;
       case Wire::Fixed64:
-        ok = fixed(8, v);
+        ok = fixed(8, f.value);
         break;
       case Wire::Fixed32:
-        ok = fixed(4, v);
+        ok = fixed(4, f.value);
         break;
       case Wire::Len:
-        ok = length_delimited(s);
+        ok = length_delimited(f.bytes);
         break;
       default:
-        problem = "unsupported wire type";
-        return false;
+        return std::string("unsupported wire type");
     }
     if (!ok) {
-      problem = "truncated field " + std::to_string(number);
+      return "truncated field " + std::to_string(f.number);
     }
-    return ok;
+    return f;
   }
 
  private:

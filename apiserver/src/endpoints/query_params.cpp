@@ -125,15 +125,13 @@ errors::Result<ListOptions> decode_list_options(const http::Request& request, bo
   return options;
 }
 
-std::optional<uint64_t> parse_resource_version(const std::string& text,
-                                               registry::FieldError& error) {
+common::Result<uint64_t, registry::FieldError> parse_resource_version(const std::string& text) {
   if (text.empty() || text == "0") {
-    return 0;
+    return uint64_t{0};
   }
   auto value = go_parse_uint64(text);
   if (!value) {
-    error = registry::invalid_rendered("resourceVersion", registry::go_quote(text), value.error());
-    return std::nullopt;
+    return registry::invalid_rendered("resourceVersion", registry::go_quote(text), value.error());
   }
   return *value;
 }

@@ -38,10 +38,9 @@ struct ListOptions {
 // the request is a watch (validated as upstream validates watches). The error is the answer.
 errors::Result<ListOptions> decode_list_options(const http::Request& request, bool watch);
 
-// The storage's parse of a resourceVersion (APIObjectVersioner): "" and "0" are 0. nullopt
-// with the field error (`resourceVersion: Invalid value: "x": strconv.ParseUint: ...`).
-std::optional<uint64_t> parse_resource_version(const std::string& text,
-                                               registry::FieldError& error);
+// The storage's parse of a resourceVersion (APIObjectVersioner): "" and "0" are 0. Fails with
+// the field error (`resourceVersion: Invalid value: "x": strconv.ParseUint: ...`).
+common::Result<uint64_t, registry::FieldError> parse_resource_version(const std::string& text);
 
 // 504 Timeout for a resourceVersion newer than the store's, as the watch cache answers once it
 // gave up waiting for it.

@@ -63,10 +63,9 @@ std::optional<http::Response> list_revision(const ListOptions& options, const st
   const bool exact =
       options.resource_version_match == "Exact" ||
       (options.limit > 0 && options.resource_version_match.empty() && !rv.empty() && rv != "0");
-  registry::FieldError rv_error;
-  auto parsed = parse_resource_version(rv, rv_error);
+  auto parsed = parse_resource_version(rv);
   if (!parsed) {
-    const std::string error = registry::render_field_errors({rv_error});
+    const std::string error = registry::render_field_errors({parsed.error()});
     // Exact reads go to the store, which answers 400; the watch cache's parse error has no
     // status and becomes a 500.
     return exact ? bad_request("invalid resource version: " + error)
@@ -283,12 +282,11 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   if (!options) {
     return options.error().response();
   }
-  registry::FieldError rv_error;
-  auto rv = parse_resource_version(options->resource_version, rv_error);
+  auto rv = parse_resource_version(options->resource_version);
   if (!rv) {
     // The watch cache's parse error is a storage error without a status, which the watch
     // handler passes on as a 500.
-    return status_with_details(500, "", registry::render_field_errors({rv_error}), json());
+    return status_with_details(500, "", registry::render_field_errors({rv.error()}), json());
   }
   // Past the newest revision the store could ever reach: upstream would wait for it, then give up.
   if (*rv >= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {

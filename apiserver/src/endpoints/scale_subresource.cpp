@@ -38,8 +38,8 @@ std::optional<patch::FieldSet> fields_of(const json& entry) {
   if (!entry.is_object() || !entry.contains("fieldsV1")) {
     return std::nullopt;
   }
-  std::string error;
-  return patch::FieldSet::from_fields_v1(entry["fieldsV1"], &error);
+  auto set = patch::FieldSet::from_fields_v1(entry["fieldsV1"]);
+  return set ? std::optional(std::move(*set)) : std::nullopt;
 }
 
 }  // namespace

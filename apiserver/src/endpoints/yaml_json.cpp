@@ -299,11 +299,11 @@ class Converter {
   explicit Converter(const std::vector<YamlNode>& nodes)
       : nodes_(nodes), expanding_(nodes.size(), false) {}
 
-  std::optional<json> run(std::string& error) {
+  common::Result<json> run() {
     json root;
     decode_count_ = 1;  // the document
-    if (!enter(0, root, error)) {
-      return std::nullopt;
+    if (auto error = enter(0, root)) {
+      return std::move(*error);
     }
     while (!stack_.empty()) {
       Frame& f = stack_.back();
@@ -324,17 +324,17 @@ class Converter {
         child = n.children[f.next++];
       } else {
         // A map: the key is decoded (and counted) first, then its value.
-        std::string key;
-        if (!decode_key(n.children[f.next], key, error)) {
-          return std::nullopt;
+        auto key = decode_key(n.children[f.next]);
+        if (!key) {
+          return key.error();
         }
-        slot = &(*f.out)[key];
+        slot = &(*f.out)[*key];
         child = n.children[f.next + 1];
         f.next += 2;
       }
       // `f` may dangle from here on: enter() can grow the stack.
-      if (!enter(child, *slot, error)) {
-        return std::nullopt;
+      if (auto error = enter(child, *slot)) {
+        return std::move(*error);
       }
     }
     return root;
@@ -350,7 +350,8 @@ class Converter {
     size_t alias;  // the alias node this frame expands, or kNone
   };
 
-  bool count(std::string& error) {
+  // Counts one decoded node; the error once aliases have expanded too much.
+  std::optional<std::string> count() {
     ++decode_count_;
     if (alias_depth_ > 0) {
       ++alias_count_;
@@ -358,73 +359,75 @@ class Converter {
     if (alias_count_ > 100 && decode_count_ > 1000 &&
         static_cast<double>(alias_count_) / static_cast<double>(decode_count_) >
             allowed_alias_ratio(static_cast<double>(decode_count_))) {
-      error = std::string("error converting YAML to JSON: ") + kExcessiveAliasing;
-      return false;
+      return std::string("error converting YAML to JSON: ") + kExcessiveAliasing;
     }
-    return true;
+    return std::nullopt;
   }
 
-  // Counts the node at `at`, following an alias to its node; `alias` gets the alias or kNone.
-  bool resolve(size_t& at, size_t& alias, std::string& error) {
-    alias = kNone;
-    if (!count(error)) {
-      return false;
+  struct Resolved {
+    size_t node;   // the node to decode
+    size_t alias;  // the alias that led to it, or kNone
+  };
+
+  // Counts the node at `at`, following an alias to its node.
+  common::Result<Resolved> resolve(size_t at) {
+    if (auto error = count()) {
+      return std::move(*error);
     }
     if (nodes_[at].kind != YamlNode::Kind::Alias) {
-      return true;
+      return Resolved{at, kNone};
     }
     if (expanding_[at]) {
-      error = "error converting YAML to JSON: yaml: anchor '" + nodes_[nodes_[at].target].anchor +
-              "' value contains itself";
-      return false;
+      return "error converting YAML to JSON: yaml: anchor '" + nodes_[nodes_[at].target].anchor +
+             "' value contains itself";
     }
-    alias = at;
-    at = nodes_[at].target;
     ++alias_depth_;
-    return count(error);
+    if (auto error = count()) {
+      return std::move(*error);
+    }
+    return Resolved{nodes_[at].target, at};
   }
 
-  bool enter(size_t at, json& out, std::string& error) {
-    size_t alias = kNone;
-    if (!resolve(at, alias, error)) {
-      return false;
+  // Decodes the node at `at` into `out`: a scalar at once, a collection by pushing its frame.
+  std::optional<std::string> enter(size_t at, json& out) {
+    auto resolved = resolve(at);
+    if (!resolved) {
+      return resolved.error();
     }
-    const YamlNode& n = nodes_[at];
+    const auto [node, alias] = *resolved;
+    const YamlNode& n = nodes_[node];
     if (n.kind == YamlNode::Kind::Sequence || n.kind == YamlNode::Kind::Map) {
       out = n.kind == YamlNode::Kind::Map ? json::object() : json::array();
       if (alias != kNone) {
         expanding_[alias] = true;
       }
-      stack_.push_back({at, &out, 0, alias});
-      return true;
+      stack_.push_back({node, &out, 0, alias});
+      return std::nullopt;
     }
     out = n.kind == YamlNode::Kind::Scalar ? scalar(n) : json(nullptr);
     if (alias != kNone) {
       --alias_depth_;
     }
-    return true;
+    return std::nullopt;
   }
 
   // A map key: a scalar's text ("null" for an empty one), as the conversion has always kept it.
-  bool decode_key(size_t at, std::string& key, std::string& error) {
-    size_t alias = kNone;
-    if (!resolve(at, alias, error)) {
-      return false;
+  common::Result<std::string> decode_key(size_t at) {
+    auto resolved = resolve(at);
+    if (!resolved) {
+      return common::Result<std::string>::failure(resolved.error());
     }
-    if (alias != kNone) {
+    if (resolved->alias != kNone) {
       --alias_depth_;
     }
-    const YamlNode& n = nodes_[at];
+    const YamlNode& n = nodes_[resolved->node];
     if (n.kind == YamlNode::Kind::Scalar) {
-      key = n.value;
-      return true;
+      return n.value;
     }
     if (n.kind == YamlNode::Kind::Null) {
-      key = "null";
-      return true;
+      return std::string("null");
     }
-    error = error_at(n.mark, "a map key must be a scalar");
-    return false;
+    return common::Result<std::string>::failure(error_at(n.mark, "a map key must be a scalar"));
   }
 
   const std::vector<YamlNode>& nodes_;
@@ -694,12 +697,7 @@ common::Result<json> yaml_to_json(const std::string& text) {
   if (graph.nodes.empty()) {
     return json(nullptr);
   }
-  std::string error;
-  auto converted = Converter(graph.nodes).run(error);
-  if (!converted) {
-    return error;
-  }
-  return std::move(*converted);
+  return Converter(graph.nodes).run();
 }
 
 std::string json_to_yaml(const json& doc) {

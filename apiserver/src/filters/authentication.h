@@ -47,13 +47,6 @@ std::optional<UserInfo> authenticate(const http::Request& request, const TokenTa
 
 bool is_anonymous(const UserInfo& user);
 
-// A --token-auth-file's text into token -> (user, groups); see ApiServer's
-// parse_token_auth_file, which forwards here.
-bool parse_token_auth_file(
-    const std::string& text, const std::string& file_name,
-    std::map<std::string, std::pair<std::string, std::vector<std::string>>>& tokens,
-    std::vector<std::string>& warnings, std::string& error);
-
 // Paths anyone may read, as kube-apiserver's system:public-info-viewer role grants.
 bool is_public_info_path(const std::string& path);
 

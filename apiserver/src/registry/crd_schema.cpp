@@ -30,67 +30,70 @@ bool flag(const json& j, const char* key) {
   return it != j.end() && it->is_boolean() && it->get<bool>();
 }
 
-// `field_error`, when not null, gets the failures upstream's CRD validation reports as field
-// errors (an invalid pattern).
-std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error,
-                                 FieldError* field_error);
+using Error = CrdSchema::Error;
 
-bool parse_count(const json& j, const char* key, std::optional<int64_t>& out,
-                 const std::string& where, std::string& error) {
+// The node of `j` at `where`, or why it is not a usable structural schema; the error names a
+// field only for the failures upstream's CRD validation reports as field errors.
+common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std::string& where);
+
+// Sets `out` to j[key] when present and not null; the error when it is not a non-negative
+// integer.
+std::optional<std::string> parse_count(const json& j, const char* key, std::optional<int64_t>& out,
+                                       const std::string& where) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
-    return true;
+    return std::nullopt;
   }
   if (kind_of(*it) != Kind::Int || as_int(*it) < 0) {
-    error = where + "." + key + ": must be a non-negative integer";
-    return false;
+    return where + "." + key + ": must be a non-negative integer";
   }
   out = as_int(*it);
-  return true;
+  return std::nullopt;
 }
 
-bool parse_number(const json& j, const char* key, std::optional<double>& out,
-                  const std::string& where, std::string& error) {
+// Sets `out` to j[key] when present and not null; the error when it is not a number.
+std::optional<std::string> parse_number(const json& j, const char* key, std::optional<double>& out,
+                                        const std::string& where) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
-    return true;
+    return std::nullopt;
   }
   if (!it->is_number()) {
-    error = where + "." + key + ": must be a number";
-    return false;
+    return where + "." + key + ": must be a number";
   }
   out = as_double(*it);
-  return true;
+  return std::nullopt;
 }
 
-// Appends j[key], when present and not null, to `out` as strings; false with `error` set when it
-// is not an array of strings.
-bool read_strings(const json& j, const char* key, const std::string& where,
-                  std::vector<std::string>& out, std::string& error) {
+// Appends j[key], when present and not null, to `out` as strings; the error when it is not an
+// array of strings.
+std::optional<std::string> read_strings(const json& j, const char* key, const std::string& where,
+                                        std::vector<std::string>& out) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) {
-    return true;
+    return std::nullopt;
   }
   if (!it->is_array() ||
       !std::all_of(it->begin(), it->end(), [](const json& v) { return v.is_string(); })) {
-    error = where + "." + key + ": must be an array of strings";
-    return false;
+    return where + "." + key + ": must be an array of strings";
   }
   for (const auto& v : *it) {
     out.push_back(v.get<std::string>());
   }
-  return true;
+  return std::nullopt;
 }
 
-std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::string& error,
-                                 FieldError* field_error) {
+// An error that names no field.
+Error message_only(std::string message) {
+  return Error{std::move(message), std::nullopt};
+}
+
+common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std::string& where) {
   if (!j.is_object()) {
-    error = where + ": must be an object";
-    return nullptr;
+    return message_only(where + ": must be an object");
   }
   if (j.contains("$ref")) {
-    error = where + ".$ref: not allowed in a structural schema";
-    return nullptr;
+    return message_only(where + ".$ref: not allowed in a structural schema");
   }
   auto node = std::make_unique<Node>();
   node->nullable = flag(j, "nullable");
@@ -101,16 +104,14 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
   std::string type;
   if (auto it = j.find("type"); it != j.end() && !it->is_null()) {
     if (!it->is_string()) {
-      error = where + ".type: must be a string";
-      return nullptr;
+      return message_only(where + ".type: must be a string");
     }
     type = it->get<std::string>();
   }
   static const std::set<std::string> kTypes = {"object",  "array",  "string",
                                                "integer", "number", "boolean"};
   if (!type.empty() && kTypes.count(type) == 0) {
-    error = where + ".type: unsupported type \"" + type + "\"";
-    return nullptr;
+    return message_only(where + ".type: unsupported type \"" + type + "\"");
   }
   if (int_or_string) {
     // The validator sees x-kubernetes-int-or-string as type [integer, string].
@@ -118,12 +119,10 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
   } else if (!type.empty()) {
     node->types = {type};
   } else if (!node->preserve_unknown) {
-    error = where + ".type: must not be empty for specified fields";
-    return nullptr;
+    return message_only(where + ".type: must not be empty for specified fields");
   }
   if (node->embedded && type != "object") {
-    error = where + ".type: must be object if x-kubernetes-embedded-resource is true";
-    return nullptr;
+    return message_only(where + ".type: must be object if x-kubernetes-embedded-resource is true");
   }
 
   if (auto it = j.find("format"); it != j.end() && it->is_string()) {
@@ -134,16 +133,21 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
     }
   }
 
-  if (!parse_number(j, "maximum", node->maximum, where, error) ||
-      !parse_number(j, "minimum", node->minimum, where, error) ||
-      !parse_number(j, "multipleOf", node->multiple_of, where, error) ||
-      !parse_count(j, "maxLength", node->max_length, where, error) ||
-      !parse_count(j, "minLength", node->min_length, where, error) ||
-      !parse_count(j, "maxItems", node->max_items, where, error) ||
-      !parse_count(j, "minItems", node->min_items, where, error) ||
-      !parse_count(j, "maxProperties", node->max_properties, where, error) ||
-      !parse_count(j, "minProperties", node->min_properties, where, error)) {
-    return nullptr;
+  for (auto [key, out] :
+       {std::pair{"maximum", &node->maximum}, std::pair{"minimum", &node->minimum},
+        std::pair{"multipleOf", &node->multiple_of}}) {
+    if (auto error = parse_number(j, key, *out, where)) {
+      return message_only(std::move(*error));
+    }
+  }
+  for (auto [key, out] :
+       {std::pair{"maxLength", &node->max_length}, std::pair{"minLength", &node->min_length},
+        std::pair{"maxItems", &node->max_items}, std::pair{"minItems", &node->min_items},
+        std::pair{"maxProperties", &node->max_properties},
+        std::pair{"minProperties", &node->min_properties}}) {
+    if (auto error = parse_count(j, key, *out, where)) {
+      return message_only(std::move(*error));
+    }
   }
   node->exclusive_maximum = flag(j, "exclusiveMaximum");
   node->exclusive_minimum = flag(j, "exclusiveMinimum");
@@ -153,28 +157,24 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
     node->pattern = it->get<std::string>();
     auto compiled = GoRegexp::compile(node->pattern);
     if (!compiled) {
-      const FieldError invalid =
+      FieldError invalid =
           invalid_rendered(where + ".pattern", go_quote(node->pattern),
                            "must be a valid regular expression, but isn't: " + compiled.error());
-      error = invalid.field + ": " + invalid.message;
-      if (field_error != nullptr) {
-        *field_error = invalid;
-      }
-      return nullptr;
+      std::string message = invalid.field + ": " + invalid.message;
+      return Error{std::move(message), std::move(invalid)};
     }
     node->regex = std::move(*compiled);
   }
 
   if (auto it = j.find("enum"); it != j.end() && !it->is_null()) {
     if (!it->is_array()) {
-      error = where + ".enum: must be an array";
-      return nullptr;
+      return message_only(where + ".enum: must be an array");
     }
     node->enum_values = std::vector<json>(it->begin(), it->end());
   }
 
-  if (!read_strings(j, "required", where, node->required, error)) {
-    return nullptr;
+  if (auto error = read_strings(j, "required", where, node->required)) {
+    return message_only(std::move(*error));
   }
 
   if (auto it = j.find("default"); it != j.end()) {
@@ -183,68 +183,64 @@ std::unique_ptr<Node> parse_node(const json& j, const std::string& where, std::s
 
   if (auto it = j.find("properties"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) {
-      error = where + ".properties: must be an object";
-      return nullptr;
+      return message_only(where + ".properties: must be an object");
     }
     for (const auto& [name, sub] : it->items()) {
-      auto child = parse_node(sub, where + ".properties[" + name + "]", error, field_error);
+      auto child = parse_node(sub, where + ".properties[" + name + "]");
       if (!child) {
-        return nullptr;
+        return child;
       }
-      node->properties.emplace(name, std::move(child));
+      node->properties.emplace(name, std::move(*child));
     }
   }
 
   if (auto it = j.find("additionalProperties"); it != j.end() && !it->is_null()) {
     if (j.contains("properties")) {
-      error = where +
-              ".additionalProperties: properties and additionalProperties are mutually "
-              "exclusive";
-      return nullptr;
+      return message_only(where +
+                          ".additionalProperties: properties and additionalProperties are mutually "
+                          "exclusive");
     }
     if (it->is_boolean()) {
       if (!it->get<bool>()) {
-        error = where + ".additionalProperties: false is not allowed";
-        return nullptr;
+        return message_only(where + ".additionalProperties: false is not allowed");
       }
       node->has_additional = true;
     } else {
-      node->additional = parse_node(*it, where + ".additionalProperties", error, field_error);
-      if (!node->additional) {
-        return nullptr;
+      auto additional = parse_node(*it, where + ".additionalProperties");
+      if (!additional) {
+        return additional;
       }
+      node->additional = std::move(*additional);
       node->has_additional = true;
     }
   }
 
   if (auto it = j.find("items"); it != j.end() && !it->is_null()) {
     if (!it->is_object()) {
-      error = where + ".items: must be a single schema";
-      return nullptr;
+      return message_only(where + ".items: must be a single schema");
     }
-    node->items = parse_node(*it, where + ".items", error, field_error);
-    if (!node->items) {
-      return nullptr;
+    auto items = parse_node(*it, where + ".items");
+    if (!items) {
+      return items;
     }
+    node->items = std::move(*items);
   } else if (type == "array") {
-    error = where + ".items: must be specified for type array";
-    return nullptr;
+    return message_only(where + ".items: must be specified for type array");
   }
 
   if (auto it = j.find("x-kubernetes-list-type"); it != j.end() && !it->is_null()) {
     const std::string list_type = it->is_string() ? it->get<std::string>() : "";
     if (list_type != "atomic" && list_type != "set" && list_type != "map") {
-      error = where + ".x-kubernetes-list-type: must be atomic, set or map";
-      return nullptr;
+      return message_only(where + ".x-kubernetes-list-type: must be atomic, set or map");
     }
     node->list_type = list_type;
   }
-  if (!read_strings(j, "x-kubernetes-list-map-keys", where, node->list_map_keys, error)) {
-    return nullptr;
+  if (auto error = read_strings(j, "x-kubernetes-list-map-keys", where, node->list_map_keys)) {
+    return message_only(std::move(*error));
   }
   if (node->list_type == "map" && node->list_map_keys.empty()) {
-    error = where + ".x-kubernetes-list-map-keys: must not be empty if list type is map";
-    return nullptr;
+    return message_only(where +
+                        ".x-kubernetes-list-map-keys: must not be empty if list type is map");
   }
   return node;
 }
@@ -257,18 +253,15 @@ common::Result<CrdSchema, CrdSchema::Error> CrdSchema::parse(
     return Error{
         "openAPIV3Schema: nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels", {}};
   }
-  std::string error;
-  FieldError field_error;
-  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema", error, &field_error);
+  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema");
   if (!root) {
-    // parse_node names a field (never empty) only for the failures that have one.
-    return Error{error, field_error.field.empty() ? std::nullopt : std::optional(field_error)};
+    return root.error();
   }
-  if (root->types != std::vector<std::string>{"object"}) {
+  if ((*root)->types != std::vector<std::string>{"object"}) {
     return Error{"openAPIV3Schema.type: must be object at the root", {}};
   }
   CrdSchema schema;
-  schema.root_ = std::shared_ptr<const Node>(std::move(root));
+  schema.root_ = std::shared_ptr<const Node>(std::move(*root));
   schema.source_ = std::make_shared<const nlohmann::json>(open_api_v3_schema);
   return schema;
 }

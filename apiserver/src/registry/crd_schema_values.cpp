@@ -283,17 +283,6 @@ bool enum_matches(const json& data, const json& candidate) {
   return go_equal(data, candidate);
 }
 
-size_t rune_count(const std::string& s) {
-  size_t n = 0;
-  for (size_t i = 0; i < s.size();) {
-    size_t width = 1;
-    decode_rune(s, i, width);
-    i += width;
-    ++n;
-  }
-  return n;
-}
-
 bool is_json_integer(double f) {
   return std::isfinite(f) && std::fabs(f) <= 9007199254740992.0 && f == std::trunc(f);
 }

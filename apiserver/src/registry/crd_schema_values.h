@@ -40,9 +40,6 @@ bool go_equal(const nlohmann::json& a, const nlohmann::json& b);
 // the conversion (int64 <-> float64 with truncation, int64 -> string as a rune), then compared.
 bool enum_matches(const nlohmann::json& data, const nlohmann::json& candidate);
 
-// The number of UTF-8 runes in `s` (what maxLength and minLength count).
-size_t rune_count(const std::string& s);
-
 // swag.IsFloat64AJSONInteger: a finite integral value within +-2^53.
 bool is_json_integer(double f);
 

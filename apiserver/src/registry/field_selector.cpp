@@ -55,12 +55,12 @@ bool split_term(std::string_view term, std::string& lhs, FieldOperator& op, std:
 
 // fields.UnescapeValue. Like upstream, the value is decoded rune by rune when it holds any of
 // `\,=`, so invalid UTF-8 then becomes U+FFFD.
-bool unescape_value(std::string_view s, std::string& out, std::string& error) {
+common::Result<std::string> unescape_value(std::string_view s) {
+  using Unescaped = common::Result<std::string>;
   if (s.find_first_of("\\,=") == std::string_view::npos) {
-    out = std::string(s);
-    return true;
+    return std::string(s);
   }
-  out.clear();
+  std::string out;
   bool escaped = false;
   for (size_t i = 0; i < s.size();) {
     size_t width = 1;
@@ -72,8 +72,7 @@ bool unescape_value(std::string_view s, std::string& out, std::string& error) {
       } else {
         std::string sequence = "\\";
         append_utf8(sequence, r);
-        error = "invalid field selector: invalid escape sequence: " + sequence;
-        return false;
+        return Unescaped::failure("invalid field selector: invalid escape sequence: " + sequence);
       }
       escaped = false;
       continue;
@@ -82,18 +81,16 @@ bool unescape_value(std::string_view s, std::string& out, std::string& error) {
       escaped = true;
     } else if (r == ',' || r == '=') {
       // Go prints the rune with %v: its code point in decimal.
-      error = "invalid field selector: unescaped character in value: " +
-              std::to_string(static_cast<uint32_t>(r));
-      return false;
+      return Unescaped::failure("invalid field selector: unescaped character in value: " +
+                                std::to_string(static_cast<uint32_t>(r)));
     } else {
       append_utf8(out, r);
     }
   }
   if (escaped) {
-    error = "invalid field selector: invalid escape sequence: \\";
-    return false;
+    return Unescaped::failure("invalid field selector: invalid escape sequence: \\");
   }
-  return true;
+  return out;
 }
 
 std::string unknown_label_error(const Resource& resource, const std::string& label) {
@@ -199,9 +196,11 @@ common::Result<FieldSelector> FieldSelector::parse(std::string_view text,
     if (!split_term(part, requirement.field, requirement.op, raw_value)) {
       return "invalid selector: '" + std::string(text) + "'; can't understand '" + part + "'";
     }
-    if (std::string error; !unescape_value(raw_value, requirement.value, error)) {
-      return error;
+    auto value = unescape_value(raw_value);
+    if (!value) {
+      return value.error();
     }
+    requirement.value = std::move(*value);
     parsed.push_back(std::move(requirement));
   }
 

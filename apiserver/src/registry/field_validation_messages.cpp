@@ -27,51 +27,16 @@ bool is_yaml_problem(const std::string& problem) {
 // ---------------------------------------------------------------------------------------------
 // Warning headers
 
-std::size_t rune_count(const std::string& s) {
-  std::size_t n = 0;
-  for (char c : s) {
-    n += (static_cast<unsigned char>(c) & 0xc0) != 0x80 ? 1 : 0;
-  }
-  return n;
-}
-
-std::string first_runes(const std::string& s, std::size_t runes) {
-  std::size_t seen = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if ((static_cast<unsigned char>(s[i]) & 0xc0) != 0x80) {
-      if (seen == runes) {
-        return s.substr(0, i);
-      }
-      ++seen;
-    }
-  }
-  return s;
-}
-
-// net.NewWarningHeader refuses text that is not UTF-8 or holds control characters.
+// net.NewWarningHeader refuses text that is not UTF-8 or holds control characters
+// (unicode.IsControl: C0, DEL and C1).
 bool valid_warning_text(const std::string& s) {
   for (std::size_t i = 0; i < s.size();) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if (c < 0x20 || c == 0x7f) {
-        return false;
-      }
-      ++i;
-      continue;
-    }
-    const std::size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 ? 2 : 0;
-    if (len == 0 || c > 0xf4 || i + len > s.size()) {
+    std::size_t width = 1;
+    const char32_t r = decode_rune(s, i, width);
+    if ((r == 0xFFFD && width == 1) || r < 0x20 || (r >= 0x7F && r <= 0x9F)) {
       return false;
     }
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) {
-        return false;
-      }
-    }
-    if (len == 2 && c == 0xc2 && static_cast<unsigned char>(s[i + 1]) < 0xa0) {
-      return false;  // C1 controls
-    }
-    i += len;
+    i += width;
   }
   return true;
 }

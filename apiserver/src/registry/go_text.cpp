@@ -2,6 +2,26 @@
 
 namespace apiserver::registry {
 
+std::size_t rune_count(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++n) {
+    std::size_t width = 1;
+    decode_rune(s, i, width);
+    i += width;
+  }
+  return n;
+}
+
+std::string first_runes(std::string_view s, std::size_t runes) {
+  std::string out;
+  for (std::size_t i = 0, n = 0; i < s.size() && n < runes; ++n) {
+    std::size_t width = 1;
+    append_utf8(out, decode_rune(s, i, width));
+    i += width;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {

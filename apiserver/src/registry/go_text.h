@@ -2,6 +2,7 @@
 // strings.Join; strconv.Quote (%q) and its UTF-8 helpers come from common/go_quote.h.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,13 @@ using common::go_quote;
 // A string as Go's encoding/json writes it: quoted, with <, > and & escaped as \u003c, \u003e
 // and \u0026 (its HTML-safe default).
 std::string go_json_string(const std::string& s);
+// Go's utf8.RuneCountInString: each byte of invalid UTF-8 counts as one rune. Both places that
+// count runes upstream use it: kube-openapi's maxLength/minLength check and the apiserver's
+// warning recorder.
+std::size_t rune_count(std::string_view s);
+// Go's string([]rune(s)[:runes]): the first `runes` runes of `s` (all of them when it has
+// fewer), each byte of invalid UTF-8 among them written as U+FFFD.
+std::string first_runes(std::string_view s, std::size_t runes);
 // Go's strings.Join.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 // The word encoding/json's UnmarshalTypeError uses for a JSON value: object, array, string,

@@ -140,7 +140,7 @@ class Parser {
     }
   }
 
-  std::optional<std::vector<LabelRequirement>> parse(std::string& error) {
+  common::Result<std::vector<LabelRequirement>> parse() {
     std::vector<LabelRequirement> requirements;
     while (true) {
       const auto [token, literal] = lookahead(kValues);
@@ -148,13 +148,11 @@ class Parser {
         return requirements;
       }
       if (token != Token::Identifier && token != Token::DoesNotExist) {
-        error = "found '" + literal + "', expected: !, identifier, or 'end of string'";
-        return std::nullopt;
+        return "found '" + literal + "', expected: !, identifier, or 'end of string'";
       }
-      auto requirement = parse_requirement(error);
+      auto requirement = parse_requirement();
       if (!requirement) {
-        error = "unable to parse requirement: " + error;
-        return std::nullopt;
+        return "unable to parse requirement: " + requirement.error();
       }
       requirements.push_back(std::move(*requirement));
       const auto [next, next_literal] = consume(kValues);
@@ -162,13 +160,11 @@ class Parser {
         return requirements;
       }
       if (next != Token::Comma) {
-        error = "found '" + next_literal + "', expected: ',' or 'end of string'";
-        return std::nullopt;
+        return "found '" + next_literal + "', expected: ',' or 'end of string'";
       }
       const auto [after, after_literal] = lookahead(kValues);
       if (after != Token::Identifier && after != Token::DoesNotExist) {
-        error = "found '" + after_literal + "', expected: identifier after ','";
-        return std::nullopt;
+        return "found '" + after_literal + "', expected: identifier after ','";
       }
     }
   }
@@ -192,7 +188,7 @@ class Parser {
     return {token, item.literal};
   }
 
-  std::optional<LabelRequirement> parse_requirement(std::string& error) {
+  common::Result<LabelRequirement> parse_requirement() {
     LabelRequirement r;
     std::optional<LabelOperator> op;
     auto [token, literal] = consume(kValues);
@@ -201,12 +197,10 @@ class Parser {
       std::tie(token, literal) = consume(kValues);
     }
     if (token != Token::Identifier) {
-      error = "found '" + literal + "', expected: identifier";
-      return std::nullopt;
+      return "found '" + literal + "', expected: identifier";
     }
     if (auto e = validate_label_key(literal, "<nil>"); !e.empty()) {
-      error = e;
-      return std::nullopt;
+      return e;
     }
     r.key = literal;
     const Token next = lookahead(kValues).first;
@@ -218,7 +212,7 @@ class Parser {
     if (op) {
       // `!key` followed by anything else is left for the caller to reject.
       r.op = *op;
-      return finish(std::move(r), std::vector<std::string>{}, error);
+      return finish(std::move(r), {});
     }
     const auto [op_token, op_literal] = consume(kKeyAndOperator);
     switch (op_token) {
@@ -244,57 +238,52 @@ class Parser {
         r.op = LabelOperator::LessThan;
         break;
       default:
-        error = "found '" + op_literal + "', expected: in, notin, =, ==, !=, gt, lt";
-        return std::nullopt;
+        return "found '" + op_literal + "', expected: in, notin, =, ==, !=, gt, lt";
     }
-    std::set<std::string> values;
-    const bool ok = (r.op == LabelOperator::In || r.op == LabelOperator::NotIn)
-                        ? parse_values(values, error)
-                        : parse_exact_value(values, error);
-    if (!ok) {
-      return std::nullopt;
+    auto values = (r.op == LabelOperator::In || r.op == LabelOperator::NotIn) ? parse_values()
+                                                                              : parse_exact_value();
+    if (!values) {
+      return values.error();
     }
-    return finish(std::move(r), std::vector<std::string>(values.begin(), values.end()), error);
+    return finish(std::move(r), std::vector<std::string>(values->begin(), values->end()));
   }
 
-  static std::optional<LabelRequirement> finish(LabelRequirement r, std::vector<std::string> values,
-                                                std::string& error) {
+  static common::Result<LabelRequirement> finish(LabelRequirement r,
+                                                 std::vector<std::string> values) {
     if (auto e = check_requirement(r.key, r.op, values); !e.empty()) {
-      error = e;
-      return std::nullopt;
+      return e;
     }
     r.values = std::move(values);
     return r;
   }
 
   // "(a, b, ...)": empty members count as the empty value.
-  bool parse_values(std::set<std::string>& values, std::string& error) {
+  common::Result<std::set<std::string>> parse_values() {
     const auto [open, open_literal] = consume(kValues);
     if (open != Token::OpenPar) {
-      error = "found '" + open_literal + "' expected: '('";
-      return false;
+      return "found '" + open_literal + "' expected: '('";
     }
+    std::set<std::string> values;
     const auto [first, first_literal] = lookahead(kValues);
     if (first == Token::ClosedPar) {
       consume(kValues);
       values.insert("");
-      return true;
+      return values;
     }
     if (first != Token::Identifier && first != Token::Comma) {
-      error = "found '" + first_literal + "', expected: ',', ')' or identifier";
-      return false;
+      return "found '" + first_literal + "', expected: ',', ')' or identifier";
     }
-    if (!parse_identifiers(values, error)) {
-      return false;
+    if (auto error = parse_identifiers(values)) {
+      return std::move(*error);
     }
     if (consume(kValues).first != Token::ClosedPar) {
-      error = "found '" + first_literal + "', expected: ')'";
-      return false;
+      return "found '" + first_literal + "', expected: ')'";
     }
-    return true;
+    return values;
   }
 
-  bool parse_identifiers(std::set<std::string>& values, std::string& error) {
+  // Adds the identifiers up to the closing parenthesis to `values`; the error on anything else.
+  std::optional<std::string> parse_identifiers(std::set<std::string>& values) {
     while (true) {
       const auto [token, literal] = consume(kValues);
       if (token == Token::Identifier) {
@@ -304,10 +293,9 @@ class Parser {
           continue;
         }
         if (next == Token::ClosedPar) {
-          return true;
+          return std::nullopt;
         }
-        error = "found '" + next_literal + "', expected: ',' or ')'";
-        return false;
+        return "found '" + next_literal + "', expected: ',' or ')'";
       }
       if (token == Token::Comma) {
         if (values.empty()) {
@@ -316,7 +304,7 @@ class Parser {
         const Token next = lookahead(kValues).first;
         if (next == Token::ClosedPar) {
           values.insert("");  // ",)"
-          return true;
+          return std::nullopt;
         }
         if (next == Token::Comma) {
           consume(kValues);
@@ -324,24 +312,21 @@ class Parser {
         }
         continue;
       }
-      error = "found '" + literal + "', expected: ',', or identifier";
-      return false;
+      return "found '" + literal + "', expected: ',', or identifier";
     }
   }
 
-  bool parse_exact_value(std::set<std::string>& values, std::string& error) {
+  // The one value after =, ==, !=, gt or lt (empty when there is none).
+  common::Result<std::set<std::string>> parse_exact_value() {
     const Token next = lookahead(kValues).first;
     if (next == Token::EndOfString || next == Token::Comma) {
-      values.insert("");
-      return true;
+      return std::set<std::string>{""};
     }
     const auto [token, literal] = consume(kValues);
     if (token == Token::Identifier) {
-      values.insert(literal);
-      return true;
+      return std::set<std::string>{literal};
     }
-    error = "found '" + literal + "', expected: identifier";
-    return false;
+    return "found '" + literal + "', expected: identifier";
   }
 
   std::vector<Scanned> items_;
@@ -351,11 +336,9 @@ class Parser {
 }  // namespace
 
 common::Result<LabelSelector> LabelSelector::parse(std::string_view text) {
-  Parser parser(text);
-  std::string error;
-  auto requirements = parser.parse(error);
+  auto requirements = Parser(text).parse();
   if (!requirements) {
-    return error;
+    return requirements.error();
   }
   std::stable_sort(requirements->begin(), requirements->end(),
                    [](const auto& a, const auto& b) { return a.key < b.key; });

@@ -158,7 +158,7 @@ std::vector<const Resource*> Snapshot::in_group_version(const std::string& group
   return out;
 }
 
-std::optional<RuntimeConfig> RuntimeConfig::parse(const std::string& text, std::string& error) {
+common::Result<RuntimeConfig> RuntimeConfig::parse(const std::string& text) {
   RuntimeConfig config;
   std::stringstream in(text);
   std::string entry;
@@ -170,9 +170,8 @@ std::optional<RuntimeConfig> RuntimeConfig::parse(const std::string& text, std::
     std::string key = entry.substr(0, eq);
     std::string value = eq == std::string::npos ? "true" : entry.substr(eq + 1);
     if (key.empty() || (value != "true" && value != "false")) {
-      error = "invalid --runtime-config entry \"" + entry +
-              "\": want <group>/<version>=true|false or api/all|api/beta|api/alpha=true|false";
-      return std::nullopt;
+      return "invalid --runtime-config entry \"" + entry +
+             "\": want <group>/<version>=true|false or api/all|api/beta|api/alpha=true|false";
     }
     config.entries.emplace_back(key, value == "true");
   }

@@ -18,12 +18,11 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "common/durable_file.h"
+#include "common/read_file.h"
 
 namespace apiserver::pki {
 namespace {
@@ -99,14 +98,14 @@ std::vector<X509Ptr> parse_certs(std::string_view pem) {
   return certs;
 }
 
-PkeyPtr parse_key(std::string_view pem, std::string& error) {
+common::Result<PkeyPtr> parse_key(std::string_view pem) {
   ERR_clear_error();
   BioPtr bio = memory_bio(pem);
   PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
   if (!key) {
-    error = pem.find("ENCRYPTED") != std::string_view::npos
-                ? "encrypted private keys are not supported"
-                : "no private key found (" + openssl_error() + ")";
+    return pem.find("ENCRYPTED") != std::string_view::npos
+               ? std::string("encrypted private keys are not supported")
+               : "no private key found (" + openssl_error() + ")";
   }
   return key;
 }
@@ -129,79 +128,57 @@ std::string errno_text(int err) {
   return std::strerror(err);
 }
 
-// Reads a whole file. Returns false and sets `error` on failure; `missing` tells ENOENT apart.
-bool read_file(const fs::path& path, std::string& out, bool& missing, std::string& error) {
-  missing = false;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    missing = err == ENOENT;
-    error = path.string() + ": " + errno_text(err);
-    return false;
-  }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) {
-    error = path.string() + ": read failed";
-    return false;
-  }
-  out = buffer.str();
-  return true;
-}
-
 // Writes `content` to `path` with `mode`: a temporary file in the same directory, fsync, rename,
-// then fsync of the directory, so a reader sees either the old file or the whole new one.
-bool write_file_atomically(const fs::path& path, std::string_view content, mode_t mode,
-                           std::string& error) {
+// then fsync of the directory, so a reader sees either the old file or the whole new one. The
+// error when it cannot.
+std::optional<std::string> write_file_atomically(const fs::path& path, std::string_view content,
+                                                 mode_t mode) {
   // A directory that cannot be fsynced is no failure: the new file is whole either way.
   auto written = common::write_file_durably(path, content, mode);
   if (!written.error.empty()) {
-    error = std::move(written.error);
-    return false;
+    return std::move(written.error);
   }
-  return true;
+  return std::nullopt;
 }
 
-// Creates `dir` with mode 0700 (and any missing parents with the default mode).
-bool make_private_dir(const fs::path& dir, std::string& error) {
+// Creates `dir` with mode 0700 (and any missing parents with the default mode); the error when
+// it cannot.
+std::optional<std::string> make_private_dir(const fs::path& dir) {
   std::error_code ec;
   if (fs::is_directory(dir, ec)) {
-    return true;
+    return std::nullopt;
   }
   if (dir.has_parent_path()) {
     fs::create_directories(dir.parent_path(), ec);
     if (ec) {
-      error = dir.parent_path().string() + ": " + ec.message();
-      return false;
+      return dir.parent_path().string() + ": " + ec.message();
     }
   }
   if (::mkdir(dir.c_str(), 0700) != 0) {
     if (errno == EEXIST && fs::is_directory(dir, ec)) {
-      return true;
+      return std::nullopt;
     }
-    error = dir.string() + ": " + errno_text(errno);
-    return false;
+    return dir.string() + ": " + errno_text(errno);
   }
   ::chmod(dir.c_str(), 0700);
-  return true;
+  return std::nullopt;
 }
 
 // An exclusive flock held for the lifetime of the object.
 class DirLock {
  public:
-  bool acquire(const fs::path& file, std::string& error) {
+  // Opens (creating) `file` and waits for the lock; the error when it cannot.
+  std::optional<std::string> acquire(const fs::path& file) {
     fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (fd_ < 0) {
-      error = file.string() + ": " + errno_text(errno);
-      return false;
+      return file.string() + ": " + errno_text(errno);
     }
     while (::flock(fd_, LOCK_EX) != 0) {
       if (errno != EINTR) {
-        error = file.string() + ": flock: " + errno_text(errno);
-        return false;
+        return file.string() + ": flock: " + errno_text(errno);
       }
     }
-    return true;
+    return std::nullopt;
   }
   ~DirLock() {
     if (fd_ >= 0) {
@@ -245,7 +222,7 @@ std::string ip_san(const unsigned char* bytes, size_t size) {
 }
 
 // Turns a user's SAN ("name", "1.2.3.4", "DNS:name", "IP:::1") into its canonical form.
-std::optional<std::string> normalise_san(std::string_view san, std::string& error) {
+common::Result<std::string> normalise_san(std::string_view san) {
   std::string_view value = san;
   bool want_ip = false;
   bool want_dns = false;
@@ -266,26 +243,25 @@ std::optional<std::string> normalise_san(std::string_view san, std::string& erro
       return ip_san(bytes, 16);
     }
     if (want_ip) {
-      error = "invalid IP address in subject alternative name \"" + std::string(san) + "\"";
-      return std::nullopt;
+      return common::Result<std::string>::failure(
+          "invalid IP address in subject alternative name \"" + std::string(san) + "\"");
     }
   }
   if (!valid_dns_name(text)) {
-    error = "invalid DNS name in subject alternative name \"" + std::string(san) + "\"";
-    return std::nullopt;
+    return common::Result<std::string>::failure("invalid DNS name in subject alternative name \"" +
+                                                std::string(san) + "\"");
   }
   return "DNS:" + lower(text);
 }
 
 // The SANs asked for: the defaults, then the extras, without duplicates, in that order.
-std::optional<std::vector<std::string>> wanted_sans(const std::vector<std::string>& extra,
-                                                    std::string& error) {
+common::Result<std::vector<std::string>> wanted_sans(const std::vector<std::string>& extra) {
   std::vector<std::string> sans = default_serving_sans();
   std::set<std::string> seen(sans.begin(), sans.end());
   for (const std::string& san : extra) {
-    auto canonical = normalise_san(san, error);
+    auto canonical = normalise_san(san);
     if (!canonical) {
-      return std::nullopt;
+      return canonical.error();
     }
     if (seen.insert(*canonical).second) {
       sans.push_back(*canonical);
@@ -341,11 +317,11 @@ bool add_san_extension(X509* cert, const std::vector<std::string>& sans) {
 
 // --- certificates ----------------------------------------------------------------------------
 
-PkeyPtr generate_key(std::string& error) {
+common::Result<PkeyPtr> generate_key() {
   ERR_clear_error();
   PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
   if (!key) {
-    error = "generating an ECDSA P-256 key: " + openssl_error();
+    return "generating an ECDSA P-256 key: " + openssl_error();
   }
   return key;
 }
@@ -365,8 +341,8 @@ bool add_extension(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
 }
 
 // Builds and signs a certificate for `key`. With no issuer, it is self-signed.
-X509Ptr make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
-                  std::string& error) {
+common::Result<X509Ptr> make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer,
+                                  EVP_PKEY* issuer_key) {
   ERR_clear_error();
   X509Ptr cert(X509_new());
   unsigned char serial[16];
@@ -412,36 +388,34 @@ X509Ptr make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer, EVP_PKEY* i
   }
   ok = ok && X509_sign(cert.get(), issuer_key != nullptr ? issuer_key : key, EVP_sha256()) > 0;
   if (!ok) {
-    error = "creating the certificate for \"" + spec.common_name + "\": " + openssl_error();
-    return nullptr;
+    return "creating the certificate for \"" + spec.common_name + "\": " + openssl_error();
   }
   return cert;
 }
 
-// Verifies `leaf` (with `untrusted` intermediates, may be null) against `cas` for `purpose`.
-bool verify_cert(X509* leaf, STACK_OF(X509) * untrusted, const std::vector<X509Ptr>& cas,
-                 int purpose, std::string& error) {
+// Verifies `leaf` (with `untrusted` intermediates, may be null) against `cas` for `purpose`;
+// why it does not verify, or nullopt.
+std::optional<std::string> verify_cert(X509* leaf, STACK_OF(X509) * untrusted,
+                                       const std::vector<X509Ptr>& cas, int purpose) {
   ERR_clear_error();
   StorePtr store(X509_STORE_new());
   StoreCtxPtr ctx(X509_STORE_CTX_new());
   if (!store || !ctx) {
-    error = openssl_error();
-    return false;
+    return openssl_error();
   }
   for (const X509Ptr& ca : cas) {
     X509_STORE_add_cert(store.get(), ca.get());
   }
   if (X509_STORE_CTX_init(ctx.get(), store.get(), leaf, untrusted) != 1 ||
       X509_STORE_CTX_set_purpose(ctx.get(), purpose) != 1) {
-    error = openssl_error();
-    return false;
+    return openssl_error();
   }
   if (X509_verify_cert(ctx.get()) != 1) {
-    error = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
+    std::string why = X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx.get()));
     ERR_clear_error();
-    return false;
+    return why;
   }
-  return true;
+  return std::nullopt;
 }
 
 bool expires_soon(X509* cert) {
@@ -484,92 +458,105 @@ struct Pair {
   std::string key_pem;
 };
 
-enum class Load { Loaded, Missing, Failed };
-
-// Loads a cert/key pair. Missing when either file is absent; Failed (with `error`) when a file
-// cannot be read or parsed or the key is not the certificate's.
-Load load_pair(const fs::path& cert_file, const fs::path& key_file, Pair& pair,
-               std::string& error) {
-  bool cert_missing = false;
-  bool key_missing = false;
-  std::string cert_error, key_error;
-  bool have_cert = read_file(cert_file, pair.cert_pem, cert_missing, cert_error);
-  bool have_key = read_file(key_file, pair.key_pem, key_missing, key_error);
-  if ((!have_cert && !cert_missing) || (!have_key && !key_missing)) {
-    error = !have_cert && !cert_missing ? cert_error : key_error;
-    return Load::Failed;
+// Loads a cert/key pair: nullopt when either file is absent; fails when a file cannot be read or
+// parsed or the key is not the certificate's.
+common::Result<std::optional<Pair>> load_pair(const fs::path& cert_file, const fs::path& key_file) {
+  auto cert_pem = common::read_file(cert_file);
+  auto key_pem = common::read_file(key_file);
+  if (!cert_pem && !cert_pem.error().missing()) {
+    return cert_pem.error().message;
   }
-  if (cert_missing || key_missing) {
-    return Load::Missing;
+  if (!key_pem && !key_pem.error().missing()) {
+    return key_pem.error().message;
   }
+  if (!cert_pem || !key_pem) {
+    return std::optional<Pair>();
+  }
+  Pair pair;
+  pair.cert_pem = std::move(*cert_pem);
+  pair.key_pem = std::move(*key_pem);
   std::vector<X509Ptr> certs = parse_certs(pair.cert_pem);
   if (certs.empty()) {
-    error = cert_file.string() + ": no certificate found";
-    return Load::Failed;
+    return cert_file.string() + ": no certificate found";
   }
   pair.cert = std::move(certs.front());
-  std::string why;
-  pair.key = parse_key(pair.key_pem, why);
-  if (!pair.key) {
-    error = key_file.string() + ": " + why;
-    return Load::Failed;
+  auto key = parse_key(pair.key_pem);
+  if (!key) {
+    return key_file.string() + ": " + key.error();
   }
+  pair.key = std::move(*key);
   if (X509_check_private_key(pair.cert.get(), pair.key.get()) != 1) {
     ERR_clear_error();
-    error = key_file.string() + ": the private key does not match " + cert_file.string();
-    return Load::Failed;
+    return key_file.string() + ": the private key does not match " + cert_file.string();
   }
-  return Load::Loaded;
+  return std::optional<Pair>(std::move(pair));
 }
 
-bool generate_pair(const CertSpec& spec, const Pair* issuer, Pair& out, std::string& error) {
-  out.key = generate_key(error);
-  if (!out.key) {
-    return false;
+// A new key and a certificate for it, signed by `issuer` (self-signed without one).
+common::Result<Pair> generate_pair(const CertSpec& spec, const Pair* issuer) {
+  auto key = generate_key();
+  if (!key) {
+    return key.error();
   }
-  out.cert = make_cert(spec, out.key.get(), issuer ? issuer->cert.get() : nullptr,
-                       issuer ? issuer->key.get() : nullptr, error);
-  if (!out.cert) {
-    return false;
+  auto cert = make_cert(spec, key->get(), issuer ? issuer->cert.get() : nullptr,
+                        issuer ? issuer->key.get() : nullptr);
+  if (!cert) {
+    return cert.error();
   }
+  Pair out;
+  out.key = std::move(*key);
+  out.cert = std::move(*cert);
   out.cert_pem = cert_to_pem(out.cert.get());
   out.key_pem = key_to_pem(out.key.get());
-  return !out.cert_pem.empty() && !out.key_pem.empty();
+  if (out.cert_pem.empty() || out.key_pem.empty()) {
+    return "encoding the certificate for \"" + spec.common_name + "\" as PEM: " + openssl_error();
+  }
+  return out;
 }
 
-bool write_pair(const Pair& pair, const fs::path& cert_file, const fs::path& key_file,
-                std::vector<std::string>& written, std::string& error) {
-  if (!write_file_atomically(key_file, pair.key_pem, 0600, error) ||
-      !write_file_atomically(cert_file, pair.cert_pem, 0644, error)) {
-    return false;
+// Writes both files (the key first) and adds their names to `written`; the error when it cannot.
+std::optional<std::string> write_pair(const Pair& pair, const fs::path& cert_file,
+                                      const fs::path& key_file, std::vector<std::string>& written) {
+  if (auto error = write_file_atomically(key_file, pair.key_pem, 0600)) {
+    return error;
+  }
+  if (auto error = write_file_atomically(cert_file, pair.cert_pem, 0644)) {
+    return error;
   }
   written.push_back(key_file.filename().string());
   written.push_back(cert_file.filename().string());
-  return true;
+  return std::nullopt;
 }
 
-// Makes sure a leaf pair exists, is signed by `ca` and passes `still_good`; regenerates it
-// otherwise (always when `ca_changed`).
+// A leaf pair that exists, is signed by `ca` and passes `still_good`; regenerated (and written)
+// otherwise, and always when `ca_changed`.
 template <class StillGood>
-bool ensure_leaf(const CertSpec& spec, const Pair& ca, bool ca_changed, int purpose,
-                 const fs::path& cert_file, const fs::path& key_file, StillGood still_good,
-                 Pair& out, std::vector<std::string>& written, std::string& error) {
+common::Result<Pair> ensure_leaf(const CertSpec& spec, const Pair& ca, bool ca_changed, int purpose,
+                                 const fs::path& cert_file, const fs::path& key_file,
+                                 StillGood still_good, std::vector<std::string>& written) {
   if (!ca_changed) {
-    Load state = load_pair(cert_file, key_file, out, error);
-    if (state == Load::Failed) {
-      return false;
+    auto loaded = load_pair(cert_file, key_file);
+    if (!loaded) {
+      return loaded.error();
     }
-    std::vector<X509Ptr> cas;
-    cas.emplace_back(X509_dup(ca.cert.get()));
-    std::string ignored;
-    if (state == Load::Loaded && verify_cert(out.cert.get(), nullptr, cas, purpose, ignored) &&
-        !expires_soon(out.cert.get()) && still_good(out.cert.get())) {
-      return true;
+    if (*loaded) {
+      Pair& pair = **loaded;
+      std::vector<X509Ptr> cas;
+      cas.emplace_back(X509_dup(ca.cert.get()));
+      if (verify_cert(pair.cert.get(), nullptr, cas, purpose) == std::nullopt &&
+          !expires_soon(pair.cert.get()) && still_good(pair.cert.get())) {
+        return std::move(pair);
+      }
     }
   }
-  out = Pair{};
-  return generate_pair(spec, &ca, out, error) &&
-         write_pair(out, cert_file, key_file, written, error);
+  auto fresh = generate_pair(spec, &ca);
+  if (!fresh) {
+    return fresh;
+  }
+  if (auto error = write_pair(*fresh, cert_file, key_file, written)) {
+    return std::move(*error);
+  }
+  return fresh;
 }
 
 }  // namespace
@@ -595,18 +582,17 @@ std::vector<std::string> default_serving_sans() {
   return sans;
 }
 
-std::optional<Pki> ensure_pki(const fs::path& dir, const std::vector<std::string>& extra_sans,
-                              std::string& error) {
-  auto sans = wanted_sans(extra_sans, error);
+common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::string>& extra_sans) {
+  auto sans = wanted_sans(extra_sans);
   if (!sans) {
-    return std::nullopt;
+    return sans.error();
   }
-  if (!make_private_dir(dir, error)) {
-    return std::nullopt;
+  if (auto error = make_private_dir(dir)) {
+    return std::move(*error);
   }
   DirLock lock;
-  if (!lock.acquire(dir / ".lock", error)) {
-    return std::nullopt;
+  if (auto error = lock.acquire(dir / ".lock")) {
+    return std::move(*error);
   }
 
   Pki pki;
@@ -620,158 +606,147 @@ std::optional<Pki> ensure_pki(const fs::path& dir, const std::vector<std::string
   pki.admin_token_file = dir / "admin.token";
 
   // The CA: reused unless missing or about to expire.
+  auto loaded_ca = load_pair(pki.ca_cert_file, pki.ca_key_file);
+  if (!loaded_ca) {
+    return loaded_ca.error();
+  }
+  if (*loaded_ca && X509_check_ca((*loaded_ca)->cert.get()) == 0) {
+    return pki.ca_cert_file.string() + ": not a CA certificate";
+  }
+  bool ca_changed = !*loaded_ca || expires_soon((*loaded_ca)->cert.get());
   Pair ca;
-  Load ca_state = load_pair(pki.ca_cert_file, pki.ca_key_file, ca, error);
-  if (ca_state == Load::Failed) {
-    return std::nullopt;
-  }
-  if (ca_state == Load::Loaded && X509_check_ca(ca.cert.get()) == 0) {
-    error = pki.ca_cert_file.string() + ": not a CA certificate";
-    return std::nullopt;
-  }
-  bool ca_changed = ca_state == Load::Missing || expires_soon(ca.cert.get());
   if (ca_changed) {
     CertSpec spec{.common_name = kCaCommonName, .days = kCaDays, .is_ca = true};
-    ca = Pair{};
-    if (!generate_pair(spec, nullptr, ca, error) ||
-        !write_pair(ca, pki.ca_cert_file, pki.ca_key_file, pki.written, error)) {
-      return std::nullopt;
+    auto fresh = generate_pair(spec, nullptr);
+    if (!fresh) {
+      return fresh.error();
     }
+    if (auto error = write_pair(*fresh, pki.ca_cert_file, pki.ca_key_file, pki.written)) {
+      return std::move(*error);
+    }
+    ca = std::move(*fresh);
+  } else {
+    ca = std::move(**loaded_ca);
   }
 
   CertSpec serving_spec{
       .common_name = kServingCommonName, .ext_key_usage = "serverAuth", .sans = *sans};
   std::set<std::string> wanted(sans->begin(), sans->end());
-  Pair serving;
-  if (!ensure_leaf(
-          serving_spec, ca, ca_changed, X509_PURPOSE_SSL_SERVER, pki.serving_cert_file,
-          pki.serving_key_file, [&](X509* cert) { return cert_sans(cert) == wanted; }, serving,
-          pki.written, error)) {
-    return std::nullopt;
+  auto serving = ensure_leaf(
+      serving_spec, ca, ca_changed, X509_PURPOSE_SSL_SERVER, pki.serving_cert_file,
+      pki.serving_key_file, [&](X509* cert) { return cert_sans(cert) == wanted; }, pki.written);
+  if (!serving) {
+    return serving.error();
   }
 
   CertSpec admin_spec{.common_name = kAdminCommonName,
                       .organizations = {kAdminOrganization},
                       .ext_key_usage = "clientAuth"};
-  Pair admin;
-  if (!ensure_leaf(
-          admin_spec, ca, ca_changed, X509_PURPOSE_SSL_CLIENT, pki.admin_cert_file,
-          pki.admin_key_file,
-          [](X509* cert) {
-            ClientIdentity id = subject_identity(cert);
-            return id.common_name == kAdminCommonName &&
-                   id.organizations == std::vector<std::string>{kAdminOrganization};
-          },
-          admin, pki.written, error)) {
-    return std::nullopt;
+  auto admin = ensure_leaf(
+      admin_spec, ca, ca_changed, X509_PURPOSE_SSL_CLIENT, pki.admin_cert_file, pki.admin_key_file,
+      [](X509* cert) {
+        ClientIdentity id = subject_identity(cert);
+        return id.common_name == kAdminCommonName &&
+               id.organizations == std::vector<std::string>{kAdminOrganization};
+      },
+      pki.written);
+  if (!admin) {
+    return admin.error();
   }
 
-  bool token_missing = false;
   std::string token;
-  if (read_file(pki.admin_token_file, token, token_missing, error)) {
+  if (auto read = common::read_file(pki.admin_token_file)) {
+    token = std::move(*read);
     token.erase(token.find_last_not_of(" \t\r\n") + 1);
     if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
-      error = pki.admin_token_file.string() + ": expected one token on one line";
-      return std::nullopt;
+      return pki.admin_token_file.string() + ": expected one token on one line";
     }
-  } else if (token_missing) {
+  } else if (read.error().missing()) {
     unsigned char bytes[32];
     if (RAND_bytes(bytes, sizeof bytes) != 1) {
-      error = "generating the admin token: " + openssl_error();
-      return std::nullopt;
+      return "generating the admin token: " + openssl_error();
     }
     static constexpr char kHex[] = "0123456789abcdef";
     for (unsigned char b : bytes) {
       token += kHex[b >> 4];
       token += kHex[b & 0xf];
     }
-    if (!write_file_atomically(pki.admin_token_file, token + "\n", 0600, error)) {
-      return std::nullopt;
+    if (auto error = write_file_atomically(pki.admin_token_file, token + "\n", 0600)) {
+      return std::move(*error);
     }
     pki.written.push_back(pki.admin_token_file.filename().string());
   } else {
-    return std::nullopt;
+    return read.error().message;
   }
-  error.clear();
 
   pki.ca_cert_pem = std::move(ca.cert_pem);
   pki.ca_key_pem = std::move(ca.key_pem);
-  pki.serving_cert_pem = std::move(serving.cert_pem);
-  pki.serving_key_pem = std::move(serving.key_pem);
-  pki.admin_cert_pem = std::move(admin.cert_pem);
-  pki.admin_key_pem = std::move(admin.key_pem);
+  pki.serving_cert_pem = std::move(serving->cert_pem);
+  pki.serving_key_pem = std::move(serving->key_pem);
+  pki.admin_cert_pem = std::move(admin->cert_pem);
+  pki.admin_key_pem = std::move(admin->key_pem);
   pki.admin_token = std::move(token);
   return pki;
 }
 
-bool check_key_pair(std::string_view cert_pem, std::string_view key_pem, std::string& error) {
+std::optional<std::string> check_key_pair(std::string_view cert_pem, std::string_view key_pem) {
   std::vector<X509Ptr> certs = parse_certs(cert_pem);
   if (certs.empty()) {
-    error = "no certificate found";
-    return false;
+    return "no certificate found";
   }
-  PkeyPtr key = parse_key(key_pem, error);
+  auto key = parse_key(key_pem);
   if (!key) {
-    return false;
+    return key.error();
   }
-  if (X509_check_private_key(certs.front().get(), key.get()) != 1) {
+  if (X509_check_private_key(certs.front().get(), key->get()) != 1) {
     ERR_clear_error();
-    error = "the private key does not match the certificate";
-    return false;
+    return "the private key does not match the certificate";
   }
-  return true;
+  return std::nullopt;
 }
 
-std::optional<KeyPair> load_key_pair(const fs::path& cert_file, const fs::path& key_file,
-                                     std::string& error) {
-  KeyPair pair;
-  bool missing = false;
-  if (!read_file(cert_file, pair.cert_pem, missing, error) ||
-      !read_file(key_file, pair.key_pem, missing, error)) {
-    return std::nullopt;
+common::Result<KeyPair> load_key_pair(const fs::path& cert_file, const fs::path& key_file) {
+  auto cert_pem = common::read_file(cert_file);
+  if (!cert_pem) {
+    return cert_pem.error().message;
   }
+  auto key_pem = common::read_file(key_file);
+  if (!key_pem) {
+    return key_pem.error().message;
+  }
+  KeyPair pair{std::move(*cert_pem), std::move(*key_pem)};
   if (parse_certs(pair.cert_pem).empty()) {
-    error = cert_file.string() + ": no certificate found";
-    return std::nullopt;
+    return cert_file.string() + ": no certificate found";
   }
-  std::string why;
-  if (!parse_key(pair.key_pem, why)) {
-    error = key_file.string() + ": " + why;
-    return std::nullopt;
+  if (auto key = parse_key(pair.key_pem); !key) {
+    return key_file.string() + ": " + key.error();
   }
-  if (!check_key_pair(pair.cert_pem, pair.key_pem, why)) {
-    error = key_file.string() + ": the private key does not match " + cert_file.string();
-    return std::nullopt;
+  if (check_key_pair(pair.cert_pem, pair.key_pem)) {
+    return key_file.string() + ": the private key does not match " + cert_file.string();
   }
   return pair;
 }
 
-std::optional<ClientIdentity> verify_client_certificate(std::string_view chain_pem,
-                                                        std::string_view ca_pem,
-                                                        std::string& error) {
+common::Result<ClientIdentity> verify_client_certificate(std::string_view chain_pem,
+                                                         std::string_view ca_pem) {
   std::vector<X509Ptr> chain = parse_certs(chain_pem);
   if (chain.empty()) {
-    error = "client certificate: no certificate found";
-    return std::nullopt;
+    return std::string("client certificate: no certificate found");
   }
   std::vector<X509Ptr> cas = parse_certs(ca_pem);
   if (cas.empty()) {
-    error = "client CA: no certificate found";
-    return std::nullopt;
+    return std::string("client CA: no certificate found");
   }
   CertStackPtr untrusted(sk_X509_new_null());
   for (size_t i = 1; i < chain.size(); ++i) {
     sk_X509_push(untrusted.get(), chain[i].release());
   }
-  std::string why;
-  if (!verify_cert(chain.front().get(), untrusted.get(), cas, X509_PURPOSE_SSL_CLIENT, why)) {
-    error = "client certificate: " + why;
-    return std::nullopt;
+  if (auto why = verify_cert(chain.front().get(), untrusted.get(), cas, X509_PURPOSE_SSL_CLIENT)) {
+    return "client certificate: " + *why;
   }
   ClientIdentity identity = subject_identity(chain.front().get());
   if (identity.common_name.empty()) {
-    error = "client certificate: the subject has no common name";
-    return std::nullopt;
+    return std::string("client certificate: the subject has no common name");
   }
   return identity;
 }

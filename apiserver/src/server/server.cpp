@@ -100,9 +100,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void write_error(int status, const std::string& reason, const std::string& message,
                    bool keep_alive = false);
   void write_timeout();  // 504 Timeout Status, as upstream's timeout filter words it
-  // The request's deadline; nullopt with Go's message in `error` when ?timeout= does not parse.
-  std::optional<std::chrono::nanoseconds> request_timeout(const http::Request& request,
-                                                          std::string& error) const;
+  // The request's deadline, or Go's message when ?timeout= does not parse.
+  common::Result<std::chrono::nanoseconds> request_timeout(const http::Request& request) const;
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
@@ -136,26 +135,24 @@ class HttpsServer final : public Server {
 
   ~HttpsServer() override { stop(std::chrono::milliseconds(0)); }
 
-  bool init(std::string& error) {
+  // Loads the certificates and starts listening; the error when it cannot.
+  std::optional<std::string> init() {
     beast::error_code ec;
     ssl_ctx_.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                          ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                          ssl::context::no_tlsv1_1 | ssl::context::single_dh_use);
     ssl_ctx_.use_certificate_chain(net::buffer(options_.cert_pem), ec);
     if (ec) {
-      error = "the serving certificate does not load: " + ec.message();
-      return false;
+      return "the serving certificate does not load: " + ec.message();
     }
     ssl_ctx_.use_private_key(net::buffer(options_.key_pem), ssl::context::pem, ec);
     if (ec) {
-      error = "the serving key does not load: " + ec.message();
-      return false;
+      return "the serving key does not load: " + ec.message();
     }
     if (!options_.client_ca_pem.empty()) {
       ssl_ctx_.add_certificate_authority(net::buffer(options_.client_ca_pem), ec);
       if (ec) {
-        error = "the client CA does not load: " + ec.message();
-        return false;
+        return "the client CA does not load: " + ec.message();
       }
       // Name the CA in the handshake so clients pick the matching certificate.
       BIO* bio = BIO_new_mem_buf(options_.client_ca_pem.data(),
@@ -170,8 +167,7 @@ class HttpsServer final : public Server {
     }
     auto address = net::ip::make_address(options_.bind_address, ec);
     if (ec) {
-      error = "bad bind address \"" + options_.bind_address + "\": " + ec.message();
-      return false;
+      return "bad bind address \"" + options_.bind_address + "\": " + ec.message();
     }
     tcp::endpoint endpoint(address, options_.port);
     acceptor_.open(endpoint.protocol(), ec);
@@ -185,16 +181,15 @@ class HttpsServer final : public Server {
       acceptor_.listen(net::socket_base::max_listen_connections, ec);
     }
     if (ec) {
-      error = "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
-              ": " + ec.message();
-      return false;
+      return "cannot listen on " + options_.bind_address + ":" + std::to_string(options_.port) +
+             ": " + ec.message();
     }
     port_ = acceptor_.local_endpoint().port();
     do_accept();
     for (unsigned i = 0; i < std::max(options_.network_threads, 1u); ++i) {
       threads_.emplace_back([this] { run_network_thread(); });
     }
-    return true;
+    return std::nullopt;
   }
 
   uint16_t port() const override { return port_; }
@@ -490,14 +485,14 @@ std::optional<http::Response> Session::accept_header() {
   if (q != std::string::npos) {
     request.query = http::parse_query(request.target.substr(q + 1));
   }
-  std::string timeout_error;
   const auto& long_running = server_.options().long_running;
   auto timeout = long_running && long_running(request)
-                     ? std::optional(std::chrono::nanoseconds(server_.options().request_timeout))
-                     : request_timeout(request, timeout_error);
+                     ? common::Result<std::chrono::nanoseconds>(
+                           std::chrono::nanoseconds(server_.options().request_timeout))
+                     : request_timeout(request);
   if (!timeout) {
     return failure(400, "BadRequest",
-                   "invalid timeout specified in the request URL - " + timeout_error);
+                   "invalid timeout specified in the request URL - " + timeout.error());
   }
   timeout_ = *timeout;
   if (server_.options().admit) {
@@ -579,16 +574,16 @@ void Session::dispatch() {
 // The server's --request-timeout, or the request's own ?timeout= when it is shorter and positive
 // (0 or less means "no preference", as upstream), to the nanosecond as Go keeps it. An empty
 // ?timeout= is no timeout parameter at all.
-std::optional<std::chrono::nanoseconds> Session::request_timeout(const http::Request& request,
-                                                                 std::string& error) const {
+common::Result<std::chrono::nanoseconds> Session::request_timeout(
+    const http::Request& request) const {
   std::chrono::nanoseconds limit = server_.options().request_timeout;
   std::string value = request.query_value("timeout");
   if (value.empty()) {
     return limit;
   }
-  auto asked = http::parse_duration(value, &error);
+  auto asked = http::parse_duration(value);
   if (!asked) {
-    return std::nullopt;
+    return asked;
   }
   return asked->count() > 0 && *asked < limit ? *asked : limit;
 }
@@ -753,13 +748,13 @@ void Session::do_close() {
 
 }  // namespace
 
-std::unique_ptr<Server> Server::start(const ServerOptions& options, http::Handler handler,
-                                      std::string& error) {
+common::Result<std::unique_ptr<Server>> Server::start(const ServerOptions& options,
+                                                      http::Handler handler) {
   auto server = std::make_unique<HttpsServer>(options, std::move(handler));
-  if (!server->init(error)) {
-    return nullptr;
+  if (auto error = server->init()) {
+    return std::move(*error);
   }
-  return server;
+  return std::unique_ptr<Server>(std::move(server));
 }
 
 }  // namespace apiserver

@@ -104,10 +104,9 @@ bool ConsoleState::send_editor(Purpose purpose) {
     ++actions_answered_;
     return false;
   };
-  std::string yaml_error;
-  const auto parsed = model::parse_yaml(editor_text_, yaml_error);
+  const auto parsed = model::parse_yaml(editor_text_);
   if (!parsed) {
-    return fail_locally("Invalid", "the YAML does not parse: " + yaml_error);
+    return fail_locally("Invalid", "the YAML does not parse: " + parsed.error());
   }
   if (!parsed->is_object()) {
     return fail_locally("Invalid", "the YAML is not an object");

@@ -454,10 +454,9 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
     if (!state.editing()) {
       return failed("the editor is not open (edit first)");
     }
-    std::string error;
-    auto parsed = model::parse_yaml(state.editor_text(), error);
+    auto parsed = model::parse_yaml(state.editor_text());
     if (!parsed) {
-      return failed("the editor's YAML does not parse: " + error);
+      return failed("the editor's YAML does not parse: " + parsed.error());
     }
     if (!set_path(*parsed, args[0], args[1])) {
       return failed("cannot set " + args[0] + ": a step on the way is not a map");

@@ -7,15 +7,17 @@
 
 namespace console::client::detail {
 
-bool run_guarded(const std::string& what, const std::function<void()>& work,
-                 std::string& error) noexcept {
-  return common::run_guarded(work, [&](std::string&& text) {
+std::optional<std::string> run_guarded(const std::string& what,
+                                       const std::function<void()>& work) noexcept {
+  std::optional<std::string> error;
+  common::run_guarded(work, [&](std::string&& text) {
     error = "internal error: " + what + ": " +
             (text.empty() ? std::string("an exception of unknown type") : text);
     static std::mutex mu;  // one whole line at a time
     std::lock_guard lock(mu);
-    std::cerr << "console: " << error << std::endl;
+    std::cerr << "console: " << *error << std::endl;
   });
+  return error;
 }
 
 }  // namespace console::client::detail

@@ -5,13 +5,14 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace console::client::detail {
 
-// Runs `work`. Returns false when it threw, with `error` set to "internal error: <what>:
-// <exception>" (also written to stderr). Never throws.
-bool run_guarded(const std::string& what, const std::function<void()>& work,
-                 std::string& error) noexcept;
+// Runs `work`. When it threw, returns "internal error: <what>: <exception>" (also written to
+// stderr); nullopt when it returned. Never throws.
+std::optional<std::string> run_guarded(const std::string& what,
+                                       const std::function<void()>& work) noexcept;
 
 }  // namespace console::client::detail

@@ -63,18 +63,16 @@ void RequestWorker::run() {
     ApiReply reply;
     reply.id = queued->id;
     const std::string what = queued->request.method + " " + queued->request.target;
-    if (!detail::run_guarded(
-            what,
-            [&] {
-              auto response = client_.request(queued->request);
-              reply.sent = response.ok();
-              if (response.ok()) {
-                reply.response = std::move(*response);
-              } else {
-                reply.error = response.error();
-              }
-            },
-            reply.error)) {
+    if (auto error = detail::run_guarded(what, [&] {
+          auto response = client_.request(queued->request);
+          reply.sent = response.ok();
+          if (response.ok()) {
+            reply.response = std::move(*response);
+          } else {
+            reply.error = response.error();
+          }
+        })) {
+      reply.error = std::move(*error);
       reply.sent = false;  // completes with the error; the next request goes on
       reply.response = Response{};
     }
@@ -83,9 +81,8 @@ void RequestWorker::run() {
                            .count();
     --in_flight_;
     // Cannot be full (see submit()); the UI's wake-up it may run is guarded like the request.
-    std::string ignored;
-    detail::run_guarded(
-        "request worker: reply to " + what, [&] { replies_.try_push(std::move(reply)); }, ignored);
+    detail::run_guarded("request worker: reply to " + what,
+                        [&] { replies_.try_push(std::move(reply)); });
   }
 }
 

@@ -261,10 +261,8 @@ void WatchStream::post_state(StreamState state, std::string error, int64_t retry
   message.error = std::move(error);
   message.retry_in_ms = retry_in_ms;
   // A lost state message is superseded by the next; so is one whose wake-up threw.
-  std::string ignored;
-  detail::run_guarded(
-      "watch " + target_.path + ": post state", [&] { out_.try_push(std::move(message)); },
-      ignored);
+  detail::run_guarded("watch " + target_.path + ": post state",
+                      [&] { out_.try_push(std::move(message)); });
 }
 
 common::Result<StreamMessage> WatchStream::list() {
@@ -418,13 +416,12 @@ void WatchStream::run() {
   bool need_list = true;
   bool go_on = true;
   while (go_on && !stop_) {
-    std::string error;
-    if (!detail::run_guarded(
-            "watch " + target_.path, [&] { go_on = round(backoff, resource_version, need_list); },
-            error)) {
+    if (auto error = detail::run_guarded("watch " + target_.path, [&] {
+          go_on = round(backoff, resource_version, need_list);
+        })) {
       // What the UI holds may have missed an event: list again, after a backoff.
       need_list = true;
-      go_on = retry(backoff, error);
+      go_on = retry(backoff, *error);
     }
   }
   post_state(StreamState::Stopped);

@@ -73,20 +73,18 @@ json convert(const YAML::Node& node) {
 
 }  // namespace
 
-std::optional<json> parse_yaml(std::string_view text, std::string& error) {
+common::Result<json> parse_yaml(std::string_view text) {
   try {
     std::vector<YAML::Node> documents = YAML::LoadAll(std::string(text));
     if (documents.size() > 1) {
-      error = "the editor holds " + std::to_string(documents.size()) +
-              " YAML documents; apply takes one";
-      return std::nullopt;
+      return "the editor holds " + std::to_string(documents.size()) +
+             " YAML documents; apply takes one";
     }
     return documents.empty() ? json(nullptr) : convert(documents[0]);
   } catch (const YAML::Exception& e) {
-    error = e.mark.is_null() ? e.msg
-                             : "line " + std::to_string(e.mark.line + 1) + ", column " +
-                                   std::to_string(e.mark.column + 1) + ": " + e.msg;
-    return std::nullopt;
+    return e.mark.is_null() ? e.msg
+                            : "line " + std::to_string(e.mark.line + 1) + ", column " +
+                                  std::to_string(e.mark.column + 1) + ": " + e.msg;
   }
 }
 

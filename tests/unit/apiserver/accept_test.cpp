@@ -2,7 +2,12 @@
 // whether a Table is asked for, as kubectl and client-go send them.
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "endpoints/accept.h"
 
@@ -10,21 +15,89 @@ using apiserver::endpoints::accepted_encoding;
 using apiserver::endpoints::parse_accept;
 using apiserver::endpoints::wants_table;
 
-TEST_CASE("an Accept header splits into media types and parameters in order", "[accept]") {
+namespace {
+
+// The ranges of `header` in negotiation order, each as "type/subtype;q=Q".
+std::vector<std::string> ordered(const std::string& header) {
+  std::vector<std::string> out;
+  for (const auto& range : parse_accept(header)) {
+    std::ostringstream text;
+    text << range.type << "/" << range.subtype << ";q=" << range.q;
+    out.push_back(text.str());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("an Accept header splits into media types and parameters as goautoneg reads it",
+          "[accept]") {
   const auto ranges =
-      parse_accept(" application/json ; as=Table;v = v1 ;g=meta.k8s.io,application/yaml;q=0.5,,x");
-  REQUIRE(ranges.size() == 4);
-  CHECK(ranges[0].media_type == "application/json");
-  REQUIRE(ranges[0].params.size() == 3);
-  CHECK(ranges[0].params[1].first == "v");
-  CHECK(ranges[0].params[1].second == "v1");
+      parse_accept(" application/json ; as=Table;v = v1 ;g=meta.k8s.io,application/yaml;q=0.5");
+  REQUIRE(ranges.size() == 2);
+  CHECK(ranges[0].type == "application");
+  CHECK(ranges[0].subtype == "json");
+  CHECK(ranges[0].q == 1.0);
+  CHECK(ranges[0].params.size() == 3);
+  CHECK(*ranges[0].param("v") == "v1");
   CHECK(*ranges[0].param("g") == "meta.k8s.io");
   CHECK(ranges[0].param("q") == nullptr);
-  CHECK(ranges[1].media_type == "application/yaml");
-  CHECK(*ranges[1].param("q") == "0.5");
-  CHECK(ranges[2].media_type.empty());
-  CHECK(ranges[3].media_type == "x");
-  CHECK(parse_accept("a;flag")[0].param("flag")->empty());
+  CHECK(ranges[1].subtype == "yaml");
+  CHECK(ranges[1].q == 0.5);
+  CHECK(ranges[1].params.empty());
+
+  SECTION("a later parameter of the same name wins; malformed ones are dropped") {
+    const auto range = parse_accept("a/b;x=1;x=2;flag;empty=;two=1=2;end=3=;q=0.5;q=0.25")[0];
+    CHECK(range.params ==
+          std::map<std::string, std::string, std::less<>>{{"x", "2"}, {"end", "3"}});
+    CHECK(range.q == 0.25);
+  }
+  SECTION("types keep their case; only spaces are trimmed") {
+    const auto range = parse_accept("Application/JSON")[0];
+    CHECK(range.type == "Application");
+    CHECK(range.subtype == "JSON");
+    CHECK(parse_accept("\tapplication/json")[0].type == "\tapplication");
+  }
+}
+
+TEST_CASE("a range without a subtype is dropped unless it is *, which means */*", "[accept]") {
+  auto [header, ranges] = GENERATE(table<std::string, std::vector<std::string>>({
+      {"*", {"*/*;q=1"}},
+      {" * ;q=0.5", {"*/*;q=0.5"}},
+      {"application", {}},
+      {"application/", {}},
+      {"application, text/html", {"text/html;q=1"}},
+      {"a/b/c", {}},
+      {"a/b/", {"a/b;q=1"}},
+      {"/json", {"/json;q=1"}},
+      {"", {}},
+      {",,", {}},
+      {"a/b,", {"a/b;q=1"}},
+  }));
+  CAPTURE(header);
+  CHECK(ordered(header) == ranges);
+}
+
+TEST_CASE("q=0 keeps a range, ordered last, as kube-apiserver negotiates", "[accept]") {
+  CHECK(ordered("application/json;q=0") == std::vector<std::string>{"application/json;q=0"});
+  CHECK(ordered("application/json;q=0, text/html;q=0.1") ==
+        std::vector<std::string>{"text/html;q=0.1", "application/json;q=0"});
+  // An unreadable q is ParseFloat's zero, not a dropped range.
+  CHECK(ordered("a/b;q=high, c/d;q= 0.5") == std::vector<std::string>{"a/b;q=0", "c/d;q=0"});
+}
+
+TEST_CASE("ranges are ordered by q, then a concrete type, then a concrete subtype", "[accept]") {
+  auto [header, ranges] = GENERATE(table<std::string, std::vector<std::string>>({
+      {"a/b;q=0.5, c/d", {"c/d;q=1", "a/b;q=0.5"}},
+      {"*/*, a/*, a/b", {"a/b;q=1", "a/*;q=1", "*/*;q=1"}},
+      {"*/b, a/*", {"a/*;q=1", "*/b;q=1"}},
+      {"*/*;q=0.9, a/b;q=0.1", {"*/*;q=0.9", "a/b;q=0.1"}},
+      // The header's order among equals.
+      {"c/d, a/b, e/f;q=1", {"c/d;q=1", "a/b;q=1", "e/f;q=1"}},
+      {"a/b;q=0.5, c/d;q=.5", {"a/b;q=0.5", "c/d;q=0.5"}},
+  }));
+  CAPTURE(header);
+  CHECK(ordered(header) == ranges);
 }
 
 TEST_CASE("resource responses are JSON unless only YAML is accepted", "[accept]") {
@@ -66,16 +139,29 @@ TEST_CASE("a Table is asked for with as=Table, g=meta.k8s.io and v=v1", "[accept
   CHECK(wants_table(header) == is_table);
 }
 
-TEST_CASE("an Accept quality reads as Go's ParseFloat, and anything else is 0", "[accept]") {
+TEST_CASE("an Accept quality reads as Go's ParseFloat at 32 bits, and anything else is 0",
+          "[accept]") {
   using apiserver::endpoints::accept_quality;
-  CHECK(accept_quality("1") == 1.0);
-  CHECK(accept_quality("0.5") == 0.5);
-  CHECK(accept_quality(" .5 ") == 0.5);
-  CHECK(accept_quality("+1") == 1.0);
-  CHECK(accept_quality("5e-1") == 0.5);
-  CHECK(accept_quality("0") == 0.0);
-  CHECK(accept_quality("") == 0.0);
-  CHECK(accept_quality("0.5x") == 0.0);
-  CHECK(accept_quality("x") == 0.0);
-  CHECK(accept_quality("1,0") == 0.0);
+  auto [text, q] = GENERATE(table<std::string, double>({
+      {"1", 1.0},
+      {"0.5", 0.5},
+      {".5", 0.5},
+      {"+1", 1.0},
+      {"5e-1", 0.5},
+      {"0", 0.0},
+      {"-1", -1.0},
+      {"0.1", static_cast<double>(0.1f)},
+      {"1e39", std::numeric_limits<double>::infinity()},
+      {"inf", std::numeric_limits<double>::infinity()},
+      {"nan", 0.0},
+      {"", 0.0},
+      {" .5 ", 0.0},
+      {"0.5 ", 0.0},
+      {"+-1", 0.0},
+      {"0.5x", 0.0},
+      {"x", 0.0},
+      {"1,0", 0.0},
+  }));
+  CAPTURE(text);
+  CHECK(accept_quality(text) == q);
 }

@@ -11,8 +11,7 @@ namespace apiserver::testing {
 
 inline std::shared_ptr<const registry::Snapshot> all_builtin_resources() {
   static const auto registry = [] {
-    std::string error;
-    auto config = registry::RuntimeConfig::parse("api/all=true", error);
+    auto config = registry::RuntimeConfig::parse("api/all=true");
     return registry::Registry::builtin(*config);
   }();
   return registry->snapshot();

@@ -261,6 +261,25 @@ TEST_CASE("accept headers the server cannot answer are 406", "[discovery]") {
   CHECK(json::parse(r.body)["reason"] == "NotAcceptable");
   // The aggregated type is only offered at /api and /apis.
   CHECK(f.serve(get_request("/apis/apps/v1", kV2)).status == 406);
+  // A range without a subtype is dropped, as goautoneg drops it.
+  CHECK(f.serve(get_request("/apis/apps/v1", "application")).status == 406);
+}
+
+TEST_CASE("discovery negotiates in goautoneg's order, q=0 ranges last but still acceptable",
+          "[discovery]") {
+  Fixture f;
+  auto [accept, content_type] = GENERATE(table<std::string, std::string>({
+      {"application/json;q=0", "application/json"},
+      {"text/html, application/yaml;q=0", "application/yaml"},
+      {"application/yaml;q=0.5, application/json", "application/json"},
+      {"application/json;q=0.5, application/yaml", "application/yaml"},
+      {"*;q=0.5, application/yaml;q=0.1", "application/json"},
+      {"application, application/yaml", "application/yaml"},
+  }));
+  CAPTURE(accept);
+  auto r = f.serve(get_request("/apis/apps", accept));
+  CHECK(r.status == 200);
+  CHECK(response_header(r, "Content-Type") == content_type);
 }
 
 TEST_CASE("YAML is served when asked for", "[discovery]") {

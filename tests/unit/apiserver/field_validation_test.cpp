@@ -362,6 +362,21 @@ TEST_CASE("strict message and warning header texts", "[fieldvalidation]") {
       CHECK(h.size() == std::string(R"(299 - "")").size() + 256);
     }
   }
+  SECTION("invalid UTF-8 is refused whole, but cut to 256 runes it is U+FFFD and kept") {
+    CHECK(warning_headers({"bad \xff byte", "C1 \xc2\x85 control"}).empty());
+    Problems many;
+    for (int i = 0; i < 13; ++i) {
+      many.push_back(std::string(300, 'x'));
+      many.back()[0] = static_cast<char>('a' + i);
+    }
+    // Refused at first; each byte of "\xe2\x82" counts as a rune, and is one U+FFFD when cut.
+    many.push_back("\xe2\x82" + std::string(298, 'y'));
+    many.push_back(std::string(300, 'z'));  // 13 * 300 + 300 > 4096: every text is cut
+    const Problems headers = warning_headers(many);
+    REQUIRE(headers.size() == 15);
+    CHECK(headers[13] == "299 - \"\xef\xbf\xbd\xef\xbf\xbd" + std::string(254, 'y') + "\"");
+    CHECK(headers[14] == "299 - \"" + std::string(256, 'z') + "\"");
+  }
 }
 
 TEST_CASE("checking a 200-line Deployment takes well under a millisecond", "[fieldvalidation]") {

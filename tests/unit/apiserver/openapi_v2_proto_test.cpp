@@ -497,6 +497,10 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
         {"application/json, " + std::string(kProtobuf), "application/json"},
         {std::string(kProtobuf) + ";q=0.5, application/json", "application/json"},
         {"application/json;q=0.5, " + std::string(kProtobuf), kProtobufContentType},
+        // q=0 orders a range last but keeps it, as goautoneg does.
+        {"application/json;q=0", "application/json"},
+        {"application/json;q=0, " + std::string(kProtobuf) + ";q=0.1", kProtobufContentType},
+        {"*", "application/json"},
     }));
     CAPTURE(accept);
     auto r = openapi.serve(get_v2(accept), *snapshot);
@@ -504,8 +508,9 @@ TEST_CASE("GET /openapi/v2 answers protobuf for a protobuf Accept, as kube-opena
     CHECK(response_header(*r, "Content-Type") == content_type);
   }
   SECTION("neither JSON nor protobuf acceptable: 406 with an empty body") {
+    // "application" has no subtype: goautoneg drops the range.
     auto accept = GENERATE(as<std::string>{}, "text/plain", "application/yaml",
-                           "application/vnd.kubernetes.protobuf");
+                           "application/vnd.kubernetes.protobuf", "application");
     CAPTURE(accept);
     auto r = openapi.serve(get_v2(accept), *snapshot);
     CHECK(r->status == 406);

@@ -117,12 +117,17 @@ std::string host_name() {
 }
 
 pki::Pki ensure(const fs::path& dir, const std::vector<std::string>& extra = {}) {
-  std::string error;
-  auto result = pki::ensure_pki(dir, extra, error);
-  INFO(error);
+  auto result = pki::ensure_pki(dir, extra);
+  INFO((result ? std::string() : result.error()));
   REQUIRE(result);
-  CHECK(error.empty());
-  return *result;
+  return std::move(*result);
+}
+
+// The error of a call that must fail.
+template <class Result>
+std::string error_of(const Result& result) {
+  REQUIRE_FALSE(result);
+  return result.error();
 }
 
 }  // namespace
@@ -208,9 +213,7 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   SECTION("the admin certificate verifies for clientAuth and yields its CN and O") {
     CHECK(verifies(admin.get(), ca.get(), X509_PURPOSE_SSL_CLIENT));
     CHECK(X509_get_extended_key_usage(admin.get()) == XKU_SSL_CLIENT);
-    std::string error;
-    auto id = pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem, error);
-    INFO(error);
+    auto id = pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem);
     REQUIRE(id);
     CHECK(id->common_name == "kube-sandbox-admin");
     CHECK(id->organizations == std::vector<std::string>{"system:masters"});
@@ -224,11 +227,11 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   }
 
   SECTION("each key is the private key of its certificate") {
-    std::string error;
-    CHECK(pki::check_key_pair(p.ca_cert_pem, p.ca_key_pem, error));
-    CHECK(pki::check_key_pair(p.serving_cert_pem, p.serving_key_pem, error));
-    CHECK(pki::check_key_pair(p.admin_cert_pem, p.admin_key_pem, error));
-    CHECK(error.empty());
+    CHECK(pki::check_key_pair(p.ca_cert_pem, p.ca_key_pem) == std::nullopt);
+    CHECK(pki::check_key_pair(p.serving_cert_pem, p.serving_key_pem) == std::nullopt);
+    CHECK(pki::check_key_pair(p.admin_cert_pem, p.admin_key_pem) == std::nullopt);
+    CHECK(pki::check_key_pair(p.admin_cert_pem, p.ca_key_pem) ==
+          "the private key does not match the certificate");
   }
 }
 
@@ -291,8 +294,7 @@ TEST_CASE("ensure_pki regenerates what is missing and only that", "[pki]") {
     CHECK(p.written == std::vector<std::string>{"admin.key", "admin.crt"});
     CHECK(p.serving_cert_pem == before["serving.crt"]);
     CHECK(p.ca_cert_pem == before["ca.crt"]);
-    std::string error;
-    CHECK(pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem, error));
+    CHECK(pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem));
   }
   SECTION("the CA key: the CA and every certificate it signed, but not the token") {
     fs::remove(tmp.path() / "ca.key");
@@ -312,32 +314,30 @@ TEST_CASE("ensure_pki regenerates what is missing and only that", "[pki]") {
     overwrite_file(tmp.path() / "admin.key", foreign.admin_key_pem);
     pki::Pki p = ensure(tmp.path());
     CHECK(p.written == std::vector<std::string>{"admin.key", "admin.crt"});
-    std::string error;
-    CHECK(pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem, error));
+    CHECK(pki::verify_client_certificate(p.admin_cert_pem, p.ca_cert_pem));
   }
 }
 
 TEST_CASE("ensure_pki never overwrites a file it cannot read", "[pki]") {
   TempDir tmp("ks-pki-test");
   ensure(tmp.path());
-  std::string error;
 
   SECTION("a certificate that is not PEM") {
     overwrite_file(tmp.path() / "serving.crt", "garbage\n");
-    CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
-    CHECK(error == (tmp.path() / "serving.crt").string() + ": no certificate found");
+    CHECK(error_of(pki::ensure_pki(tmp.path(), {})) ==
+          (tmp.path() / "serving.crt").string() + ": no certificate found");
     CHECK(read_file(tmp.path() / "serving.crt") == "garbage\n");
   }
   SECTION("a CA key that is not the CA's") {
     overwrite_file(tmp.path() / "ca.key", read_file(tmp.path() / "admin.key"));
-    CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
-    CHECK(error == (tmp.path() / "ca.key").string() + ": the private key does not match " +
-                       (tmp.path() / "ca.crt").string());
+    CHECK(error_of(pki::ensure_pki(tmp.path(), {})) == (tmp.path() / "ca.key").string() +
+                                                           ": the private key does not match " +
+                                                           (tmp.path() / "ca.crt").string());
   }
   SECTION("an empty token file") {
     overwrite_file(tmp.path() / "admin.token", "\n");
-    CHECK_FALSE(pki::ensure_pki(tmp.path(), {}, error));
-    CHECK(error == (tmp.path() / "admin.token").string() + ": expected one token on one line");
+    CHECK(error_of(pki::ensure_pki(tmp.path(), {})) ==
+          (tmp.path() / "admin.token").string() + ": expected one token on one line");
   }
 }
 
@@ -350,9 +350,7 @@ TEST_CASE("ensure_pki rejects an invalid extra SAN before writing anything", "[p
   }));
   CAPTURE(san);
   TempDir tmp("ks-pki-test");
-  std::string error;
-  CHECK_FALSE(pki::ensure_pki(tmp.path() / "pki", {san}, error));
-  CHECK(error == message);
+  CHECK(error_of(pki::ensure_pki(tmp.path() / "pki", {san})) == message);
   CHECK_FALSE(fs::exists(tmp.path() / "pki"));
 }
 
@@ -372,46 +370,41 @@ TEST_CASE("verify_client_certificate rejects what kube-apiserver would", "[pki]"
           {"no CA", p.admin_cert_pem, "", "client CA: no certificate found"},
       }));
   CAPTURE(name);
-  std::string error;
-  CHECK_FALSE(pki::verify_client_certificate(chain, ca, error));
-  CHECK(error == message);
+  CHECK(error_of(pki::verify_client_certificate(chain, ca)) == message);
 }
 
 TEST_CASE("load_key_pair reads PEM files and explains what is wrong", "[pki]") {
   TempDir tmp("ks-pki-test");
   pki::Pki p = ensure(tmp.path());
-  std::string error;
 
   SECTION("a matching pair") {
-    auto pair = pki::load_key_pair(p.serving_cert_file, p.serving_key_file, error);
-    INFO(error);
+    auto pair = pki::load_key_pair(p.serving_cert_file, p.serving_key_file);
     REQUIRE(pair);
     CHECK(pair->cert_pem == p.serving_cert_pem);
     CHECK(pair->key_pem == p.serving_key_pem);
   }
   SECTION("a chain file, leaf first") {
     overwrite_file(tmp.path() / "chain.crt", p.serving_cert_pem + p.ca_cert_pem);
-    CHECK(pki::load_key_pair(tmp.path() / "chain.crt", p.serving_key_file, error));
+    CHECK(pki::load_key_pair(tmp.path() / "chain.crt", p.serving_key_file));
   }
   SECTION("a key that belongs to another certificate") {
-    CHECK_FALSE(pki::load_key_pair(p.serving_cert_file, p.admin_key_file, error));
-    CHECK(error == p.admin_key_file.string() + ": the private key does not match " +
-                       p.serving_cert_file.string());
+    CHECK(error_of(pki::load_key_pair(p.serving_cert_file, p.admin_key_file)) ==
+          p.admin_key_file.string() + ": the private key does not match " +
+              p.serving_cert_file.string());
   }
   SECTION("a missing file") {
-    CHECK_FALSE(pki::load_key_pair(tmp.path() / "nope.crt", p.serving_key_file, error));
-    CHECK(error == (tmp.path() / "nope.crt").string() + ": No such file or directory");
+    CHECK(error_of(pki::load_key_pair(tmp.path() / "nope.crt", p.serving_key_file)) ==
+          (tmp.path() / "nope.crt").string() + ": No such file or directory");
   }
   SECTION("the files swapped") {
-    CHECK_FALSE(pki::load_key_pair(p.serving_key_file, p.serving_cert_file, error));
-    CHECK(error == p.serving_key_file.string() + ": no certificate found");
+    CHECK(error_of(pki::load_key_pair(p.serving_key_file, p.serving_cert_file)) ==
+          p.serving_key_file.string() + ": no certificate found");
   }
   SECTION("an encrypted key") {
     overwrite_file(
         tmp.path() / "enc.key",
         "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n");
-    CHECK_FALSE(pki::load_key_pair(p.serving_cert_file, tmp.path() / "enc.key", error));
-    CHECK(error ==
+    CHECK(error_of(pki::load_key_pair(p.serving_cert_file, tmp.path() / "enc.key")) ==
           (tmp.path() / "enc.key").string() + ": encrypted private keys are not supported");
   }
 }
@@ -431,7 +424,14 @@ TEST_CASE("concurrent ensure_pki calls agree on one PKI", "[pki]") {
   std::vector<std::string> errors(results.size());
   std::vector<std::thread> threads;
   for (size_t i = 0; i < results.size(); ++i) {
-    threads.emplace_back([&, i] { results[i] = pki::ensure_pki(dir, {}, errors[i]); });
+    threads.emplace_back([&, i] {
+      auto result = pki::ensure_pki(dir, {});
+      if (result) {
+        results[i] = std::move(*result);
+      } else {
+        errors[i] = result.error();
+      }
+    });
   }
   for (std::thread& t : threads) {
     t.join();

@@ -55,8 +55,7 @@ class TestServer {
     std::string pattern = (std::filesystem::temp_directory_path() / "ks-https-XXXXXX").string();
     REQUIRE(::mkdtemp(pattern.data()) != nullptr);
     dir_ = pattern;
-    std::string error;
-    auto pki = apiserver::pki::ensure_pki(dir_ / "pki", {}, error);
+    auto pki = apiserver::pki::ensure_pki(dir_ / "pki", {});
     REQUIRE(pki);
     apiserver::log::set_sink(&log_);
     apiserver::ServerOptions options;
@@ -82,8 +81,9 @@ class TestServer {
       }
       return std::nullopt;
     };
-    server_ = apiserver::Server::start(options, &TestServer::handle, error);
-    REQUIRE(server_);
+    auto started = apiserver::Server::start(options, &TestServer::handle);
+    REQUIRE(started);
+    server_ = std::move(*started);
   }
   ~TestServer() {
     server_->stop(std::chrono::milliseconds(0));

@@ -56,12 +56,12 @@ TEST_CASE("Accept-Encoding decides gzip", "[gzip]") {
 }
 
 TEST_CASE("token auth files read as kube-apiserver reads them", "[authn]") {
-  std::map<std::string, std::pair<std::string, std::vector<std::string>>> tokens;
-  std::vector<std::string> warnings;
-  std::string error;
-  REQUIRE(apiserver::parse_token_auth_file(
+  auto file = apiserver::parse_token_auth_file(
       "abc,alice,1001,\"dev,ops\"\n\nxyz,bob,1002\n,nobody,1003\nabc,carol,1004,admins\n",
-      "tokens.csv", tokens, warnings, error));
+      "tokens.csv");
+  REQUIRE(file);
+  auto& tokens = file->tokens;
+  const auto& warnings = file->warnings;
   CHECK(tokens.size() == 2);
   CHECK(tokens["abc"].first == "carol");  // a duplicate: the last one wins
   CHECK(tokens["abc"].second == std::vector<std::string>{"admins"});
@@ -72,11 +72,12 @@ TEST_CASE("token auth files read as kube-apiserver reads them", "[authn]") {
   CHECK(warnings[1] ==
         "duplicate token has been found in token file 'tokens.csv', record number '4'");
 
-  tokens.clear();
-  CHECK_FALSE(apiserver::parse_token_auth_file("abc,alice\n", "t.csv", tokens, warnings, error));
-  CHECK(error ==
+  auto short_record = apiserver::parse_token_auth_file("abc,alice\n", "t.csv");
+  REQUIRE_FALSE(short_record);
+  CHECK(short_record.error() ==
         "token file 't.csv' must have at least 3 columns (token, user name, user uid), found 2");
-  CHECK_FALSE(
-      apiserver::parse_token_auth_file("ab\"c,alice,1\n", "t.csv", tokens, warnings, error));
-  CHECK(error.find("bare \"") != std::string::npos);
+  auto bare_quote = apiserver::parse_token_auth_file("ab\"c,alice,1\n", "t.csv");
+  REQUIRE_FALSE(bare_quote);
+  CHECK(bare_quote.error() ==
+        "token file 't.csv': parse error on line 1: bare \" in non-quoted-field");
 }

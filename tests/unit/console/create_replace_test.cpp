@@ -18,9 +18,8 @@ constexpr int64_t kNowMs = console::testing::ShowingConfigMaps::now;
 // Shows configmaps (default/cm1 at resourceVersion 10); namespaces default and team.
 struct Fixture : console::testing::ShowingConfigMaps {
   json editor_object() const {
-    std::string error;
-    auto parsed = console::model::parse_yaml(const_cast<ConsoleState&>(state).editor_text(), error);
-    INFO(error);
+    auto parsed = console::model::parse_yaml(const_cast<ConsoleState&>(state).editor_text());
+    INFO((parsed ? std::string() : parsed.error()));
     REQUIRE(parsed);
     return *parsed;
   }

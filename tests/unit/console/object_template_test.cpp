@@ -67,10 +67,9 @@ TEST_CASE("templates are named after the kind, in the namespace asked for", "[co
     CHECK(t.contains(body_key));
   }
   // What the editor shows parses back to the same object.
-  std::string error;
-  const auto parsed = console::model::parse_yaml(
-      console::model::to_yaml(t, console::model::ManagedFields::Show), error);
-  INFO(error);
+  const auto parsed =
+      console::model::parse_yaml(console::model::to_yaml(t, console::model::ManagedFields::Show));
+  INFO((parsed ? std::string() : parsed.error()));
   REQUIRE(parsed);
   CHECK(*parsed == t);
 }

@@ -189,11 +189,9 @@ TEST_CASE("base64 fields decode to the exact bytes for every padding length", "[
 
 TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kubeconfig]") {
   TempDir tmp("ks-kubeconfig-test");
-  std::string error;
-
   SECTION("a new file in new directories") {
     fs::path path = tmp.path() / "a" / "b" / "config";
-    REQUIRE(sandbox::write_kubeconfig(path, "one\n", error));
+    REQUIRE(sandbox::write_kubeconfig(path, "one\n") == std::nullopt);
     CHECK(read_file(path) == "one\n");
     CHECK(mode_of(path) == 0600);
     CHECK(mode_of(tmp.path() / "a") == 0700);
@@ -203,7 +201,7 @@ TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kube
     fs::path path = tmp.path() / "config";
     overwrite_file(path, "old\n");
     fs::permissions(path, fs::perms(0644));
-    REQUIRE(sandbox::write_kubeconfig(path, "new\n", error));
+    REQUIRE(sandbox::write_kubeconfig(path, "new\n") == std::nullopt);
     CHECK(read_file(path) == "new\n");
     CHECK(mode_of(path) == 0600);
     CHECK(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()) == 1);
@@ -212,7 +210,7 @@ TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kube
     fs::create_directory(tmp.path() / "real");
     overwrite_file(tmp.path() / "real" / "config", "old\n");
     fs::create_symlink("real/config", tmp.path() / "link");
-    REQUIRE(sandbox::write_kubeconfig(tmp.path() / "link", "new\n", error));
+    REQUIRE(sandbox::write_kubeconfig(tmp.path() / "link", "new\n") == std::nullopt);
     CHECK(fs::is_symlink(tmp.path() / "link"));
     CHECK(read_file(tmp.path() / "real" / "config") == "new\n");
   }
@@ -222,8 +220,9 @@ TEST_CASE("write_kubeconfig replaces the file atomically with mode 0600", "[kube
     if (::geteuid() == 0) {
       SUCCEED("root ignores directory permissions");
     } else {
-      CHECK_FALSE(sandbox::write_kubeconfig(tmp.path() / "ro" / "config", "x", error));
-      CHECK(error.find((tmp.path() / "ro" / "config").string()) == 0);
+      auto error = sandbox::write_kubeconfig(tmp.path() / "ro" / "config", "x");
+      REQUIRE(error);
+      CHECK(error->find((tmp.path() / "ro" / "config").string()) == 0);
     }
   }
 }
@@ -233,10 +232,9 @@ TEST_CASE("merge_kubeconfig adds kube-sandbox and keeps everything else", "[kube
   fs::path path = tmp.path() / "config";
   overwrite_file(path, kExisting);
   YAML::Node before = YAML::Load(kExisting);
-  std::string error;
 
-  REQUIRE(sandbox::merge_kubeconfig(
-      path, sandbox::make_kubeconfig("https://127.0.0.1:6443", kCa, kCert, kKey), error));
+  REQUIRE(sandbox::merge_kubeconfig(path, sandbox::make_kubeconfig("https://127.0.0.1:6443", kCa,
+                                                                   kCert, kKey)) == std::nullopt);
   CHECK(mode_of(path) == 0600);
   YAML::Node after = YAML::Load(read_file(path));
 
@@ -265,8 +263,8 @@ TEST_CASE("merge_kubeconfig adds kube-sandbox and keeps everything else", "[kube
   CHECK(dump(after["x-tool-settings"]) == dump(before["x-tool-settings"]));
 
   SECTION("merging again updates kube-sandbox in place") {
-    REQUIRE(sandbox::merge_kubeconfig(
-        path, sandbox::make_kubeconfig("https://127.0.0.1:7443", kCa, kCert, kKey), error));
+    REQUIRE(sandbox::merge_kubeconfig(path, sandbox::make_kubeconfig("https://127.0.0.1:7443", kCa,
+                                                                     kCert, kKey)) == std::nullopt);
     YAML::Node again = YAML::Load(read_file(path));
     for (const char* list : {"clusters", "users", "contexts"}) {
       CAPTURE(list);
@@ -292,9 +290,8 @@ clusters:
   cluster: {server: "https://duplicate:1"}
 current-context: other
 )");
-  std::string error;
   REQUIRE(sandbox::merge_kubeconfig(
-      path, sandbox::make_kubeconfig("https://new:2", kCa, kCert, kKey), error));
+              path, sandbox::make_kubeconfig("https://new:2", kCa, kCert, kKey)) == std::nullopt);
   YAML::Node doc = YAML::Load(read_file(path));
   REQUIRE(doc["clusters"].size() == 2);
   CHECK(doc["clusters"][0]["name"].as<std::string>() == "kube-sandbox");
@@ -309,17 +306,16 @@ TEST_CASE("merge_kubeconfig creates a missing or empty kubeconfig", "[kubeconfig
   TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / ".kube" / "config";
   std::string text = sandbox::make_kubeconfig("https://127.0.0.1:6443", kCa, kCert, kKey);
-  std::string error;
 
   SECTION("missing") {
-    REQUIRE(sandbox::merge_kubeconfig(path, text, error));
+    REQUIRE(sandbox::merge_kubeconfig(path, text) == std::nullopt);
     CHECK(read_file(path) == text);
     CHECK(mode_of(path) == 0600);
   }
   SECTION("empty") {
     fs::create_directory(tmp.path() / ".kube");
     overwrite_file(path, "");
-    REQUIRE(sandbox::merge_kubeconfig(path, text, error));
+    REQUIRE(sandbox::merge_kubeconfig(path, text) == std::nullopt);
     CHECK(dump(YAML::Load(read_file(path))["users"]) == dump(YAML::Load(text)["users"]));
   }
 }
@@ -335,9 +331,8 @@ TEST_CASE("merge_kubeconfig refuses a file that is not a kubeconfig and leaves i
   TempDir tmp("ks-kubeconfig-test");
   fs::path path = tmp.path() / "config";
   overwrite_file(path, content);
-  std::string error;
-  CHECK_FALSE(sandbox::merge_kubeconfig(
-      path, sandbox::make_kubeconfig("https://h:1", kCa, kCert, kKey), error));
+  auto error =
+      sandbox::merge_kubeconfig(path, sandbox::make_kubeconfig("https://h:1", kCa, kCert, kKey));
   CHECK(error == path.string() + message);
   CHECK(read_file(path) == content);
 }

@@ -60,19 +60,17 @@ TEST_CASE("the data directory comes from the flag, then XDG_DATA_HOME, then HOME
       {"", {{"HOME", "/home/u"}}, "/home/u/.local/share/kube-sandbox"},
   }));
   CAPTURE(c.flag, c.want);
-  std::string error;
-  auto dir = sandbox::resolve_data_dir(c.flag, env_of(c.env), error);
+  auto dir = sandbox::resolve_data_dir(c.flag, env_of(c.env));
   REQUIRE(dir);
-  CHECK(error.empty());
   CHECK(dir->root() == fs::path(c.want));
   CHECK(dir->store_dir() == fs::path(c.want) / "store");
 }
 
 TEST_CASE("without the flag, XDG_DATA_HOME or HOME there is no data directory",
           "[store-cli][data-dir]") {
-  std::string error;
-  CHECK_FALSE(sandbox::resolve_data_dir("", env_of({{"HOME", ""}}), error));
-  CHECK(error == "no data directory: pass --data-dir, or set XDG_DATA_HOME or HOME");
+  auto dir = sandbox::resolve_data_dir("", env_of({{"HOME", ""}}));
+  REQUIRE_FALSE(dir);
+  CHECK(dir.error() == "no data directory: pass --data-dir, or set XDG_DATA_HOME or HOME");
 }
 
 TEST_CASE("ensure_exists creates the data directory for its owner only", "[store-cli][data-dir]") {

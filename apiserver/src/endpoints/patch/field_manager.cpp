@@ -62,21 +62,20 @@ std::string string_field(const json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-// DecodeManagedFields, with its validation; false and *error on the first bad entry.
-bool decode(const json& list, Managers& out, std::string* error) {
-  out.clear();
+// DecodeManagedFields, with its validation: the managers, or what is wrong with the first bad
+// entry.
+common::Result<Managers> decode(const json& list) {
+  Managers out;
   if (list.is_null()) {
-    return true;
+    return out;
   }
   if (!list.is_array()) {
-    *error = "managedFields must be a list";
-    return false;
+    return std::string("managedFields must be a list");
   }
   for (std::size_t i = 0; i < list.size(); ++i) {
     const json& item = list[i];
     if (!item.is_object()) {
-      *error = "managed fields entry " + std::to_string(i) + " is not an object";
-      return false;
+      return "managed fields entry " + std::to_string(i) + " is not an object";
     }
     Entry entry;
     entry.manager = string_field(item, "manager");
@@ -84,38 +83,32 @@ bool decode(const json& list, Managers& out, std::string* error) {
     entry.api_version = string_field(item, "apiVersion");
     entry.subresource = string_field(item, "subresource");
     if (entry.operation != "Apply" && entry.operation != "Update") {
-      *error = "operation must be `Apply` or `Update`";
-      return false;
+      return std::string("operation must be `Apply` or `Update`");
     }
     if (entry.api_version.empty()) {
-      *error = "apiVersion must not be empty";
-      return false;
+      return std::string("apiVersion must not be empty");
     }
     std::string fields_type = string_field(item, "fieldsType");
     if (fields_type.empty()) {
-      *error = "missing fieldsType in managed fields entry " + std::to_string(i);
-      return false;
+      return "missing fieldsType in managed fields entry " + std::to_string(i);
     }
     if (fields_type != "FieldsV1") {
-      *error =
-          "invalid fieldsType \"" + fields_type + "\" in managed fields entry " + std::to_string(i);
-      return false;
+      return "invalid fieldsType \"" + fields_type + "\" in managed fields entry " +
+             std::to_string(i);
     }
     if (auto time = item.find("time"); time != item.end() && time->is_string()) {
       entry.time = time->get<std::string>();
     }
     if (auto fields = item.find("fieldsV1"); fields != item.end() && !fields->is_null()) {
-      std::string set_error;
-      auto set = FieldSet::from_fields_v1(*fields, &set_error);
+      auto set = FieldSet::from_fields_v1(*fields);
       if (!set) {
-        *error = "error decoding set: " + set_error;
-        return false;
+        return "error decoding set: " + set.error();
       }
       entry.set = std::move(*set);
     }
     out[entry_identifier(entry)] = std::move(entry);
   }
-  return true;
+  return out;
 }
 
 // Seconds since the epoch of an RFC 3339 time; 0 when unparsable (like a nil time upstream).
@@ -411,15 +404,13 @@ json update_managed_fields_of(const ObjectType& type, const json* live, const js
     return new_object;
   }
   auto decode_live = [&] {
-    Managers out;
-    std::string error;
     if (live != nullptr) {
-      if (const json* list = managed_fields_of(*live);
-          list != nullptr && !decode(*list, out, &error)) {
-        out.clear();
+      if (const json* list = managed_fields_of(*live); list != nullptr) {
+        auto decoded = decode(*list);
+        return decoded ? std::move(*decoded) : Managers();
       }
     }
-    return out;
+    return Managers();
   };
   Managers managers;
   const json* sent = managed_fields_of(new_object);
@@ -428,9 +419,10 @@ json update_managed_fields_of(const ObjectType& type, const json* live, const js
   } else if (sent != nullptr && is_reset(*sent)) {
     managers.clear();
   } else {
-    std::string error;
-    bool ok = sent == nullptr || decode(*sent, managers, &error);
-    if (!ok || managers.empty()) {
+    auto decoded = sent != nullptr ? decode(*sent) : common::Result<Managers>(Managers());
+    if (decoded && !decoded->empty()) {
+      managers = std::move(*decoded);
+    } else {
       managers = decode_live();
     }
   }
@@ -500,12 +492,13 @@ ApplyResult apply_of(const ObjectType& type, const json* live, const json& confi
   Managers managers;
   if (live != nullptr) {
     if (const json* list = managed_fields_of(*live); list != nullptr) {
-      std::string error;
-      if (!decode(*list, managers, &error)) {
+      auto decoded = decode(*list);
+      if (!decoded) {
         result.outcome = ApplyResult::Outcome::Internal;
-        result.message = "failed to decode managed fields: " + error;
+        result.message = "failed to decode managed fields: " + decoded.error();
         return result;
       }
+      managers = std::move(*decoded);
     }
   }
 

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/result.h"
 #include "registry/schema_index.h"
 
 namespace apiserver::endpoints::patch {
@@ -53,10 +54,10 @@ class FieldSet {
   FieldSet& operator=(FieldSet&&) = default;
   ~FieldSet();
 
-  // Parses a fieldsV1 object. nullopt with *error set when it is not an object tree of
+  // Parses a fieldsV1 object. Fails, saying why, when it is not an object tree of
   // "f:"/"k:"/"v:"/"i:"/"." keys with object values, or a k:/v:/i: key is not valid JSON of the
   // right shape. "k:" keys are re-serialized canonically (sorted keys, compact).
-  static std::optional<FieldSet> from_fields_v1(const nlohmann::json& fields, std::string* error);
+  static common::Result<FieldSet> from_fields_v1(const nlohmann::json& fields);
   // The fieldsV1 object; {} for the empty set.
   nlohmann::json to_fields_v1() const;
 

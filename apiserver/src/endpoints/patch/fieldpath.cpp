@@ -14,12 +14,14 @@ const FieldSet& empty_set() {
   return kEmpty;
 }
 
-// Canonical form of a path element key; nullopt when it is not one.
-std::optional<std::string> canonical_element(const std::string& key, std::string* error) {
+// Canonical form of a path element key, or why it is not one.
+common::Result<std::string> canonical_element(const std::string& key) {
+  auto fail = [&](const char* what) {
+    return common::Result<std::string>::failure(
+        what + json(key).dump(-1, ' ', false, json::error_handler_t::replace));
+  };
   if (key.size() < 2 || key[1] != ':') {
-    *error = "unknown path element key " +
-             json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-    return std::nullopt;
+    return fail("unknown path element key ");
   }
   std::string body = key.substr(2);
   switch (key[0]) {
@@ -28,63 +30,56 @@ std::optional<std::string> canonical_element(const std::string& key, std::string
     case 'k': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_object() || value.empty()) {
-        *error = "invalid key in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-        return std::nullopt;
+        return fail("invalid key in ");
       }
       return "k:" + value.dump();
     }
     case 'v': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded()) {
-        *error =
-            "invalid value in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-        return std::nullopt;
+        return fail("invalid value in ");
       }
       return "v:" + value.dump();
     }
     case 'i': {
       json value = json::parse(body, nullptr, false);
       if (value.is_discarded() || !value.is_number_integer()) {
-        *error =
-            "invalid index in " + json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-        return std::nullopt;
+        return fail("invalid index in ");
       }
       return "i:" + value.dump();
     }
     default:
-      *error = "unknown path element key " +
-               json(key).dump(-1, ' ', false, json::error_handler_t::replace);
-      return std::nullopt;
+      return fail("unknown path element key ");
   }
 }
 
-bool parse_into(const json& fields, FieldSet& out, FieldPath& prefix, std::string* error) {
+// Adds the paths of `fields`, under `prefix`, to `out`; the error when `fields` is not a fieldsV1
+// tree.
+std::optional<std::string> parse_into(const json& fields, FieldSet& out, FieldPath& prefix) {
   if (!fields.is_object()) {
-    *error = "expected an object at " + (prefix.empty() ? "the root" : display_path(prefix));
-    return false;
+    return "expected an object at " + (prefix.empty() ? "the root" : display_path(prefix));
   }
   for (auto it = fields.begin(); it != fields.end(); ++it) {
     if (it.key() == ".") {
       if (prefix.empty()) {
-        *error = "\".\" at the root";
-        return false;
+        return std::string("\".\" at the root");
       }
       out.insert(prefix);
       continue;
     }
-    auto element = canonical_element(it.key(), error);
+    auto element = canonical_element(it.key());
     if (!element) {
-      return false;
+      return element.error();
     }
-    prefix.push_back(*element);
+    prefix.push_back(std::move(*element));
     if (it.value().is_object() && it.value().empty()) {
       out.insert(prefix);
-    } else if (!parse_into(it.value(), out, prefix, error)) {
-      return false;
+    } else if (auto error = parse_into(it.value(), out, prefix)) {
+      return error;
     }
     prefix.pop_back();
   }
-  return true;
+  return std::nullopt;
 }
 
 // value.ToString: strings quoted, everything else as JSON.
@@ -95,16 +90,12 @@ std::string value_string(const json& value) {
 
 }  // namespace
 
-std::optional<FieldSet> FieldSet::from_fields_v1(const json& fields, std::string* error) {
-  std::string ignored;
-  if (error == nullptr) {
-    error = &ignored;
-  }
-  return with_stack_for(json_depth(fields), [&]() -> std::optional<FieldSet> {
+common::Result<FieldSet> FieldSet::from_fields_v1(const json& fields) {
+  return with_stack_for(json_depth(fields), [&]() -> common::Result<FieldSet> {
     FieldSet out;
     FieldPath prefix;
-    if (!parse_into(fields, out, prefix, error)) {
-      return std::nullopt;
+    if (auto error = parse_into(fields, out, prefix)) {
+      return std::move(*error);
     }
     return out;
   });

@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/result.h"
+
 namespace console::model {
 
 enum class ManagedFields { Fold, Show };
@@ -27,8 +29,8 @@ std::string to_yaml(const nlohmann::json& value,
 
 // Reads one YAML document (what a person typed in the console's editor) as JSON, typing plain
 // scalars as the API server does: null, true/false, integers and floats; quoted scalars stay
-// strings. nullopt with `error` ("line 3, column 5: ...") when it is not YAML or holds more than
-// one document. Never throws.
-std::optional<nlohmann::json> parse_yaml(std::string_view text, std::string& error);
+// strings. Fails ("line 3, column 5: ...") when it is not YAML or holds more than one document.
+// Never throws.
+common::Result<nlohmann::json> parse_yaml(std::string_view text);
 
 }  // namespace console::model
