@@ -10,7 +10,9 @@ line: `-server URL -token T -op create|get|update|list|watchfan -n N -c C [-w W]
 JSON line per run with ops_per_sec, p50_ms, p99_ms, errors. KUBE_SANDBOX overrides the sandbox
 binary (default build/default/sandbox/kube-sandbox). KUBE_SANDBOX_BASELINE, when set, names
 another kube-sandbox binary (an earlier build) measured in the same rounds, and a second table
-compares it with KUBE_SANDBOX: the before and after of a change.
+compares it with KUBE_SANDBOX: the before and after of a change. KUBE_SANDBOX_FLAGS adds serve
+flags to KUBE_SANDBOX only (e.g. `--nodes 0 --controllers=` for the API server alone, as the
+reference runs without a controller manager, and as builds before the cluster existed ran).
 
 Each round starts both servers fresh, in turns (the order alternates between rounds), and for
 each one measures: exec to the first /readyz 200 (polled every 5 ms), resident memory after 2 s
@@ -78,10 +80,11 @@ def await_ready(url, started, deadline_s=120):
 
 
 class Sandbox:
-    def __init__(self, work, binary, label="kube-sandbox"):
+    def __init__(self, work, binary, label="kube-sandbox", flags=()):
         self.work = work
         self.binary = binary
         self.label = label
+        self.flags = list(flags)
 
     def start(self):
         binary = self.binary
@@ -92,7 +95,7 @@ class Sandbox:
         self.procs = [subprocess.Popen(
             [binary, "serve", "--ephemeral", "--headless", "--secure-port", "0",
              "--token-auth-file", os.path.join(self.work, "tokens.csv"),
-             "--ready-file", ready_file],
+             "--ready-file", ready_file] + self.flags,
             stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.work, "sandbox.log"), "w"))]
         while not os.path.exists(ready_file):
             if self.procs[0].poll() is not None or time.monotonic() - started > 60:
@@ -228,7 +231,8 @@ def main():
             f.write(f'{TOKEN},admin,admin-uid,"system:masters"\n')
         kinds = [lambda: Reference(work),
                  lambda: Sandbox(work, os.environ.get("KUBE_SANDBOX",
-                                                      "build/default/sandbox/kube-sandbox"))]
+                                                      "build/default/sandbox/kube-sandbox"),
+                                 flags=os.environ.get("KUBE_SANDBOX_FLAGS", "").split())]
         if baseline:
             kinds.insert(1, lambda: Sandbox(work, baseline, "kube-sandbox (baseline)"))
         labels = [make().label for make in kinds]
