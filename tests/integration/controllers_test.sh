@@ -4,29 +4,8 @@
 # removes pods, a pod no node fits stays Pending with kube-scheduler's event, cordoned nodes take
 # no pods, and a Never pod's containers exit. Run through with_sandbox.sh (KUBECONFIG set).
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
-k() { kubectl "$@"; }
-out() { "$@" 2>&1 || true; }
-expect() {  # expect NAME WANT GOT
-  [[ $3 == "$2" ]] || fail "$1: want
-$2
-got
-$3"
-}
-# until_equal NAME WANT CMD...: retries CMD (up to 30 s) until its output is WANT.
-until_equal() {
-  local name=$1 want=$2 got
-  shift 2
-  for _ in $(seq 1 150); do
-    got=$("$@" 2>&1 || true)
-    [[ $got == "$want" ]] && return 0
-    sleep 0.2
-  done
-  fail "$name: want
-$want
-got
-$got"
-}
+# shellcheck source=cluster_lib.sh
+source "$(dirname "$0")/cluster_lib.sh"
 
 until_equal "nodes ready" "node-1=True node-2=True node-3=True" \
   bash -c "kubectl get nodes -o jsonpath='{range .items[*]}{.metadata.name}={.status.conditions[?(@.type==\"Ready\")].status} {end}' | sed 's/ \$//'"

@@ -4,22 +4,8 @@
 # CronJob firing under --cron-clock-speed; StatefulSet ordinals; a DaemonSet pod per node; and a
 # drain that respects a PodDisruptionBudget. Run through with_sandbox.sh (KUBECONFIG set).
 set -euo pipefail
-fail() { echo "FAIL: $*" >&2; exit 1; }
-k() { kubectl "$@"; }
-# until_equal NAME WANT CMD...: retries CMD (up to 40 s) until its output is WANT.
-until_equal() {
-  local name=$1 want=$2 got
-  shift 2
-  for _ in $(seq 1 200); do
-    got=$("$@" 2>&1 || true)
-    [[ $got == "$want" ]] && return 0
-    sleep 0.2
-  done
-  fail "$name: want
-$want
-got
-$got"
-}
+# shellcheck source=cluster_lib.sh
+source "$(dirname "$0")/cluster_lib.sh"
 count() { "$@" -o name 2>/dev/null | wc -l | tr -d ' '; }
 
 # Deployment: rollout, image update, undo, scale.
