@@ -164,6 +164,15 @@ const json* condition_in(const json& conditions, const std::string& type) {
   return nullptr;
 }
 
+bool condition_true(const json& object, const std::string& type) {
+  const json* c = condition(object, type);
+  return c != nullptr && string_at(*c, {"status"}) == "True";
+}
+
+bool pod_ready(const json& pod) {
+  return condition_true(pod, "Ready");
+}
+
 void set_condition(json& conditions, const std::string& type, const std::string& status,
                    const std::string& reason, const std::string& message, const std::string& now) {
   if (!conditions.is_array()) {

@@ -45,6 +45,10 @@ std::optional<std::chrono::system_clock::time_point> parse_time(const std::strin
 
 // The condition of `type` in object.status.conditions, or null.
 const json* condition(const json& object, const std::string& type);
+// Whether that condition is there with status "True".
+bool condition_true(const json& object, const std::string& type);
+// A pod's Ready condition is True.
+bool pod_ready(const json& pod);
 // The condition of `type` in `conditions` (an array), or null.
 const json* condition_in(const json& conditions, const std::string& type);
 // Sets (adds or replaces) a condition in `conditions` (an array), keeping lastTransitionTime when

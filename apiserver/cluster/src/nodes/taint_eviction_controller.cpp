@@ -2,25 +2,12 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "scheduler/fit.h"
 
 namespace cluster {
 namespace {
 
 const ResourceRef kPods{"", "v1", "pods", true};
-
-bool matches(const json& toleration, const json& taint) {
-  const std::string effect = string_at(toleration, {"effect"});
-  if (!effect.empty() && effect != string_at(taint, {"effect"}))
-    return false;
-  const std::string key = string_at(toleration, {"key"});
-  const std::string op = string_at(toleration, {"operator"});
-  if (!key.empty() && key != string_at(taint, {"key"}))
-    return false;
-  if (op == "Exists")
-    return true;
-  return (op.empty() || op == "Equal") && !key.empty() &&
-         string_at(toleration, {"value"}) == string_at(taint, {"value"});
-}
 
 }  // namespace
 
@@ -30,7 +17,7 @@ std::optional<std::chrono::seconds> toleration_time(const json& pod, const json&
   bool tolerated = false;
   if (tolerations != nullptr && tolerations->is_array()) {
     for (const json& t : *tolerations) {
-      if (!matches(t, taint))
+      if (!toleration_matches(t, taint))
         continue;
       tolerated = true;
       const json* seconds = at(t, {"tolerationSeconds"});

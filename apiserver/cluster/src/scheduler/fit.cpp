@@ -109,29 +109,25 @@ Resources node_allocatable(const json& node) {
   return r;
 }
 
+bool toleration_matches(const json& toleration, const json& taint) {
+  const std::string effect = string_at(toleration, {"effect"});
+  if (!effect.empty() && effect != string_at(taint, {"effect"}))
+    return false;
+  const std::string key = string_at(toleration, {"key"});
+  if (!key.empty() && key != string_at(taint, {"key"}))
+    return false;
+  const std::string op = string_at(toleration, {"operator"});
+  if (op == "Exists")
+    return true;
+  return (op.empty() || op == "Equal") && !key.empty() &&
+         string_at(toleration, {"value"}) == string_at(taint, {"value"});
+}
+
 bool tolerates(const json& pod, const json& taint) {
   const json* tolerations = at(pod, {"spec", "tolerations"});
-  if (tolerations == nullptr || !tolerations->is_array()) {
-    return false;
-  }
-  const std::string key = string_at(taint, {"key"});
-  const std::string value = string_at(taint, {"value"});
-  const std::string effect = string_at(taint, {"effect"});
-  for (const json& t : *tolerations) {
-    const std::string t_effect = string_at(t, {"effect"});
-    if (!t_effect.empty() && t_effect != effect)
-      continue;
-    const std::string t_key = string_at(t, {"key"});
-    const std::string op = string_at(t, {"operator"});
-    if (!t_key.empty() && t_key != key)
-      continue;
-    if (op == "Exists")
-      return true;
-    if ((op.empty() || op == "Equal") && !t_key.empty() && string_at(t, {"value"}) == value) {
-      return true;
-    }
-  }
-  return false;
+  return tolerations != nullptr && tolerations->is_array() &&
+         std::any_of(tolerations->begin(), tolerations->end(),
+                     [&](const json& t) { return toleration_matches(t, taint); });
 }
 
 bool node_affinity_matches(const json& pod, const json& node) {

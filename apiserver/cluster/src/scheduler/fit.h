@@ -38,7 +38,9 @@ bool node_selector_terms_match(const json& terms, const json& node);
 
 // Whether the pod's nodeSelector and required node affinity accept the node.
 bool node_affinity_matches(const json& pod, const json& node);
-// Whether one of the pod's tolerations tolerates `taint` (key, value, effect).
+// Whether one toleration tolerates `taint` (key, value, effect), as v1.Toleration.ToleratesTaint.
+bool toleration_matches(const json& toleration, const json& taint);
+// Whether one of the pod's tolerations tolerates `taint`.
 bool tolerates(const json& pod, const json& taint);
 
 // Whether the preemption could help with these reasons: only resource shortages can be solved by

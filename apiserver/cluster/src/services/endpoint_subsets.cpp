@@ -187,7 +187,7 @@ json endpoint_subsets(const json& service, const std::vector<const json*>& pods)
     if (auto hostname = published_hostname(*pod, service)) {
       address["hostname"] = *hostname;
     }
-    const bool ready = publish || pod_is_ready(*pod);
+    const bool ready = publish || pod_ready(*pod);
     if (!has_ports) {
       if (headless) {
         entries.push_back({address, nullptr, ready});

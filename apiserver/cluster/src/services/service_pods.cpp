@@ -90,11 +90,6 @@ bool pod_in_endpoints(const json& pod, bool include_terminating) {
   return include_terminating || !being_deleted(pod);
 }
 
-bool pod_is_ready(const json& pod) {
-  const json* ready = condition(pod, "Ready");
-  return ready != nullptr && string_at(*ready, {"status"}) == "True";
-}
-
 namespace {
 
 std::optional<int64_t> named_port(const json* containers, const std::string& name,

@@ -48,8 +48,6 @@ bool service_ip_set(const json& service);
 // Whether a pod belongs in a service's endpoints at all: not terminal (Succeeded, Failed), has an
 // IP, and not being deleted unless `include_terminating`.
 bool pod_in_endpoints(const json& pod, bool include_terminating);
-// The pod's Ready condition is True.
-bool pod_is_ready(const json& pod);
 // The container port `service_port` reaches on `pod`: a numeric targetPort as it is (the port
 // when none), a named one looked up among the containers' (and restartable init containers')
 // ports of the same protocol; nullopt when no port has that name.

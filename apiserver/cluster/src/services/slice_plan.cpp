@@ -356,7 +356,7 @@ json endpoint_ports(const json& service, const json& pod) {
 
 json pod_endpoint(const json& pod, const std::optional<std::string>& zone, const json& service,
                   const std::string& address_type) {
-  const bool serving = pod_is_ready(pod);
+  const bool serving = pod_ready(pod);
   const bool terminating = being_deleted(pod);
   // Never ready while terminating, unless the service publishes addresses that are not ready.
   const bool ready =

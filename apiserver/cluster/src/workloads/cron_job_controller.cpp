@@ -75,11 +75,6 @@ Recent most_recent(const json& status, TimePoint created, std::optional<int64_t>
   return r;
 }
 
-bool has_condition(const json& job, const char* type) {
-  const json* c = condition(job, type);
-  return c != nullptr && string_at(*c, {"status"}) == "True";
-}
-
 // "Complete" or "Failed" when the Job finished, else "".
 std::string finished_as(const json& job) {
   if (const json* conditions = at(job, {"status", "conditions"});
@@ -412,7 +407,7 @@ CronJobController::Outcome CronJobController::reconcile(const json& cron_job, js
       remove_from_active(status, uid);
       events_.record(cron_job, "Normal", "SawCompletedJob",
                      "Saw completed job: " + name_of(*job) + ", status: " + finished);
-    } else if (has_condition(*job, "Complete")) {
+    } else if (condition_true(*job, "Complete")) {
       const auto completed = parse_time(string_at(*job, {"status", "completionTime"}));
       const auto last = parse_time(string_at(status, {"lastSuccessfulTime"}));
       if (completed && (!last || *completed > *last)) {

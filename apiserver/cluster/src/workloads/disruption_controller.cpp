@@ -6,16 +6,12 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "workloads/workload_pods.h"
 
 namespace cluster {
 namespace {
 
 const ResourceRef kBudgets{"policy", "v1", "poddisruptionbudgets", true};
-
-bool pod_ready(const json& pod) {
-  const json* c = condition(pod, "Ready");
-  return c != nullptr && string_at(*c, {"status"}) == "True";
-}
 
 // The resource of a controller kind the disruption controller knows the scale of.
 std::optional<ResourceRef> scalable(const json& ref) {

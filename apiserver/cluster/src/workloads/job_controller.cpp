@@ -5,6 +5,7 @@
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
 #include "workloads/job_rules.h"
+#include "workloads/workload_pods.h"
 
 namespace cluster {
 namespace {
@@ -18,16 +19,6 @@ bool has_tracking_finalizer(const json& pod) {
   const json* finalizers = at(pod, {"metadata", "finalizers"});
   return finalizers != nullptr && finalizers->is_array() &&
          std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
-}
-
-bool condition_true(const json& job, const std::string& type) {
-  const json* c = condition(job, type);
-  return c != nullptr && string_at(*c, {"status"}) == "True";
-}
-
-bool pod_ready(const json& pod) {
-  const json* c = condition(pod, "Ready");
-  return c != nullptr && string_at(*c, {"status"}) == "True";
 }
 
 // When the pod's last container finished (for the back-off), else its creation.

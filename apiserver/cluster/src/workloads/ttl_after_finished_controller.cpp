@@ -10,9 +10,8 @@ const ResourceRef kJobs{"batch", "v1", "jobs", true};
 // When the job finished: the time its Complete or Failed condition turned True.
 std::optional<std::chrono::system_clock::time_point> finished_at(const json& job) {
   for (const char* type : {"Complete", "Failed"}) {
-    const json* c = condition(job, type);
-    if (c != nullptr && string_at(*c, {"status"}) == "True") {
-      return parse_time(string_at(*c, {"lastTransitionTime"}));
+    if (condition_true(job, type)) {
+      return parse_time(string_at(*condition(job, type), {"lastTransitionTime"}));
     }
   }
   return std::nullopt;

@@ -4,11 +4,6 @@
 
 namespace cluster {
 
-bool pod_ready(const json& pod) {
-  const json* ready = condition(pod, "Ready");
-  return ready != nullptr && string_at(*ready, {"status"}) == "True";
-}
-
 std::optional<std::chrono::system_clock::time_point> pod_available_at(const json& pod,
                                                                       int64_t min_ready_seconds) {
   if (!pod_ready(pod)) {

@@ -17,8 +17,6 @@ namespace cluster {
 
 using nlohmann::json;
 
-// The Ready condition is True.
-bool pod_ready(const json& pod);
 // Ready for at least `min_ready_seconds` at `now`.
 bool pod_available(const json& pod, int64_t min_ready_seconds,
                    std::chrono::system_clock::time_point now);
