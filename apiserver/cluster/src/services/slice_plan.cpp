@@ -51,7 +51,9 @@ std::string endpoint_id(const json& endpoint) {
 }
 
 bool owned_by(const json& slice, const json& service) {
-  for (const json& ref : array_at(slice.value("metadata", json::object()), "ownerReferences")) {
+  const json* metadata = at(slice, {"metadata"});
+  for (const json& ref :
+       array_at(metadata != nullptr ? *metadata : json::object(), "ownerReferences")) {
     if (string_at(ref, {"uid"}) == uid_of(service) && string_at(ref, {"kind"}) == "Service" &&
         string_at(ref, {"apiVersion"}) == "v1") {
       return true;
@@ -362,7 +364,8 @@ json pod_endpoint(const json& pod, const std::optional<std::string>& zone, const
   const bool ready =
       bool_at(service, {"spec", "publishNotReadyAddresses"}, false) || (serving && !terminating);
   json addresses = json::array();
-  for (const json& ip : array_at(pod.value("status", json::object()), "podIPs")) {
+  const json* status = at(pod, {"status"});
+  for (const json& ip : array_at(status != nullptr ? *status : json::object(), "podIPs")) {
     const std::string address = string_at(ip, {"ip"});
     const bool v6 = address.find(':') != std::string::npos;
     if (!address.empty() && v6 == (address_type == "IPv6")) {

@@ -12,6 +12,12 @@ namespace {
 const ResourceRef kQuotas{"", "v1", "resourcequotas", true};
 constexpr auto kResync = std::chrono::seconds(30);
 
+const json& items_of(const json& list) {
+  static const json kNone = json::array();
+  const json* items = at(list, {"items"});
+  return items != nullptr && items->is_array() ? *items : kNone;
+}
+
 // A pod's sum of requests or limits of `name` (cpu, memory): its containers', or its largest
 // init container's when larger.
 double pod_amount(const json& pod, const char* kind, const char* name) {
@@ -139,13 +145,16 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
         if (!listed)
           continue;
         double n = 0;
-        for (const json& s : listed->value("items", json::array())) {
+        for (const json& s : items_of(*listed)) {
           const std::string type = string_at(s, {"spec", "type"});
           if (name == "services.loadbalancers") {
             n += type == "LoadBalancer" ? 1 : 0;
           } else if (type == "NodePort" || type == "LoadBalancer") {
-            for (const json& port : s["spec"].value("ports", json::array())) {
-              n += port.contains("nodePort") ? 1 : 0;
+            const json* ports = at(s, {"spec", "ports"});
+            if (ports == nullptr || !ports->is_array())
+              continue;
+            for (const json& port : *ports) {
+              n += at(port, {"nodePort"}) != nullptr ? 1 : 0;
             }
           }
         }
@@ -156,7 +165,7 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
         if (!listed)
           continue;
         double sum = 0;
-        for (const json& c : listed->value("items", json::array())) {
+        for (const json& c : items_of(*listed)) {
           sum += parse_quantity(string_at(c, {"spec", "resources", "requests", "storage"}))
                      .value_or(0);
         }
