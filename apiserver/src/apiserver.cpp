@@ -56,7 +56,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       registry_(registry::Registry::builtin(config_.runtime_config)),
       storage_(std::make_unique<storage::Storage>(store)),
       compactor_(std::make_unique<storage::Compactor>(store, config_.compaction_interval)),
-      namespaces_(std::make_unique<controllers::NamespaceController>(registry_, *storage_)),
+      namespaces_(std::make_unique<controllers::NamespaceController>(
+          registry_, *storage_, [this](http::Request& r) { return handle(r); })),
       generic_store_(std::make_unique<registry::GenericStore>(
           *storage_, config_.clock != nullptr ? *config_.clock : common::Clock::real(),
           [this](const registry::Resource& r, const std::string& name) {
@@ -112,7 +113,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
        [this] { return ready_ ? std::string() : std::string("not finished"); }}};
 }
 
-ApiServer::~ApiServer() = default;
+ApiServer::~ApiServer() {
+  namespaces_->stop();  // its requests go through everything below; the rest may go in any order
+}
 
 void ApiServer::begin_shutdown() {
   shutting_down_ = true;

@@ -6,6 +6,7 @@
 #include "apiserver/log.h"
 #include "apiserver/version.h"
 #include "controllers/controller_queue.h"
+#include "controllers/controller_request.h"
 #include "guard.h"
 #include "registry/custom_resources.h"
 #include "registry/objects.h"
@@ -206,15 +207,8 @@ void CrdController::work_on(const std::string& name) {
 
 http::Response CrdController::call(const std::string& method, const std::string& path,
                                    const json& body) {
-  http::Request request;
-  request.method = method;
-  request.path = path;
-  request.target = path;
-  if (!body.is_null()) {
-    request.body = body.dump();
-    request.headers["Content-Type"] = "application/json";
-  }
-  request.headers["User-Agent"] = "kube-apiserver/" + version_info().git_version + " (sandbox)";
+  http::Request request = loopback_request(
+      method, path, body, "kube-apiserver/" + version_info().git_version + " (sandbox)");
   request.user = "system:apiserver";
   request.groups = {"system:masters", "system:authenticated"};
   http::Response response = client_(request);

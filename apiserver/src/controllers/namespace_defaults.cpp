@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "apiserver/version.h"
 #include "controllers/controller_queue.h"
+#include "controllers/controller_request.h"
 #include "guard.h"
 
 namespace apiserver::controllers {
@@ -172,17 +172,7 @@ void NamespaceDefaultsController::reconcile(const std::string& ns) {
   }
   auto call = [&](const std::string& method, const std::string& path, const json& body,
                   const std::string& user) {
-    http::Request request;
-    request.method = method;
-    request.path = path;
-    request.target = path;
-    request.body = body.dump();
-    request.headers["Content-Type"] = "application/json";
-    request.headers["User-Agent"] =
-        "kube-controller-manager/" + version_info().git_version + " (sandbox)";
-    request.user = "system:serviceaccount:kube-system:" + user;
-    request.groups = {"system:serviceaccounts", "system:serviceaccounts:kube-system",
-                      "system:authenticated"};
+    http::Request request = controller_request(method, path, body, user);
     client_(request);  // AlreadyExists or Conflict: a newer state wins; the watch brings us back
   };
   storage::Object existing;

@@ -188,7 +188,9 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
         return pod_stream_refusal(r, info);
       }
     }
-    if (info.subresource != "status" && info.subresource != "scale" && !binding) {
+    const bool finalize = info.subresource == "finalize" && r.group.empty() &&
+                          r.resource == "namespaces" && info.verb == "update";
+    if (info.subresource != "status" && info.subresource != "scale" && !binding && !finalize) {
       return status_with_details(405, "MethodNotAllowed",
                                  info.subresource + " is not supported on resources of kind \"" +
                                      r.group_resource() + "\" by this sandbox yet",

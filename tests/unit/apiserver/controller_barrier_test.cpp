@@ -92,14 +92,13 @@ TEST_CASE("the controller guard reports an escaped exception and logs what was b
   {
     LogCapture capture;
     CHECK(apiserver::run_guarded("test: reconcile x", [] {}));
-    CHECK_FALSE(apiserver::run_guarded("test: reconcile x",
-                                                    [] { throw std::out_of_range("index 7"); }));
+    CHECK_FALSE(
+        apiserver::run_guarded("test: reconcile x", [] { throw std::out_of_range("index 7"); }));
     CHECK_FALSE(apiserver::run_guarded("test: reconcile y", [] { throw 42; }));
     log = capture.text();
   }
   CHECK(log.find("internal error in test: reconcile x: index 7\n") != std::string::npos);
-  CHECK(log.find("internal error in test: reconcile y: unknown exception\n") !=
-        std::string::npos);
+  CHECK(log.find("internal error in test: reconcile y: unknown exception\n") != std::string::npos);
 }
 
 TEST_CASE("a CRD whose reconcile throws is retried and then established",
@@ -185,54 +184,44 @@ TEST_CASE("a namespace whose defaults reconcile throws is retried",
   const auto calls = client.calls();
   CHECK(calls[0] == "POST /api/v1/namespaces/team/serviceaccounts");
   CHECK(calls[1] == calls[0]);
-  CHECK(log.find("namespace defaults controller: reconcile namespace team: injected failure") != std::string::npos);
+  CHECK(log.find("namespace defaults controller: reconcile namespace team: injected failure") !=
+        std::string::npos);
 }
 
-TEST_CASE("the namespace controller finalizes a terminating namespace",
-          "[controllers][barrier][namespaces]") {
+TEST_CASE("a namespace whose finalize throws is retried", "[controllers][barrier][namespaces]") {
   auto db = open_store();
   apiserver::storage::Storage storage(*db);
   auto registry = apiserver::registry::Registry::builtin();
   int64_t revision = 0;
+  json ns = terminating_namespace("held");
+  ns["metadata"]["deletionTimestamp"] = "2024-01-01T00:00:00Z";
+  ns["spec"] = {{"finalizers", {"kubernetes"}}};
+  REQUIRE_FALSE(storage.create("/registry/namespaces/held", ns.dump(), revision));
+  REQUIRE_FALSE(storage.create(
+      "/registry/configmaps/held/cm",
+      json{{"apiVersion", "v1"},
+           {"kind", "ConfigMap"},
+           {"metadata", {{"name", "cm"}, {"namespace", "held"}, {"finalizers", {"x/hold"}}}}}
+          .dump(),
+      revision));
+  FlakyClient client(200);
   FakeClock clock;
-  apiserver::controllers::NamespaceController controller(registry, storage, clock);
-  apiserver::storage::Object object;
-  SECTION("one whose spec is not an object") {
-    json odd = terminating_namespace("odd");
-    odd["spec"] = "not an object";
-    REQUIRE_FALSE(storage.create("/registry/namespaces/odd", odd.dump(), revision));
-    controller.enqueue("odd");
-    // Nothing held it, so no look again is scheduled: idle whatever the time.
-    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
-    CHECK(storage.get("/registry/namespaces/odd", object).kind ==
-          apiserver::storage::ErrorKind::NotFound);
-  }
-  SECTION("one whose objects finalizers hold, looked at again 500 ms later") {
-    REQUIRE_FALSE(storage.create("/registry/namespaces/held", terminating_namespace("held").dump(),
-                                 revision));
-    const std::string cm_key = "/registry/configmaps/held/cm";
-    REQUIRE_FALSE(storage.create(
-        cm_key,
-        json{{"apiVersion", "v1"},
-             {"kind", "ConfigMap"},
-             {"metadata", {{"name", "cm"}, {"namespace", "held"}, {"finalizers", {"x/hold"}}}}}
-            .dump(),
-        revision));
+  std::string log;
+  {
+    LogCapture capture;
+    apiserver::controllers::NamespaceController controller(
+        registry, storage, [&](apiserver::http::Request& r) { return client(r); }, clock);
     controller.enqueue("held");
     REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
-    REQUIRE_FALSE(storage.get(cm_key, object));
-    CHECK(json::parse(object.value)["metadata"].contains("deletionTimestamp"));
-    CHECK_FALSE(storage.get("/registry/namespaces/held", object));
-    CHECK_FALSE(controller.queue().idle(clock.now() + 500ms));  // the next look is scheduled
-    // The finalizer's owner lets go of the object; the next look deletes the namespace.
-    REQUIRE_FALSE(storage.get(cm_key, object));
-    REQUIRE_FALSE(storage.remove(cm_key, object.mod_revision, revision));
-    clock.advance(499ms);
-    CHECK(controller.queue().idle(clock.now()));
-    CHECK_FALSE(storage.get("/registry/namespaces/held", object));
-    clock.advance(1ms);
-    REQUIRE(controller.queue().wait_idle(common::Clock::time_point::max(), 10s));
-    CHECK(storage.get("/registry/namespaces/held", object).kind ==
-          apiserver::storage::ErrorKind::NotFound);
+    CHECK(client.calls().size() == 1);
+    clock.advance(5ms);  // the first backoff
+    REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
+    log = capture.text();
   }
+  const auto calls = client.calls();
+  REQUIRE(calls.size() >= 2);
+  CHECK(calls[0] == "DELETE /api/v1/namespaces/held/configmaps");
+  CHECK(calls[1] == calls[0]);
+  CHECK(log.find("namespace controller: finalize namespace held: injected failure") !=
+        std::string::npos);
 }

@@ -1,13 +1,15 @@
-// The generic store's update: the whole object (or its status, through /status) replaces the one
-// read, with the metadata the server owns carried over, generation counted, defaults,
-// validation and field ownership; a write that changes nothing is no new revision, and one that
-// takes the last finalizer from an object being deleted deletes it.
+// The generic store's update: the whole object (or its status, through /status, or a namespace's
+// spec.finalizers, through /finalize) replaces the one read, with the metadata the server owns
+// carried over, generation counted, defaults, validation and field ownership; a write that changes
+// nothing is no new revision, and one that takes the last finalizer from an object being deleted
+// deletes it.
 #include "registry/generic/store.h"
 
 #include "registry/generic/resource_errors.h"
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
 #include "registry/kind_strategy.h"
+#include "registry/validation_rules.h"
 
 namespace apiserver::registry {
 namespace {
@@ -108,6 +110,24 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
     if (!request.own && fields != nullptr) {
       updated["metadata"]["managedFields"] = *fields;  // as apply recorded them
     }
+  } else if (request.subresource == "finalize") {
+    // namespaces/<name>/finalize: spec.finalizers alone changes, each a standard or a qualified
+    // name (ValidateNamespaceFinalizeUpdate).
+    updated = current;
+    const json* list = find_path(body, {"spec", "finalizers"});
+    json finalizers = list != nullptr && list->is_array() ? *list : json::array();
+    std::vector<FieldError> problems;
+    for (size_t i = 0; i < finalizers.size(); ++i) {
+      rules::validate_finalizers(json::array({finalizers[i]}),
+                                 "spec.finalizers[" + std::to_string(i) + "]", true, problems);
+    }
+    if (!problems.empty()) {
+      return invalid(r, request.name, problems);
+    }
+    if (!updated["spec"].is_object()) {
+      updated["spec"] = json::object();
+    }
+    updated["spec"]["finalizers"] = std::move(finalizers);
   } else {
     updated = std::move(body);
     prepare_main_update(r, request.namespace_, current, updated);
