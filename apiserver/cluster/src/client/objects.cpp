@@ -1,6 +1,7 @@
 #include "client/objects.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "common/rfc3339.h"
 
@@ -12,7 +13,7 @@ const json* at(const json& object, std::initializer_list<const char*> path) {
     if (!node->is_object()) {
       return nullptr;
     }
-    auto it = node->find(step);
+    auto it = node->find(std::string_view(step));  // its length once, not per comparison
     if (it == node->end()) {
       return nullptr;
     }
