@@ -21,7 +21,7 @@ inline const nlohmann::json* find_path(const nlohmann::json& doc,
     if (!at->is_object()) {
       return nullptr;
     }
-    auto it = at->find(std::string(key));
+    auto it = at->find(key);  // heterogeneous lookup: no string built per step
     if (it == at->end()) {
       return nullptr;
     }
