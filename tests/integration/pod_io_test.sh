@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Reading from and reaching into pods with kubectl 1.32: `kubectl logs` on simulated containers
 # (plain, --tail, --timestamps, -c and the default container of a multi-container pod, --previous
-# after a restart and its error without one, -f that ends when the container exits or the pod
-# goes, nothing for a pod on no node), kube-apiserver's log errors through the raw API, and exec,
-# attach and port-forward refused with the sandbox's message. Run through with_sandbox.sh.
+# after a restart (OnFailure after a failure, Always after any exit) and its error without one,
+# -f that ends when the container exits or the pod goes, nothing for a pod on no node),
+# kube-apiserver's log errors through the raw API, and exec, attach and port-forward refused with
+# the sandbox's message. Run through with_sandbox.sh (KUBECONFIG set).
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=cluster_lib.sh
@@ -71,6 +72,17 @@ expect "logs --previous" "$(started crashy busybox)
 kube-sandbox: crashy exited with code 3" "$(k logs crashy --previous)"
 expect "last state" "Error/3" \
   "$(k get pod crashy -o jsonpath='{.status.containerStatuses[0].lastState.terminated.reason}/{.status.containerStatuses[0].lastState.terminated.exitCode}')"
+# restartPolicy Always: a container that exits, even with 0, is restarted; the pod stays Running.
+k run looping --image=busybox --annotations=kube-sandbox.io/run-seconds=1 >/dev/null
+until_equal "looping restarted" "yes" bash -c \
+  "[[ \$(kubectl get pod looping -o jsonpath='{.status.containerStatuses[0].restartCount}') -ge 1 ]] && echo yes"
+expect "looping stays Running" "Running/Completed/0" \
+  "$(k get pod looping -o jsonpath='{.status.phase}/{.status.containerStatuses[0].lastState.terminated.reason}/{.status.containerStatuses[0].lastState.terminated.exitCode}')"
+expect "looping logs --previous" "$(started looping busybox)
+kube-sandbox: looping exited with code 0" "$(k logs looping --previous)"
+until_equal "the kubelet's BackOff event" \
+  "Warning Back-off restarting failed container looping in pod looping_default($(k get pod looping -o jsonpath='{.metadata.uid}'))" \
+  k get events --field-selector involvedObject.name=looping,reason=BackOff -o jsonpath='{.items[0].type} {.items[0].message}'
 
 # -f follows until the container exits ...
 k run brief --image=busybox --restart=Never --annotations=kube-sandbox.io/run-seconds=2 >/dev/null
