@@ -65,6 +65,15 @@ k delete deployment web -n "$ns" >/dev/null
 k delete pod one two -n "$ns" --wait=false >/dev/null
 until_equal "usage released" '{"configmaps":"2","count/deployments.apps":"0","limits.cpu":"0","limits.memory":"0","pods":"0","requests.cpu":"0","requests.memory":"0","secrets":"1","services":"1"}' used
 
+# Quantities add up in the format they were given in: decimal stays decimal ("1500M").
+for pod in d1 d2; do
+  k run "$pod" -n "$ns" --image=nginx --overrides='{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"750m","memory":"750M"},"limits":{"cpu":"1","memory":"1G"}}}]}}' >/dev/null
+done
+until_equal "decimal sums" "1500m 1500M 2 2G" \
+  k get quota compute -n "$ns" -o jsonpath='{.status.used.requests\.cpu} {.status.used.requests\.memory} {.status.used.limits\.cpu} {.status.used.limits\.memory}'
+k delete pod d1 d2 -n "$ns" --wait=false >/dev/null
+until_equal "decimal pods gone" "0" k get quota compute -n "$ns" -o jsonpath='{.status.used.pods}'
+
 # A pod that finished holds no quota.
 k run finished -n "$ns" --image=busybox --restart=Never --annotations=kube-sandbox.io/run-seconds=1 \
   --overrides='{"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
