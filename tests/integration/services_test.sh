@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Services and their endpoints with kubectl 1.32, as on a real cluster: the EndpointSlice and
 # Endpoints controllers follow a Deployment's pods (addresses, ports, conditions, nodes, target
-# references), scaling and readiness move them, a headless service is labelled so, a service
-# without a selector gets nothing from the controllers, and `kubectl get` shows the columns.
+# references), scaling, terminating and not-ready pods move them, named and multiple ports
+# resolve per pod, publishNotReadyAddresses, a headless service is labelled so, a service without
+# a selector gets nothing from the controllers, and `kubectl get` shows the columns.
 # Run through with_sandbox.sh with serve --container-stop-delay=3s (KUBECONFIG set).
 set -euo pipefail
 export LC_ALL=C
@@ -133,6 +134,59 @@ k scale deployment db --replicas=0 >/dev/null
 until_equal "no endpoints" "db <none>" row endpoints db
 until_equal "empty slice" "IPv4 <unset> <unset>" bash -c \
   "kubectl get endpointslices -l kubernetes.io/service-name=db --no-headers | awk '{print \$2, \$3, \$4}'"
+
+# Several ports: a named targetPort resolves on each pod by name and protocol, a name no
+# container has leaves that port out; slices keep the service's port order. A service that
+# publishes not-ready addresses lists a not-ready pod as ready (but not serving).
+k apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: api-1, labels: {app: api}}
+spec:
+  containers:
+  - {name: c, image: nginx, ports: [{name: http, containerPort: 8080}, {name: dns, containerPort: 53, protocol: UDP}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: api-2, labels: {app: api}}
+spec:
+  containers:
+  - name: c
+    image: nginx
+    ports: [{name: http, containerPort: 8080}, {name: dns, containerPort: 53, protocol: UDP}]
+    readinessProbe: {tcpSocket: {port: 8080}, initialDelaySeconds: 3600}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api}
+spec:
+  selector: {app: api}
+  ports:
+  - {name: web, port: 80, targetPort: http}
+  - {name: metrics, port: 9090}
+  - {name: dns, port: 53, protocol: UDP, targetPort: dns}
+  - {name: missing, port: 81, targetPort: nothere}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: api-all}
+spec:
+  selector: {app: api}
+  publishNotReadyAddresses: true
+  ports: [{port: 80, targetPort: http}]
+YAML
+until_equal "api pods running" "Running Running" \
+  k get pod api-1 api-2 -o jsonpath='{.items[*].status.phase}'
+api1=$(k get pod api-1 -o jsonpath='{.status.podIP}')
+api2=$(k get pod api-2 -o jsonpath='{.status.podIP}')
+until_equal "multi-port slice" '[{"name":"web","port":8080,"protocol":"TCP"},{"name":"metrics","port":9090,"protocol":"TCP"},{"name":"dns","port":53,"protocol":"UDP"}] 2' bash -c \
+  "echo \$(kubectl get endpointslices -l kubernetes.io/service-name=api -o jsonpath='{.items[0].ports}') \$(kubectl get endpointslices -l kubernetes.io/service-name=api -o jsonpath='{.items[0].endpoints[*].addresses[0]}' | wc -w)"
+until_equal "multi-port Endpoints" "$api1/$api2/dns:53:UDP metrics:9090:TCP web:8080:TCP" bash -c \
+  "echo \$(kubectl get endpoints api -o jsonpath='{.subsets[0].addresses[*].ip}/{.subsets[0].notReadyAddresses[*].ip}/')\$(kubectl get endpoints api -o jsonpath='{range .subsets[0].ports[*]}{.name}:{.port}:{.protocol}{\"\\n\"}{end}' | sort | paste -sd' ' -)"
+until_equal "published not-ready addresses" "$(printf '%s\n' "$api1" "$api2" | sort | paste -sd' ' -)" bash -c \
+  "kubectl get endpoints api-all -o jsonpath='{range .subsets[0].addresses[*]}{.ip}{\"\\n\"}{end}' | sort | paste -sd' ' -"
+until_equal "published not-ready slice endpoint" '{"ready":true,"serving":false,"terminating":false}' \
+  k get endpointslices -l kubernetes.io/service-name=api-all -o jsonpath='{.items[0].endpoints[?(@.targetRef.name=="api-2")].conditions}'
 
 # A service without a selector: the controllers leave it alone. The service made after it is
 # synced after it (one queue per controller), so once that one has its endpoints the first one
