@@ -194,3 +194,31 @@ TEST_CASE("an Indexed job's pod carries its index as upstream's does", "[cluster
   const std::string prefix = cluster::job_pod(job, 12)["metadata"]["generateName"];
   CHECK(prefix == std::string(54, 'j') + "-12-");
 }
+
+TEST_CASE("a tracking finalizer no live job counts goes", "[cluster][job]") {
+  json job = job_with(json::object());
+  json pod = {{"metadata",
+               {{"name", "p"},
+                {"namespace", "ns"},
+                {"finalizers", json::array({"batch.kubernetes.io/job-tracking"})}}}};
+  // No controller at all: orphaned (kubectl delete job --cascade=orphan).
+  CHECK(cluster::tracking_finalizer_orphaned(pod, nullptr));
+  pod["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
+                                                     {"kind", "Job"},
+                                                     {"name", "batch"},
+                                                     {"uid", "job-uid"},
+                                                     {"controller", true}}});
+  CHECK_FALSE(cluster::tracking_finalizer_orphaned(pod, &job));  // its job runs
+  CHECK(cluster::tracking_finalizer_orphaned(pod, nullptr));     // its job is gone
+  json other = job;
+  other["metadata"]["uid"] = "new-uid";
+  CHECK(cluster::tracking_finalizer_orphaned(pod, &other));  // a new job of the same name
+  job["status"]["conditions"] = json::array({{{"type", "Complete"}, {"status", "True"}}});
+  CHECK(cluster::tracking_finalizer_orphaned(pod, &job));  // its job is over
+  // Another kind of controller keeps it; so does a pod without the finalizer (nothing to do).
+  pod["metadata"]["ownerReferences"][0]["kind"] = "CronJob";
+  CHECK_FALSE(cluster::tracking_finalizer_orphaned(pod, nullptr));
+  pod["metadata"].erase("ownerReferences");
+  pod["metadata"]["finalizers"] = json::array({"example.com/keep"});
+  CHECK_FALSE(cluster::tracking_finalizer_orphaned(pod, nullptr));
+}

@@ -14,11 +14,9 @@ const ResourceRef kPods{"", "v1", "pods", true};
 const ResourceRef kJobs{"batch", "v1", "jobs", true};
 constexpr const char* kTracking = "batch.kubernetes.io/job-tracking";
 
-bool has_tracking_finalizer(const json& pod) {
-  const json* finalizers = at(pod, {"metadata", "finalizers"});
-  return finalizers != nullptr && finalizers->is_array() &&
-         std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
-}
+// The work queue's key for a pod whose tracking finalizer may have to go: "orphan-pod:ns/name"
+// (a namespace cannot hold ':', so no job key looks like it).
+constexpr std::string_view kOrphanPod = "orphan-pod:";
 
 // When the pod finished, for the back-off: its containers' last exit, or its deletion (the
 // deletion timestamp less the grace period), else its creation.
@@ -68,8 +66,11 @@ JobController::JobController(const Client& client, Informer& pods, const common:
                       .updated = [job_changed](const json&, const json& j) { job_changed(j); },
                       .deleted =
                           [this](const json& j) {
-                            std::lock_guard lock(mu_);
-                            creating_.erase(Informer::key_of(j));
+                            {
+                              std::lock_guard lock(mu_);
+                              creating_.erase(Informer::key_of(j));
+                            }
+                            queue().add(Informer::key_of(j));  // its pods are let go
                           }});
   pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
                       .updated = [this](const json&, const json& p) { pod_changed(p); },
@@ -88,7 +89,30 @@ void JobController::start() {
 void JobController::pod_changed(const json& pod) {
   if (const json* ref = controller_ref(pod); ref != nullptr && string_at(*ref, {"kind"}) == "Job") {
     queue().add(namespace_of(pod) + "/" + string_at(*ref, {"name"}));
+  } else if (has_tracking_finalizer(pod)) {
+    queue().add(std::string(kOrphanPod) + Informer::key_of(pod));
   }
+}
+
+std::optional<std::string> JobController::drop_tracking_finalizer(const json& pod) {
+  auto patched = client_.patch(
+      kPods.object(namespace_of(pod), name_of(pod)), "application/strategic-merge-patch+json",
+      {{"metadata", {{"$deleteFromPrimitiveList/finalizers", json::array({kTracking})}}}});
+  if (!patched && !patched.error().not_found()) {
+    return "removing the tracking finalizer of pod " + Informer::key_of(pod) + ": " +
+           patched.error().message;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> JobController::release_if_orphaned(const json& pod) {
+  const json* ref = controller_ref(pod);
+  ObjectPtr job =
+      ref != nullptr ? jobs_.get(namespace_of(pod), string_at(*ref, {"name"})) : nullptr;
+  if (!tracking_finalizer_orphaned(pod, job.get())) {
+    return std::nullopt;
+  }
+  return drop_tracking_finalizer(pod);
 }
 
 std::optional<std::string> JobController::write_status(const json& job, const json& status) {
@@ -105,22 +129,32 @@ std::optional<std::string> JobController::write_status(const json& job, const js
 }
 
 std::optional<std::string> JobController::sync(const std::string& key) {
+  if (key.starts_with(kOrphanPod)) {
+    const std::string pod_key = key.substr(kOrphanPod.size());
+    ObjectPtr pod = object_for_key(pods_, pod_key);
+    return pod != nullptr ? release_if_orphaned(*pod) : std::nullopt;
+  }
   const size_t slash = key.find('/');
   const std::string ns = key.substr(0, slash);
-  ObjectPtr job_ptr = jobs_.get(ns, key.substr(slash + 1));
+  const std::string name = key.substr(slash + 1);
+  ObjectPtr job_ptr = jobs_.get(ns, name);
   if (job_ptr == nullptr) {
+    // A deleted job's pods (orphaned, or waiting for the garbage collector) are let go.
+    for (const ObjectPtr& pod : pods_.list(ns)) {
+      const json* ref = controller_ref(*pod);
+      if (ref != nullptr && string_at(*ref, {"kind"}) == "Job" &&
+          string_at(*ref, {"name"}) == name) {
+        if (auto e = release_if_orphaned(*pod))
+          return e;
+      }
+    }
     return std::nullopt;
   }
   const json& job = *job_ptr;
   const auto wall = clock().system_now();
   const std::string now = rfc3339(wall);
   const std::vector<ObjectPtr> pods = controlled_pods(pods_, job);
-  auto remove_finalizer = [&](const json& pod) -> bool {
-    auto patched = client_.patch(
-        kPods.object(ns, name_of(pod)), "application/strategic-merge-patch+json",
-        {{"metadata", {{"$deleteFromPrimitiveList/finalizers", json::array({kTracking})}}}});
-    return patched || patched.error().not_found();
-  };
+  auto remove_finalizer = [this](const json& pod) { return !drop_tracking_finalizer(pod); };
   const bool finished = condition_true(job, "Complete") || condition_true(job, "Failed");
   if (finished) {
     // Leftovers of a finished job: nothing tracks them any more.

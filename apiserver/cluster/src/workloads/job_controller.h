@@ -16,6 +16,8 @@
 //   (with completionTime) or Failed; events Completed or the failure's reason.
 // - suspend deletes the active pods, letting them go uncounted (Suspended=True, JobSuspended);
 //   resuming restarts the clock.
+// - A pod with the tracking finalizer and no live job to count it (orphaned with
+//   --cascade=orphan, its job deleted) loses the finalizer, so it can be deleted.
 #pragma once
 
 #include <map>
@@ -43,6 +45,10 @@ class JobController final : public Controller {
 
  private:
   void pod_changed(const json& pod);
+  // Removes the pod's tracking finalizer (a pod already gone is fine); the error otherwise.
+  std::optional<std::string> drop_tracking_finalizer(const json& pod);
+  // The same, when no live job tracks the pod any more.
+  std::optional<std::string> release_if_orphaned(const json& pod);
   std::optional<std::string> write_status(const json& job, const json& status);
 
   const Client& client_;

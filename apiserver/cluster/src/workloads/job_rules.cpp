@@ -129,6 +129,29 @@ std::chrono::seconds failure_backoff(int64_t failures) {
   return std::chrono::seconds(std::min<int64_t>(delay, 360));
 }
 
+bool has_tracking_finalizer(const json& pod) {
+  const json* finalizers = at(pod, {"metadata", "finalizers"});
+  return finalizers != nullptr && finalizers->is_array() &&
+         std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
+}
+
+bool tracking_finalizer_orphaned(const json& pod, const json* job) {
+  if (!has_tracking_finalizer(pod)) {
+    return false;
+  }
+  const json* ref = controller_ref(pod);
+  if (ref == nullptr) {
+    return true;
+  }
+  if (string_at(*ref, {"kind"}) != "Job" || string_at(*ref, {"apiVersion"}) != "batch/v1") {
+    return false;
+  }
+  if (job == nullptr || uid_of(*job) != string_at(*ref, {"uid"})) {
+    return true;
+  }
+  return condition_true(*job, "Complete") || condition_true(*job, "Failed");
+}
+
 bool pod_failed_for_job(const json& job, const json& pod) {
   const std::string phase = string_at(pod, {"status", "phase"});
   if (phase == "Failed") {

@@ -32,6 +32,13 @@ FailureVerdict match_pod_failure_policy(const json& job, const json& pod);
 // The delay before a failed job's next pod: 10 s doubling per failure, at most 6 minutes.
 std::chrono::seconds failure_backoff(int64_t failures);
 
+// Whether the pod carries the batch.kubernetes.io/job-tracking finalizer.
+bool has_tracking_finalizer(const json& pod);
+// Whether a pod's tracking finalizer is nobody's to keep any more: the pod has no controller,
+// or its controller is a batch/v1 Job that is gone (`job` null or another uid) or finished.
+// A pod controlled by anything else keeps it.
+bool tracking_finalizer_orphaned(const json& pod, const json* job);
+
 // Whether `pod` counts as failed for `job`: phase Failed, or deleted before it succeeded (it may
 // never reach a phase), unless the job replaces failed pods only (podReplacementPolicy Failed,
 // or a podFailurePolicy), which waits for the phase.
