@@ -2,9 +2,10 @@
 # The Job controller with kubectl 1.32, as on a real cluster: failing pods (the exit-code
 # annotation) end a Job at its backoffLimit, counting restarts for restartPolicy OnFailure;
 # activeDeadlineSeconds ends it with DeadlineExceeded, Failed only once its pod has stopped; a
-# deleted pod counts as failed; an Indexed Job's pods carry their completion index; suspend and
-# resume. Each with its conditions, events and `kubectl get job` columns. Run through
-# with_sandbox.sh with serve --container-stop-delay=2s, so stopping pods can be seen.
+# deleted pod counts as failed; orphaned pods lose the tracking finalizer; an Indexed Job's pods
+# carry their completion index; suspend and resume. Each with its conditions, events and
+# `kubectl get job` columns. Run through with_sandbox.sh with serve --container-stop-delay=2s, so
+# stopping pods can be seen.
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=cluster_lib.sh
@@ -82,6 +83,16 @@ until_equal "the deleted pod goes" "" bash -c "kubectl get pods -l job-name=pati
 until_equal "a replacement" "1" k get job patient -o jsonpath='{.status.active}'
 expect "patient still running" "Running 0/1" "$(cells patient)"
 k delete job patient >/dev/null
+
+# Orphaned pods (delete --cascade=orphan) lose the tracking finalizer and can be deleted.
+job orphaned Never 600 0
+until_equal "orphaned running" "1" k get job orphaned -o jsonpath='{.status.active}'
+orphan=$(k get pods -l job-name=orphaned -o jsonpath='{.items[0].metadata.name}')
+k delete job orphaned --cascade=orphan >/dev/null
+until_equal "orphan unowned" "" k get pod "$orphan" -o jsonpath='{.metadata.ownerReferences}'
+until_equal "orphan's tracking finalizer gone" "0" bash -c \
+  "kubectl get pod $orphan -o jsonpath='{.metadata.finalizers}' | grep -c job-tracking || true"
+k delete pod "$orphan" --timeout=30s >/dev/null || fail "orphan deleted"
 
 # Indexed: each pod has its index (annotation, label, hostname, JOB_COMPLETION_INDEX).
 job indexed Never 1 0 "completionMode: Indexed" "completions: 3" "parallelism: 3"
