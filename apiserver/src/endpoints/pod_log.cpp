@@ -83,7 +83,7 @@ errors::Result<LogOptions> parse_log_options(const http::Request& request, const
   return options;
 }
 
-errors::Result<ContainerRun> log_run(const json& pod, const LogOptions& options) {
+errors::Result<std::optional<ContainerRun>> log_run(const json& pod, const LogOptions& options) {
   const std::string pod_name = string_at(pod, {"metadata", "name"});
   const json* containers = registry::find_path(pod, {"spec", "containers"});
   const json* inits = registry::find_path(pod, {"spec", "initContainers"});
@@ -113,7 +113,7 @@ errors::Result<ContainerRun> log_run(const json& pod, const LogOptions& options)
     return errors::bad_request("container " + name + " is not valid for pod " + pod_name);
   }
   if (string_at(pod, {"spec", "nodeName"}).empty()) {
-    return errors::bad_request("pod " + pod_name + " does not have a host assigned");
+    return std::optional<ContainerRun>();
   }
   const json* status = nullptr;
   for (const char* field : {"containerStatuses", "initContainerStatuses"}) {
@@ -141,7 +141,7 @@ errors::Result<ContainerRun> log_run(const json& pod, const LogOptions& options)
     run.started = time_at(*terminated, {"startedAt"}).value_or(Clock::time_point());
     run.finished = time_at(*terminated, {"finishedAt"});
     run.exit_code = registry::integer_at(*terminated, {"exitCode"}).value_or(0);
-    return run;
+    return std::optional<ContainerRun>(run);
   }
   if (state == nullptr || registry::find_path(*state, {"waiting"}) != nullptr) {
     const std::string reason = state != nullptr ? string_at(*state, {"waiting", "reason"})
@@ -156,7 +156,7 @@ errors::Result<ContainerRun> log_run(const json& pod, const LogOptions& options)
     run.finished = time_at(*terminated, {"finishedAt"});
     run.exit_code = registry::integer_at(*terminated, {"exitCode"}).value_or(0);
   }
-  return run;
+  return std::optional<ContainerRun>(run);
 }
 
 std::vector<LogLine> log_lines(const ContainerRun& run, Clock::time_point now, size_t first) {
@@ -262,11 +262,11 @@ class LogStream final : public TickedStream {
       current.container = run_.container;
       current.previous = false;
       auto run = log_run(*pod, current);
-      if (!run || run->started != run_.started) {
+      if (!run || !*run || (*run)->started != run_.started) {
         ends = true;
       } else {
-        run_.finished = run->finished;
-        run_.exit_code = run->exit_code;
+        run_.finished = (*run)->finished;
+        run_.exit_code = (*run)->exit_code;
         ends = run_.finished.has_value();
       }
     }

@@ -44,9 +44,11 @@ struct ContainerRun {
 };
 
 // The run the options ask for (the container's current one, or with `previous` the one before),
-// or the Status kube-apiserver or the kubelet answers: no container named, an unknown one, a pod
-// not yet on a node, a container still waiting, no previous run.
-errors::Result<ContainerRun> log_run(const nlohmann::json& pod, const LogOptions& options);
+// or the Status kube-apiserver or the kubelet answers: no container named, an unknown one, a
+// container still waiting, no previous run. nullopt for a pod not yet on a node: there is no
+// kubelet to ask, and kube-apiserver answers 204 No Content.
+errors::Result<std::optional<ContainerRun>> log_run(const nlohmann::json& pod,
+                                                    const LogOptions& options);
 
 struct LogLine {
   std::chrono::system_clock::time_point at;

@@ -25,11 +25,16 @@ http::Response ResourceHandler::pod_log(const Resource& r, const RequestInfo& in
     return options.error().response();
   }
   const nlohmann::json pod = nlohmann::json::parse(stored.value, nullptr, false);
-  auto run = log_run(pod, *options);
-  if (!run) {
-    return run.error().response();
+  auto found = log_run(pod, *options);
+  if (!found) {
+    return found.error().response();
   }
   http::Response response;
+  if (!*found) {
+    response.status = 204;  // not on a node yet: nothing to read
+    return response;
+  }
+  const ContainerRun* run = &**found;
   response.set_header("Content-Type", "text/plain");
   const auto now = [this] { return clock_.system_now(); };
   if (options->follow && !run->finished) {

@@ -42,6 +42,28 @@ TEST_CASE("pods/log picks the container's run or says why not", "[endpoints][pod
   CHECK(unknown.error().message == "container sidecar is not valid for pod web");
 }
 
+TEST_CASE("a pod not yet on a node has no log to read, but its container names are checked",
+          "[endpoints][pods]") {
+  json pending = pod(json::object());
+  pending["spec"].erase("nodeName");
+  pending.erase("status");
+  LogOptions options;
+  auto none = log_run(pending, options);
+  REQUIRE(none);
+  CHECK_FALSE(none->has_value());
+  options.follow = true;
+  CHECK_FALSE(log_run(pending, options)->has_value());
+  options.container = "sidecar";
+  auto unknown = log_run(pending, options);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message == "container sidecar is not valid for pod web");
+  // Once bound and running, there is a run to read.
+  auto running = log_run(pod({{"running", {{"startedAt", "2027-01-15T08:00:00Z"}}}}), {});
+  REQUIRE(running);
+  REQUIRE(running->has_value());
+  CHECK((*running)->container == "nginx");
+}
+
 TEST_CASE("a simulated container logs at start, every 10 s and at its exit", "[endpoints][pods]") {
   ContainerRun run{"nginx", "nginx", kStart, kStart + 25s, 3};
   const auto lines = log_lines(run, kStart + 60s);

@@ -28,7 +28,8 @@ json bound_pod(const std::string& restart_policy = "Always") {
 
 // Applies a step's status to the pod, as the PATCH of pods/status would.
 json after(json pod, const KubeletStep& step) {
-  if (step.status) pod["status"] = *step.status;
+  if (step.status)
+    pod["status"] = *step.status;
   return pod;
 }
 
@@ -117,6 +118,41 @@ TEST_CASE("an OnFailure pod that fails restarts in place", "[cluster][kubelet]")
   CHECK((*restarted.status)["phase"] == "Running");
   CHECK((*restarted.status)["containerStatuses"][0]["restartCount"] == 1);
   CHECK((*restarted.status)["containerStatuses"][0]["lastState"]["terminated"]["exitCode"] == 1);
+}
+
+TEST_CASE("an Always pod's containers restart whatever their exit code, and it stays Running",
+          "[cluster][kubelet]") {
+  const PodTiming timing{0ms, 0ms};
+  for (int code : {0, 2}) {
+    json pod = bound_pod("Always");
+    pod["metadata"]["annotations"] = {{"kube-sandbox.io/run-seconds", "1"},
+                                      {"kube-sandbox.io/exit-code", std::to_string(code)}};
+    pod = after(pod, cluster::next_step(pod, "ip", "h", kStart, timing));
+    pod = after(pod, cluster::next_step(pod, "ip", "h", kStart, timing));
+    KubeletStep restarted = cluster::next_step(pod, "ip", "h", kStart + 1s, timing);
+    REQUIRE(restarted.status);
+    CHECK((*restarted.status)["phase"] == "Running");
+    const json& container = (*restarted.status)["containerStatuses"][0];
+    CHECK(container["restartCount"] == 1);
+    CHECK(container["lastState"]["terminated"]["exitCode"] == code);
+    CHECK(container["lastState"]["terminated"]["reason"] == (code == 0 ? "Completed" : "Error"));
+    CHECK(container["state"].contains("running"));
+    REQUIRE(restarted.events.size() == 1);
+    CHECK(restarted.events[0].reason == "BackOff");
+    CHECK(restarted.events[0].message ==
+          "Back-off restarting failed container nginx in pod web-1_default(u1)");
+    CHECK_FALSE(cluster::pod_terminal(after(pod, restarted)));
+  }
+}
+
+TEST_CASE("an OnFailure pod whose containers succeed is Succeeded", "[cluster][kubelet]") {
+  const PodTiming timing{0ms, 0ms};
+  json pod = bound_pod("OnFailure");
+  pod = after(pod, cluster::next_step(pod, "ip", "h", kStart, timing));
+  pod = after(pod, cluster::next_step(pod, "ip", "h", kStart, timing));
+  KubeletStep done = cluster::next_step(pod, "ip", "h", kStart + 3s, timing);
+  REQUIRE(done.status);
+  CHECK((*done.status)["phase"] == "Succeeded");
 }
 
 TEST_CASE("a deleted pod is removed once its containers stopped, within its grace period",

@@ -1,7 +1,10 @@
 #include "client/quantity.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <iterator>
 #include <utility>
 
 namespace cluster {
@@ -25,7 +28,45 @@ constexpr std::pair<std::string_view, double> kSuffixes[] = {
     {"E", 1e18},
 };
 
+constexpr std::string_view kBinarySuffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+
 }  // namespace
+
+QuantityFormat quantity_format(std::string_view text) {
+  for (std::string_view suffix : kBinarySuffixes) {
+    if (text.ends_with(suffix)) {
+      return QuantityFormat::BinarySI;
+    }
+  }
+  return QuantityFormat::DecimalSI;
+}
+
+std::string format_quantity(double value, QuantityFormat format) {
+  // Milli-units, within int64 (values beyond 9.2e15 units are clamped).
+  constexpr double kMostMilli = 9.2e18;
+  const double milli_value = std::clamp(std::round(value * 1000), -kMostMilli, kMostMilli);
+  int64_t milli = static_cast<int64_t>(milli_value);
+  if (milli == 0) {
+    return "0";
+  }
+  if (format == QuantityFormat::BinarySI && milli % 1000 == 0 &&
+      (milli >= 1024 * 1000 || milli <= -1024 * 1000)) {
+    int64_t units = milli / 1000;
+    size_t power = 0;
+    while (power < std::size(kBinarySuffixes) && units % 1024 == 0) {
+      units /= 1024;
+      ++power;
+    }
+    return std::to_string(units) + (power == 0 ? "" : std::string(kBinarySuffixes[power - 1]));
+  }
+  constexpr std::string_view kDecimalSuffixes[] = {"m", "", "k", "M", "G", "T", "P", "E"};
+  size_t exponent = 0;  // index into kDecimalSuffixes: milli first
+  while (exponent + 1 < std::size(kDecimalSuffixes) && milli % 1000 == 0) {
+    milli /= 1000;
+    ++exponent;
+  }
+  return std::to_string(milli) + std::string(kDecimalSuffixes[exponent]);
+}
 
 std::optional<double> parse_quantity(std::string_view text) {
   if (text.empty() || text.size() > 64) {

@@ -235,7 +235,7 @@ KubeletStep next_step(const json& pod, const std::string& pod_ip, const std::str
                          {"reason", exit_code == 0 ? "Completed" : "Error"},
                          {"startedAt", since_text},
                          {"finishedAt", now_text}};
-      if (exit_code != 0 && policy == "OnFailure") {
+      if (policy == "Always" || (exit_code != 0 && policy == "OnFailure")) {
         // Restarted in place (without the real kubelet's back-off).
         last_state = {{"terminated", terminated}};
         ++restarts;
@@ -244,9 +244,10 @@ KubeletStep next_step(const json& pod, const std::string& pod_ip, const std::str
                                             last_state));
         all_done = false;
         sooner(std::chrono::seconds(run_seconds));
-        step.events.push_back(
-            {"Warning", "BackOff",
-             "Back-off restarting failed container " + name + " in pod " + name_of(pod)});
+        step.events.push_back({"Warning", "BackOff",
+                               "Back-off restarting failed container " + name + " in pod " +
+                                   name_of(pod) + "_" + namespace_of(pod) + "(" + uid_of(pod) +
+                                   ")"});
         continue;
       }
       any_failed = any_failed || exit_code != 0;

@@ -5,10 +5,12 @@
 //   start delay later        -> Running, podIP, containers running; Ready once every container
 //                               is ready (at once without a readinessProbe, else after its
 //                               initialDelaySeconds)
-//   restartPolicy Never or OnFailure, and the run time over (annotation
-//   kube-sandbox.io/run-seconds, default 3 s)
+//   restartPolicy Never or OnFailure, or the annotation kube-sandbox.io/run-seconds (default
+//   3 s) set, and the run time over
 //                            -> the containers exit with kube-sandbox.io/exit-code (default 0):
-//                               Succeeded, or Failed (Never), or restarted (OnFailure)
+//                               Succeeded or Failed (Never; OnFailure after a success), or
+//                               restarted in place (OnFailure after a failure, Always after
+//                               any exit: such a pod stays Running), with a BackOff event
 //   deletionTimestamp set    -> the containers stop (the stop delay, at most the grace
 //                               period), then the pod is removed with grace period 0
 #pragma once

@@ -13,15 +13,13 @@ namespace {
 const ResourceRef kPods{"", "v1", "pods", true};
 const ResourceRef kJobs{"batch", "v1", "jobs", true};
 constexpr const char* kTracking = "batch.kubernetes.io/job-tracking";
-constexpr const char* kIndexKey = "batch.kubernetes.io/job-completion-index";
 
-bool has_tracking_finalizer(const json& pod) {
-  const json* finalizers = at(pod, {"metadata", "finalizers"});
-  return finalizers != nullptr && finalizers->is_array() &&
-         std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
-}
+// The work queue's key for a pod whose tracking finalizer may have to go: "orphan-pod:ns/name"
+// (a namespace cannot hold ':', so no job key looks like it).
+constexpr std::string_view kOrphanPod = "orphan-pod:";
 
-// When the pod's last container finished (for the back-off), else its creation.
+// When the pod finished, for the back-off: its containers' last exit, or its deletion (the
+// deletion timestamp less the grace period), else its creation.
 std::string finished_at(const json& pod) {
   std::string latest = string_at(pod, {"metadata", "creationTimestamp"});
   if (const json* statuses = at(pod, {"status", "containerStatuses"});
@@ -29,6 +27,10 @@ std::string finished_at(const json& pod) {
     for (const json& s : *statuses) {
       latest = std::max(latest, string_at(s, {"state", "terminated", "finishedAt"}));
     }
+  }
+  if (auto deleted = parse_time(string_at(pod, {"metadata", "deletionTimestamp"}))) {
+    const int64_t grace = int_at(pod, {"metadata", "deletionGracePeriodSeconds"}, 0);
+    latest = std::max(latest, rfc3339(*deleted - std::chrono::seconds(grace)));
   }
   return latest;
 }
@@ -64,8 +66,11 @@ JobController::JobController(const Client& client, Informer& pods, const common:
                       .updated = [job_changed](const json&, const json& j) { job_changed(j); },
                       .deleted =
                           [this](const json& j) {
-                            std::lock_guard lock(mu_);
-                            creating_.erase(Informer::key_of(j));
+                            {
+                              std::lock_guard lock(mu_);
+                              creating_.erase(Informer::key_of(j));
+                            }
+                            queue().add(Informer::key_of(j));  // its pods are let go
                           }});
   pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
                       .updated = [this](const json&, const json& p) { pod_changed(p); },
@@ -84,7 +89,30 @@ void JobController::start() {
 void JobController::pod_changed(const json& pod) {
   if (const json* ref = controller_ref(pod); ref != nullptr && string_at(*ref, {"kind"}) == "Job") {
     queue().add(namespace_of(pod) + "/" + string_at(*ref, {"name"}));
+  } else if (has_tracking_finalizer(pod)) {
+    queue().add(std::string(kOrphanPod) + Informer::key_of(pod));
   }
+}
+
+std::optional<std::string> JobController::drop_tracking_finalizer(const json& pod) {
+  auto patched = client_.patch(
+      kPods.object(namespace_of(pod), name_of(pod)), "application/strategic-merge-patch+json",
+      {{"metadata", {{"$deleteFromPrimitiveList/finalizers", json::array({kTracking})}}}});
+  if (!patched && !patched.error().not_found()) {
+    return "removing the tracking finalizer of pod " + Informer::key_of(pod) + ": " +
+           patched.error().message;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> JobController::release_if_orphaned(const json& pod) {
+  const json* ref = controller_ref(pod);
+  ObjectPtr job =
+      ref != nullptr ? jobs_.get(namespace_of(pod), string_at(*ref, {"name"})) : nullptr;
+  if (!tracking_finalizer_orphaned(pod, job.get())) {
+    return std::nullopt;
+  }
+  return drop_tracking_finalizer(pod);
 }
 
 std::optional<std::string> JobController::write_status(const json& job, const json& status) {
@@ -101,28 +129,32 @@ std::optional<std::string> JobController::write_status(const json& job, const js
 }
 
 std::optional<std::string> JobController::sync(const std::string& key) {
+  if (key.starts_with(kOrphanPod)) {
+    const std::string pod_key = key.substr(kOrphanPod.size());
+    ObjectPtr pod = object_for_key(pods_, pod_key);
+    return pod != nullptr ? release_if_orphaned(*pod) : std::nullopt;
+  }
   const size_t slash = key.find('/');
   const std::string ns = key.substr(0, slash);
-  ObjectPtr job_ptr = jobs_.get(ns, key.substr(slash + 1));
+  const std::string name = key.substr(slash + 1);
+  ObjectPtr job_ptr = jobs_.get(ns, name);
   if (job_ptr == nullptr) {
+    // A deleted job's pods (orphaned, or waiting for the garbage collector) are let go.
+    for (const ObjectPtr& pod : pods_.list(ns)) {
+      const json* ref = controller_ref(*pod);
+      if (ref != nullptr && string_at(*ref, {"kind"}) == "Job" &&
+          string_at(*ref, {"name"}) == name) {
+        if (auto e = release_if_orphaned(*pod))
+          return e;
+      }
+    }
     return std::nullopt;
   }
   const json& job = *job_ptr;
-  const std::string uid = uid_of(job);
   const auto wall = clock().system_now();
   const std::string now = rfc3339(wall);
-  std::vector<ObjectPtr> pods;
-  for (const ObjectPtr& pod : pods_.list(ns)) {
-    const json* ref = controller_ref(*pod);
-    if (ref != nullptr && string_at(*ref, {"uid"}) == uid)
-      pods.push_back(pod);
-  }
-  auto remove_finalizer = [&](const json& pod) -> bool {
-    auto patched = client_.patch(
-        kPods.object(ns, name_of(pod)), "application/strategic-merge-patch+json",
-        {{"metadata", {{"$deleteFromPrimitiveList/finalizers", json::array({kTracking})}}}});
-    return patched || patched.error().not_found();
-  };
+  const std::vector<ObjectPtr> pods = controlled_pods(pods_, job);
+  auto remove_finalizer = [this](const json& pod) { return !drop_tracking_finalizer(pod); };
   const bool finished = condition_true(job, "Complete") || condition_true(job, "Failed");
   if (finished) {
     // Leftovers of a finished job: nothing tracks them any more.
@@ -178,24 +210,27 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     status["succeeded"] = succeeded;
   status["failed"] = failed;
 
+  // The pods: active ones, terminating ones, and the finished ones not counted yet.
   std::vector<ObjectPtr> active;
+  std::vector<const json*> all;
   int64_t terminating = 0;
-  std::optional<std::pair<std::string, std::string>> fail;  // reason, message
+  std::string fail_job_message;  // a podFailurePolicy FailJob rule's
   std::string last_failure;
   for (const ObjectPtr& pod : pods) {
+    all.push_back(pod.get());
     const std::string phase = string_at(*pod, {"status", "phase"});
-    if (phase == "Failed")
+    const bool failed_pod = pod_failed_for_job(job, *pod);
+    if (failed_pod)
       last_failure = std::max(last_failure, finished_at(*pod));
     if (!pod_terminal(*pod)) {
-      if (being_deleted(*pod)) {
-        ++terminating;
-      } else {
+      if (!being_deleted(*pod)) {
         active.push_back(pod);
+        continue;
       }
-      continue;
+      ++terminating;
     }
     if (!has_tracking_finalizer(*pod))
-      continue;  // counted already
+      continue;  // counted already, or let go without counting
     const std::string pod_uid = uid_of(*pod);
     if (phase == "Succeeded") {
       if (!contains(uncounted_succeeded, pod_uid))
@@ -204,11 +239,13 @@ std::optional<std::string> JobController::sync(const std::string& key) {
         done_indexes.insert(completion_index(*pod));
       continue;
     }
+    if (!failed_pod)
+      continue;
     const FailureVerdict verdict = match_pod_failure_policy(job, *pod);
     if (verdict.action == "Ignore")
       continue;
-    if (verdict.action == "FailJob" && !fail)
-      fail = {{"PodFailurePolicy", verdict.message}};
+    if (verdict.action == "FailJob" && fail_job_message.empty())
+      fail_job_message = verdict.message;
     if (!contains(uncounted_failed, pod_uid))
       uncounted_failed.push_back(pod_uid);
   }
@@ -217,50 +254,58 @@ std::optional<std::string> JobController::sync(const std::string& key) {
               : succeeded + static_cast<int64_t>(uncounted_succeeded.size());
   const int64_t total_failed = failed + static_cast<int64_t>(uncounted_failed.size());
 
-  // Start time and suspension.
-  if (suspended) {
+  // Start time and suspension (a job whose end is settled stays as it is). The event goes out
+  // once the condition is written: a sync that read a stale job and fails to write sends none.
+  std::optional<JobEnd> end = settled_end(job);
+  std::optional<std::pair<std::string, std::string>> suspension_event;  // reason, message
+  if (!end && suspended) {
     if (!condition_true(job, "Suspended")) {
       json conditions = status.value("conditions", json::array());
       set_condition(conditions, "Suspended", "True", "JobSuspended", "Job suspended", now);
       status["conditions"] = conditions;
-      events_.record(job, "Normal", "Suspended", "Job suspended");
+      suspension_event = {"Suspended", "Job suspended"};
     }
-  } else {
+  } else if (!end) {
     if (condition_true(job, "Suspended")) {
       json conditions = status["conditions"];
       set_condition(conditions, "Suspended", "False", "JobResumed", "Job resumed", now);
       status["conditions"] = conditions;
       status["startTime"] = now;  // the deadline counts from the resume
-      events_.record(job, "Normal", "Resumed", "Job resumed");
+      suspension_event = {"Resumed", "Job resumed"};
     } else if (!status.contains("startTime")) {
       status["startTime"] = now;
     }
   }
-  // Is it finished?
-  std::optional<std::pair<std::string, std::string>> success;
-  if (!fail && total_failed > backoff_limit) {
-    fail = {{"BackoffLimitExceeded", "Job has reached the specified backoff limit"}};
+  // Is it over? An end settled before stands; then the pod failure policy, the back-off limit,
+  // the deadline, and success.
+  if (!end && !fail_job_message.empty()) {
+    end = JobEnd{true, "PodFailurePolicy", fail_job_message};
+  }
+  if (!end && (total_failed > backoff_limit || restarts_past_backoff_limit(job, all))) {
+    end = JobEnd{true, "BackoffLimitExceeded", "Job has reached the specified backoff limit"};
   }
   const json* deadline_field = at(job, {"spec", "activeDeadlineSeconds"});
-  if (!fail && !suspended && deadline_field != nullptr && deadline_field->is_number_integer()) {
+  if (!end && !suspended && deadline_field != nullptr && deadline_field->is_number_integer()) {
     auto started = parse_time(string_at(status, {"startTime"}));
     const auto deadline =
         started.value_or(wall) + std::chrono::seconds(deadline_field->get<int64_t>());
     if (wall >= deadline) {
-      fail = {{"DeadlineExceeded", "Job was active longer than specified deadline"}};
+      end = JobEnd{true, "DeadlineExceeded", "Job was active longer than specified deadline"};
     } else {
       requeue_after(key, std::chrono::duration_cast<common::Clock::duration>(deadline - wall) +
                              std::chrono::milliseconds(10));
     }
   }
-  if (!fail) {
+  if (!end) {
     const bool reached =
         has_completions ? total_succeeded >= completions : total_succeeded > 0 && active.empty();
     if (reached)
-      success = {{"CompletionsReached", "Reached expected number of succeeded pods"}};
+      end = JobEnd{false, "CompletionsReached", "Reached expected number of succeeded pods"};
   }
+  // An ending job's active pods are deleted with their finalizers (a failed job counts them as
+  // failed); pods a suspended or scaled-down job no longer wants are let go uncounted.
   std::vector<ObjectPtr> to_delete;
-  if (fail || success || suspended) {
+  if (end || suspended) {
     to_delete = active;
   } else if (!being_deleted(job)) {
     bool expecting;
@@ -299,27 +344,8 @@ std::optional<std::string> JobController::sync(const std::string& key) {
           indexes.assign(static_cast<size_t>(want - have), -1);
         }
         std::set<std::string> created;
-        const json* tmpl = at(job, {"spec", "template"});
         for (int index : indexes) {
-          json metadata =
-              tmpl != nullptr && tmpl->contains("metadata") ? (*tmpl)["metadata"] : json::object();
-          json spec = tmpl != nullptr && tmpl->contains("spec") ? (*tmpl)["spec"] : json::object();
-          metadata.erase("name");
-          std::string prefix = name_of(job) + "-";
-          if (index >= 0) {
-            prefix += std::to_string(index) + "-";
-            metadata["annotations"][kIndexKey] = std::to_string(index);
-            metadata["labels"][kIndexKey] = std::to_string(index);
-            if (!spec.contains("hostname"))
-              spec["hostname"] = name_of(job) + "-" + std::to_string(index);
-          }
-          metadata["generateName"] = prefix;
-          metadata["namespace"] = ns;
-          metadata["ownerReferences"] = json::array({controller_owner_ref(job)});
-          metadata["finalizers"] = json::array({kTracking});
-          auto made = client_.create(
-              kPods.collection(ns),
-              {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec}});
+          auto made = client_.create(kPods.collection(ns), job_pod(job, index));
           if (!made) {
             events_.record(job, "Warning", "FailedCreate",
                            "Error creating: " + made.error().message);
@@ -337,6 +363,8 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   }
   int64_t deleted = 0;
   for (const ObjectPtr& pod : to_delete) {
+    if (!end && has_tracking_finalizer(*pod) && !remove_finalizer(*pod))
+      continue;
     auto removed = client_.remove(kPods.object(ns, name_of(*pod)));
     if (removed || removed.error().not_found()) {
       ++deleted;
@@ -344,21 +372,22 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     }
   }
   const bool all_stopped = deleted == static_cast<int64_t>(to_delete.size());
+  // A failed job counts every pod it still tracks that did not succeed as failed.
+  if (end && end->failed && all_stopped) {
+    for (const ObjectPtr& pod : pods) {
+      const std::string pod_uid = uid_of(*pod);
+      if (has_tracking_finalizer(*pod) && string_at(*pod, {"status", "phase"}) != "Succeeded" &&
+          !contains(uncounted_failed, pod_uid) &&
+          match_pod_failure_policy(job, *pod).action != "Ignore")
+        uncounted_failed.push_back(pod_uid);
+    }
+  }
   int64_t ready = 0;
   for (const ObjectPtr& p : active)
     ready += pod_ready(*p) ? 1 : 0;
   status["active"] = static_cast<int64_t>(active.size()) - deleted;
   status["ready"] = std::max<int64_t>(ready - deleted, 0);
   status["terminating"] = terminating + deleted;
-  json conditions = status.value("conditions", json::array());
-  if (fail && all_stopped && !condition_true(job, "FailureTarget")) {
-    set_condition(conditions, "FailureTarget", "True", fail->first, fail->second, now);
-  }
-  if (success && all_stopped && !condition_true(job, "SuccessCriteriaMet")) {
-    set_condition(conditions, "SuccessCriteriaMet", "True", success->first, success->second, now);
-  }
-  if (!conditions.empty())
-    status["conditions"] = conditions;
   status["uncountedTerminatedPods"] = json::object();
   if (!uncounted_succeeded.empty())
     status["uncountedTerminatedPods"]["succeeded"] = uncounted_succeeded;
@@ -366,20 +395,24 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     status["uncountedTerminatedPods"]["failed"] = uncounted_failed;
   if (indexed)
     status["completedIndexes"] = format_index_set(done_indexes);
+  if (end && all_stopped)
+    add_interim_condition(status, *end, now);
   omit_zero_counts(status);
   // First write: the finished pods are known as uncounted before their finalizers go.
   if (status != job.value("status", json::object())) {
     if (auto e = write_status(job, status))
       return e;
   }
-  // Their finalizers go, then they are counted.
+  if (suspension_event)
+    events_.record(job, "Normal", suspension_event->first, suspension_event->second);
+  // Their finalizers go, then they are counted. An ended job lets go of all its pods.
   json still_succeeded = json::array();
   json still_failed = json::array();
   for (const ObjectPtr& pod : pods) {
     const std::string pod_uid = uid_of(*pod);
     const bool counted =
         contains(uncounted_succeeded, pod_uid) || contains(uncounted_failed, pod_uid);
-    const bool release = counted || ((fail || success) && being_deleted(*pod));
+    const bool release = counted || (end && all_stopped);
     if (!release || !has_tracking_finalizer(*pod))
       continue;
     if (!remove_finalizer(*pod) && counted) {
@@ -398,21 +431,8 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     counted_status["uncountedTerminatedPods"]["succeeded"] = still_succeeded;
   if (!still_failed.empty())
     counted_status["uncountedTerminatedPods"]["failed"] = still_failed;
-  const bool flushed = still_succeeded.empty() && still_failed.empty();
-  if (flushed && all_stopped && (fail || success)) {
-    json final_conditions = counted_status["conditions"];
-    if (fail) {
-      set_condition(final_conditions, "Failed", "True", fail->first, fail->second, now);
-      events_.record(job, "Warning", fail->first, fail->second);
-    } else {
-      set_condition(final_conditions, "Complete", "True", success->first, success->second, now);
-      counted_status["completionTime"] = now;
-      events_.record(job, "Normal", "Completed", "Job completed");
-    }
-    counted_status["conditions"] = final_conditions;
-    counted_status["active"] = 0;
-    counted_status["ready"] = 0;
-  }
+  // The terminal condition once every pod is counted and none is terminating.
+  const bool over = end && all_stopped && record_end(counted_status, *end, now);
   omit_zero_counts(counted_status);
   if (counted_status != status) {
     // The first write changed the resourceVersion: write over the server's copy.
@@ -422,7 +442,14 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     if (auto e = write_status(base, counted_status))
       return e;
   }
-  if (!flushed)
+  if (over) {
+    if (end->failed) {
+      events_.record(job, "Warning", end->reason, end->message);
+    } else {
+      events_.record(job, "Normal", "Completed", "Job completed");
+    }
+  }
+  if (!still_succeeded.empty() || !still_failed.empty())
     return "some finished pods of job " + key + " keep their tracking finalizer";
   return std::nullopt;
 }

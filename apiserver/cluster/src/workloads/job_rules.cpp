@@ -4,9 +4,15 @@
 #include <charconv>
 
 #include "client/objects.h"
+#include "workloads/workload_pods.h"
 
 namespace cluster {
 namespace {
+
+constexpr const char* kIndexKey = "batch.kubernetes.io/job-completion-index";
+constexpr const char* kTracking = "batch.kubernetes.io/job-tracking";
+// A generated name's random suffix is 5 characters of at most 63.
+constexpr size_t kMostGenerateName = 58;
 
 std::optional<int> number(std::string_view text) {
   int value = 0;
@@ -64,9 +70,7 @@ std::string format_index_set(const std::set<int>& indexes) {
 }
 
 int completion_index(const json& pod) {
-  return number(string_at(pod,
-                          {"metadata", "annotations", "batch.kubernetes.io/job-completion-index"}))
-      .value_or(-1);
+  return number(string_at(pod, {"metadata", "annotations", kIndexKey})).value_or(-1);
 }
 
 FailureVerdict match_pod_failure_policy(const json& job, const json& pod) {
@@ -123,6 +127,158 @@ std::chrono::seconds failure_backoff(int64_t failures) {
   for (int64_t i = 1; i < failures && delay < 360; ++i)
     delay *= 2;
   return std::chrono::seconds(std::min<int64_t>(delay, 360));
+}
+
+bool has_tracking_finalizer(const json& pod) {
+  const json* finalizers = at(pod, {"metadata", "finalizers"});
+  return finalizers != nullptr && finalizers->is_array() &&
+         std::find(finalizers->begin(), finalizers->end(), json(kTracking)) != finalizers->end();
+}
+
+bool tracking_finalizer_orphaned(const json& pod, const json* job) {
+  if (!has_tracking_finalizer(pod)) {
+    return false;
+  }
+  const json* ref = controller_ref(pod);
+  if (ref == nullptr) {
+    return true;
+  }
+  if (string_at(*ref, {"kind"}) != "Job" || string_at(*ref, {"apiVersion"}) != "batch/v1") {
+    return false;
+  }
+  if (job == nullptr || uid_of(*job) != string_at(*ref, {"uid"})) {
+    return true;
+  }
+  return condition_true(*job, "Complete") || condition_true(*job, "Failed");
+}
+
+bool pod_failed_for_job(const json& job, const json& pod) {
+  const std::string phase = string_at(pod, {"status", "phase"});
+  if (phase == "Failed") {
+    return true;
+  }
+  const bool only_failed = string_at(job, {"spec", "podReplacementPolicy"}) == "Failed" ||
+                           at(job, {"spec", "podFailurePolicy"}) != nullptr;
+  return !only_failed && being_deleted(pod) && phase != "Succeeded";
+}
+
+bool restarts_past_backoff_limit(const json& job, const std::vector<const json*>& pods) {
+  if (string_at(job, {"spec", "template", "spec", "restartPolicy"}) != "OnFailure") {
+    return false;
+  }
+  int64_t restarts = 0;
+  for (const json* pod : pods) {
+    const std::string phase = string_at(*pod, {"status", "phase"});
+    if (phase != "Pending" && phase != "Running") {
+      continue;
+    }
+    for (const char* field : {"initContainerStatuses", "containerStatuses"}) {
+      const json* statuses = at(*pod, {"status", field});
+      if (statuses == nullptr || !statuses->is_array()) {
+        continue;
+      }
+      for (const json& s : *statuses) {
+        restarts += std::max<int64_t>(int_at(s, {"restartCount"}, 0), 0);
+      }
+    }
+  }
+  const int64_t limit = int_at(job, {"spec", "backoffLimit"}, 6);
+  return limit == 0 ? restarts > 0 : restarts >= limit;
+}
+
+std::optional<JobEnd> settled_end(const json& job) {
+  for (const char* type : {"SuccessCriteriaMet", "FailureTarget"}) {
+    if (const json* c = condition(job, type); c != nullptr && string_at(*c, {"status"}) == "True") {
+      return JobEnd{std::string(type) == "FailureTarget", string_at(*c, {"reason"}),
+                    string_at(*c, {"message"})};
+    }
+  }
+  return std::nullopt;
+}
+
+void add_interim_condition(json& status, const JobEnd& end, const std::string& now) {
+  json& conditions = status["conditions"];
+  if (!conditions.is_array()) {
+    conditions = json::array();
+  }
+  const char* interim = end.failed ? "FailureTarget" : "SuccessCriteriaMet";
+  const json* existing = condition_in(conditions, interim);
+  if (existing == nullptr || string_at(*existing, {"status"}) != "True") {
+    set_condition(conditions, interim, "True", end.reason, end.message, now);
+  }
+}
+
+bool record_end(json& status, const JobEnd& end, const std::string& now) {
+  add_interim_condition(status, end, now);
+  json& conditions = status["conditions"];
+  const json* uncounted = at(status, {"uncountedTerminatedPods"});
+  const bool all_counted = uncounted == nullptr || !uncounted->is_object() ||
+                           std::all_of(uncounted->begin(), uncounted->end(),
+                                       [](const json& list) { return list.empty(); });
+  if (!all_counted || int_at(status, {"terminating"}, 0) > 0) {
+    return false;
+  }
+  set_condition(conditions, end.failed ? "Failed" : "Complete", "True", end.reason, end.message,
+                now);
+  if (!end.failed) {
+    status["completionTime"] = now;
+  }
+  status["active"] = 0;
+  status["ready"] = 0;
+  return true;
+}
+
+json job_pod(const json& job, int index) {
+  const json* tmpl = at(job, {"spec", "template"});
+  json pod = pod_from_template(job, tmpl != nullptr ? *tmpl : json::object());
+  json& metadata = pod["metadata"];
+  json& finalizers = metadata["finalizers"];
+  if (!finalizers.is_array()) {
+    finalizers = json::array();
+  }
+  if (std::find(finalizers.begin(), finalizers.end(), json(kTracking)) == finalizers.end()) {
+    finalizers.push_back(kTracking);
+  }
+  std::string prefix = name_of(job) + "-";
+  if (index >= 0) {
+    const std::string text = std::to_string(index);
+    const std::string suffix = "-" + text + "-";
+    prefix = name_of(job) + suffix;
+    if (prefix.size() > kMostGenerateName) {
+      prefix = prefix.substr(0, kMostGenerateName - suffix.size()) + suffix;
+    }
+    metadata["annotations"][kIndexKey] = text;
+    metadata["labels"][kIndexKey] = text;
+    json& spec = pod["spec"];
+    spec["hostname"] = name_of(job) + "-" + text;
+    const json variable = {
+        {"name", "JOB_COMPLETION_INDEX"},
+        {"valueFrom",
+         {{"fieldRef",
+           {{"fieldPath", std::string("metadata.annotations['") + kIndexKey + "']"}}}}}};
+    for (const char* list : {"initContainers", "containers"}) {
+      if (!spec.contains(list) || !spec[list].is_array()) {
+        continue;
+      }
+      for (json& container : spec[list]) {
+        if (!container.is_object()) {
+          continue;
+        }
+        json& env = container["env"];
+        if (!env.is_array()) {
+          env = json::array();
+        }
+        const bool present = std::any_of(env.begin(), env.end(), [](const json& v) {
+          return string_at(v, {"name"}) == "JOB_COMPLETION_INDEX";
+        });
+        if (!present) {
+          env.push_back(variable);
+        }
+      }
+    }
+  }
+  metadata["generateName"] = prefix;
+  return pod;
 }
 
 }  // namespace cluster

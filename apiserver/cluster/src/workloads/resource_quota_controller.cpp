@@ -1,7 +1,5 @@
 #include "workloads/resource_quota_controller.h"
 
-#include <cmath>
-
 #include "client/objects.h"
 #include "client/quantity.h"
 #include "nodes/pod_lifecycle.h"
@@ -18,53 +16,53 @@ const json& items_of(const json& list) {
   return items != nullptr && items->is_array() ? *items : kNone;
 }
 
+// A sum of quantities, written in the format of the first one added, as resource.Quantity's
+// Add keeps the receiver's.
+struct Amount {
+  double value = 0;
+  std::optional<QuantityFormat> format;
+
+  void add(double v, std::optional<QuantityFormat> f) {
+    value += v;
+    if (!format)
+      format = f;
+  }
+  void add(const std::string& text) {
+    if (auto v = parse_quantity(text))
+      add(*v, quantity_format(text));
+  }
+  std::string text() const {
+    return format_quantity(value, format.value_or(QuantityFormat::DecimalSI));
+  }
+};
+
 // A pod's sum of requests or limits of `name` (cpu, memory): its containers', or its largest
 // init container's when larger.
-double pod_amount(const json& pod, const char* kind, const char* name) {
-  auto of = [&](const json* containers) {
-    double sum = 0;
-    double largest = 0;
-    if (containers == nullptr || !containers->is_array())
-      return std::pair{sum, largest};
-    for (const json& c : *containers) {
-      std::string text = string_at(c, {"resources", kind, name});
-      if (text.empty() && std::string(kind) == "requests")
-        text = string_at(c, {"resources", "limits", name});
-      const double v = parse_quantity(text).value_or(0);
-      sum += v;
-      largest = std::max(largest, v);
-    }
-    return std::pair{sum, largest};
+Amount pod_amount(const json& pod, const char* kind, const char* name) {
+  auto text_of = [&](const json& c) {
+    std::string text = string_at(c, {"resources", kind, name});
+    if (text.empty() && std::string(kind) == "requests")
+      text = string_at(c, {"resources", "limits", name});
+    return text;
   };
-  const double containers = of(at(pod, {"spec", "containers"})).first;
-  const double init = of(at(pod, {"spec", "initContainers"})).second;
-  return std::max(containers, init);
+  Amount sum;
+  if (const json* list = at(pod, {"spec", "containers"}); list != nullptr && list->is_array()) {
+    for (const json& c : *list)
+      sum.add(text_of(c));
+  }
+  Amount largest;
+  if (const json* list = at(pod, {"spec", "initContainers"}); list != nullptr && list->is_array()) {
+    for (const json& c : *list) {
+      Amount one;
+      one.add(text_of(c));
+      if (one.value > largest.value)
+        largest = one;
+    }
+  }
+  return largest.value > sum.value ? largest : sum;
 }
 
 }  // namespace
-
-std::string format_quantity(const std::string& resource, double value) {
-  const bool cpu = resource.find("cpu") != std::string::npos;
-  const bool bytes =
-      resource.find("memory") != std::string::npos || resource.find("storage") != std::string::npos;
-  if (cpu) {
-    const auto milli = static_cast<int64_t>(std::llround(value * 1000));
-    return milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m";
-  }
-  const auto whole = static_cast<int64_t>(std::llround(value));
-  if (bytes && whole != 0) {
-    const char* suffixes[] = {"Ki", "Mi", "Gi", "Ti", "Pi"};
-    int64_t scaled = whole;
-    int used = -1;
-    while (used < 4 && scaled % 1024 == 0) {
-      scaled /= 1024;
-      ++used;
-    }
-    if (used >= 0)
-      return std::to_string(scaled) + suffixes[used];
-  }
-  return std::to_string(whole);
-}
 
 ResourceQuotaController::ResourceQuotaController(const Client& client, Informer& pods,
                                                  const common::Clock& clock)
@@ -129,17 +127,20 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
         pods.push_back(p);
     }
     for (const auto& [name, limit] : hard->items()) {
-      std::optional<double> value;
+      std::optional<double> value;  // a count
+      std::optional<Amount> amount;
       if (name == "pods" || name == "count/pods") {
         value = static_cast<double>(pods.size());
       } else if (name == "cpu" || name == "requests.cpu" || name == "memory" ||
                  name == "requests.memory" || name == "limits.cpu" || name == "limits.memory") {
         const bool limits = name.starts_with("limits.");
         const char* resource = name.find("cpu") != std::string::npos ? "cpu" : "memory";
-        double sum = 0;
-        for (const ObjectPtr& p : pods)
-          sum += pod_amount(*p, limits ? "limits" : "requests", resource);
-        value = sum;
+        Amount sum;
+        for (const ObjectPtr& p : pods) {
+          const Amount one = pod_amount(*p, limits ? "limits" : "requests", resource);
+          sum.add(one.value, one.format);
+        }
+        amount = sum;
       } else if (name == "services.nodeports" || name == "services.loadbalancers") {
         auto listed = client_.get(ResourceRef{"", "v1", "services", true}.collection(ns));
         if (!listed)
@@ -164,12 +165,10 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
             client_.get(ResourceRef{"", "v1", "persistentvolumeclaims", true}.collection(ns));
         if (!listed)
           continue;
-        double sum = 0;
-        for (const json& c : items_of(*listed)) {
-          sum += parse_quantity(string_at(c, {"spec", "resources", "requests", "storage"}))
-                     .value_or(0);
-        }
-        value = sum;
+        Amount sum;
+        for (const json& c : items_of(*listed))
+          sum.add(string_at(c, {"spec", "resources", "requests", "storage"}));
+        amount = sum;
       } else {
         // services, configmaps, secrets, ...; count/<resource>[.<group>].
         std::string resource = name.starts_with("count/") ? name.substr(6) : name;
@@ -182,7 +181,9 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
           value = static_cast<double>(*n);
       }
       if (value)
-        used[name] = format_quantity(name, *value);
+        amount = Amount{*value, QuantityFormat::DecimalSI};  // a count
+      if (amount)
+        used[name] = amount->text();
       (void)limit;
     }
   }

@@ -32,8 +32,4 @@ class ResourceQuotaController final : public Controller {
   Informer& pods_;
 };
 
-// A quantity as the API writes it: cpu in cores or millicores ("2", "500m"), bytes with the
-// largest exact binary suffix ("128Mi") or none, counts as integers.
-std::string format_quantity(const std::string& resource, double value);
-
 }  // namespace cluster

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# ResourceQuota with kubectl 1.32, as on a real cluster: `kubectl create quota`, the
+# resourcequota-controller's status.hard and status.used (pods and their requests and limits,
+# object counts), usage that follows pods created and deleted, and what `kubectl get quota` and
+# `kubectl describe quota` print. The server has no ResourceQuota admission yet: a create over
+# the quota is not refused, and object counts are refreshed when the controller syncs the quota
+# (on a pod change, or every 30 s) instead of at once. Run through with_sandbox.sh.
+set -euo pipefail
+export LC_ALL=C
+# shellcheck source=cluster_lib.sh
+source "$(dirname "$0")/cluster_lib.sh"
+ns=team
+used() { kubectl get quota compute -n "$ns" -o jsonpath='{.status.used}'; }
+# A pod asking for 300m/256Mi and limited to 500m/512Mi.
+sized_pod() {
+  kubectl run "$1" -n "$ns" --image=nginx --overrides='{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"300m","memory":"256Mi"},"limits":{"cpu":"500m","memory":"512Mi"}}}]}}' >/dev/null
+}
+
+k create namespace "$ns" >/dev/null
+hard="pods=3,requests.cpu=1,requests.memory=1Gi,limits.cpu=2,limits.memory=2Gi,configmaps=3,secrets=4,services=2,count/deployments.apps=1"
+expect "create quota" "resourcequota/compute created" "$(k create quota compute -n "$ns" --hard="$hard")"
+spec_hard='{"configmaps":"3","count/deployments.apps":"1","limits.cpu":"2","limits.memory":"2Gi","pods":"3","requests.cpu":"1","requests.memory":"1Gi","secrets":"4","services":"2"}'
+expect "spec.hard" "$spec_hard" "$(k get quota compute -n "$ns" -o jsonpath='{.spec.hard}')"
+# The namespace's own ConfigMap (kube-root-ca.crt) counts.
+until_equal "status filled" "$spec_hard"'/{"configmaps":"1","count/deployments.apps":"0","limits.cpu":"0","limits.memory":"0","pods":"0","requests.cpu":"0","requests.memory":"0","secrets":"0","services":"0"}' \
+  k get quota compute -n "$ns" -o jsonpath='{.status.hard}/{.status.used}'
+
+# kubectl describe prints status.used against status.hard, sorted by name.
+expect "describe quota" "Name:                   compute
+Namespace:              $ns
+Resource                Used  Hard
+--------                ----  ----
+configmaps              1     3
+count/deployments.apps  0     1
+limits.cpu              0     2
+limits.memory           0     2Gi
+pods                    0     3
+requests.cpu            0     1
+requests.memory         0     1Gi
+secrets                 0     4
+services                0     2" "$(k describe quota compute -n "$ns")"
+
+# Pods add their requests and limits; the objects made before them are counted with them.
+k create configmap settings -n "$ns" --from-literal=a=b >/dev/null
+k create secret generic token -n "$ns" --from-literal=a=b >/dev/null
+k create service clusterip api -n "$ns" --tcp=80:80 >/dev/null
+sized_pod one
+until_equal "one pod" '{"configmaps":"2","count/deployments.apps":"0","limits.cpu":"500m","limits.memory":"512Mi","pods":"1","requests.cpu":"300m","requests.memory":"256Mi","secrets":"1","services":"1"}' used
+sized_pod two
+until_equal "two pods" '"limits.cpu":"1","limits.memory":"1Gi","pods":"2","requests.cpu":"600m","requests.memory":"512Mi"' \
+  bash -c "kubectl get quota compute -n $ns -o jsonpath='{.status.used}' | grep -o '\"limits.cpu.*requests.memory\":\"[^\"]*\"'"
+
+# kubectl get: the requests and limits columns, each "name: used/hard", sorted.
+expect "get quota header" "NAME REQUEST LIMIT AGE" "$(k get quota -n "$ns" | head -1 | xargs)"
+expect "get quota row" "compute|configmaps: 2/3, count/deployments.apps: 0/1, pods: 2/3, requests.cpu: 600m/1, requests.memory: 512Mi/1Gi, secrets: 1/4, services: 1/2|limits.cpu: 1/2, limits.memory: 1Gi/2Gi" \
+  "$(k get quota -n "$ns" --no-headers | sed -E 's/  +/|/g; s/\|[^|]*$//')"
+
+# A Deployment counts as one, its pods as theirs.
+k create deployment web -n "$ns" --image=nginx --replicas=1 >/dev/null
+until_equal "deployment counted" '1/3' \
+  k get quota compute -n "$ns" -o jsonpath='{.status.used.count/deployments\.apps}/{.status.used.pods}'
+
+# Deleting gives the usage back.
+k delete deployment web -n "$ns" >/dev/null
+k delete pod one two -n "$ns" --wait=false >/dev/null
+until_equal "usage released" '{"configmaps":"2","count/deployments.apps":"0","limits.cpu":"0","limits.memory":"0","pods":"0","requests.cpu":"0","requests.memory":"0","secrets":"1","services":"1"}' used
+
+# Quantities add up in the format they were given in: decimal stays decimal ("1500M").
+for pod in d1 d2; do
+  k run "$pod" -n "$ns" --image=nginx --overrides='{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"750m","memory":"750M"},"limits":{"cpu":"1","memory":"1G"}}}]}}' >/dev/null
+done
+until_equal "decimal sums" "1500m 1500M 2 2G" \
+  k get quota compute -n "$ns" -o jsonpath='{.status.used.requests\.cpu} {.status.used.requests\.memory} {.status.used.limits\.cpu} {.status.used.limits\.memory}'
+k delete pod d1 d2 -n "$ns" --wait=false >/dev/null
+until_equal "decimal pods gone" "0" k get quota compute -n "$ns" -o jsonpath='{.status.used.pods}'
+
+# A pod that finished holds no quota.
+k run finished -n "$ns" --image=busybox --restart=Never --annotations=kube-sandbox.io/run-seconds=1 \
+  --overrides='{"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
+until_equal "finished pod" "Succeeded 0 0" \
+  bash -c "echo \$(kubectl get pod finished -n $ns -o jsonpath='{.status.phase}') \$(kubectl get quota compute -n $ns -o jsonpath='{.status.used.pods} {.status.used.requests\\.cpu}')"
+
+# Editing spec.hard is reflected in status.hard.
+k patch quota compute -n "$ns" --type=merge -p '{"spec":{"hard":{"pods":"10"}}}' >/dev/null
+until_equal "hard follows spec" "10" k get quota compute -n "$ns" -o jsonpath='{.status.hard.pods}'
+echo "quota: ok"
