@@ -136,7 +136,7 @@ TEST_CASE("the manage pass creates missing pods and deletes extra ones", "[clust
       pod("a-n4", "n4", "ready"),
       pod("a-n5", "n5", "failed"),
       pod("a-gone", "n9", "ready")};
-  const auto plan = cluster::plan_daemon_set(ds, nodes, pods);
+  const auto plan = cluster::plan_daemon_set(ds, nodes, pods, "h1", kNow);
   CHECK(plan.create_on == std::vector<std::string>{"n1"});
   CHECK(plan.delete_pods == std::vector<std::string>{"a-new", "a-n3", "a-n5"});
   REQUIRE(plan.failed.size() == 1);
@@ -153,29 +153,130 @@ TEST_CASE("the manage pass creates missing pods and deletes extra ones", "[clust
                        {"observedGeneration", 3}});
 }
 
+TEST_CASE("a node whose daemon pod is going waits for it unless the DaemonSet surges",
+          "[cluster][daemonset]") {
+  json ds = daemon_set();
+  const std::vector<cluster::ObjectPtr> nodes = {node("n1"), node("n2")};
+  json going = *pod("a1", "n1", "ready");
+  going["metadata"]["deletionTimestamp"] = "2026-01-03T00:00:00Z";
+  json finished = *pod("a2", "n2", "ready");
+  finished["status"]["phase"] = "Succeeded";
+  const std::vector<cluster::ObjectPtr> pods = {std::make_shared<const json>(going),
+                                                std::make_shared<const json>(finished)};
+  auto plan = cluster::plan_daemon_set(ds, nodes, pods, "h1", kNow);
+  CHECK(plan.create_on.empty());
+  CHECK(plan.delete_pods == std::vector<std::string>{"a2"});  // succeeded: deleted, not failed
+  CHECK(plan.failed.empty());
+  // The pod being deleted still holds its node in the status.
+  CHECK(cluster::daemon_status(ds, nodes, pods, "h1", 0, kNow)["currentNumberScheduled"] == 2);
+
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", 1}, {"maxUnavailable", 0}};
+  plan = cluster::plan_daemon_set(ds, nodes, pods, "h1", kNow);
+  CHECK(plan.create_on == std::vector<std::string>{"n1", "n2"});
+}
+
+TEST_CASE("the update budgets scale against the nodes that want a pod", "[cluster][daemonset]") {
+  json ds = daemon_set();
+  auto budgets = [&](int64_t desired) {
+    const auto b = cluster::daemon_budgets(ds, desired);
+    return std::pair{b.surge, b.unavailable};
+  };
+  CHECK(budgets(3) == std::pair<int64_t, int64_t>{0, 1});
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", "50%"}, {"maxUnavailable", 0}};
+  CHECK(budgets(3) == std::pair<int64_t, int64_t>{2, 0});  // rounds up
+  CHECK(cluster::daemon_allows_surge(ds));
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", 0}, {"maxUnavailable", "50%"}};
+  CHECK(budgets(3) == std::pair<int64_t, int64_t>{0, 2});
+  CHECK_FALSE(cluster::daemon_allows_surge(ds));
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", 0}, {"maxUnavailable", 0}};
+  CHECK(budgets(3) == std::pair<int64_t, int64_t>{0, 1});  // both 0 would never move
+  CHECK(budgets(0) == std::pair<int64_t, int64_t>{0, 0});
+  ds["spec"]["updateStrategy"] = {{"type", "OnDelete"}, {"rollingUpdate", {{"maxSurge", 1}}}};
+  CHECK_FALSE(cluster::daemon_allows_surge(ds));
+}
+
 TEST_CASE("a rolling update deletes at most maxUnavailable available old pods",
           "[cluster][daemonset]") {
   json ds = daemon_set();
   const std::vector<cluster::ObjectPtr> nodes = {node("n1"), node("n2"), node("n3")};
-  CHECK(cluster::daemon_max_unavailable(ds, 3) == 1);
+  auto deletions = [&](const std::vector<cluster::ObjectPtr>& pods, const std::string& hash) {
+    const auto plan = cluster::daemon_rolling_update(ds, nodes, pods, hash, kNow);
+    CHECK(plan.create_on.empty());  // the manage pass creates the replacements
+    return plan.delete_pods;
+  };
   const std::vector<cluster::ObjectPtr> old = {pod("a1", "n1", "ready"), pod("a2", "n2", "ready"),
                                                pod("a3", "n3", "ready")};
-  CHECK(cluster::rolling_update_deletions(ds, nodes, old, "h2", kNow).size() == 1);
-  CHECK(cluster::rolling_update_deletions(ds, nodes, old, "h1", kNow).empty());
+  CHECK(deletions(old, "h2") == std::vector<std::string>{"a1"});
+  CHECK(deletions(old, "h1").empty());
   // A new pod not yet available uses up the budget.
   const std::vector<cluster::ObjectPtr> one_new = {
       pod("b1", "n1", "pending", "h2"), pod("a2", "n2", "ready"), pod("a3", "n3", "ready")};
-  CHECK(cluster::rolling_update_deletions(ds, nodes, one_new, "h2", kNow).empty());
-  // An unavailable old pod is always replaced, outside the budget.
+  CHECK(deletions(one_new, "h2").empty());
+  // An unavailable old pod is always replaced, and counts against the budget.
   const std::vector<cluster::ObjectPtr> broken = {
       pod("a1", "n1", "pending"), pod("a2", "n2", "ready"), pod("a3", "n3", "ready")};
-  const auto deletions = cluster::rolling_update_deletions(ds, nodes, broken, "h2", kNow);
-  REQUIRE(deletions.size() == 2);
-  CHECK(deletions[0] == "a1");
+  CHECK(deletions(broken, "h2") == std::vector<std::string>{"a1"});
+  // A node still without its pod counts as unavailable.
+  CHECK(deletions({pod("a2", "n2", "ready"), pod("a3", "n3", "ready")}, "h2").empty());
 
   ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] = "50%";
-  CHECK(cluster::daemon_max_unavailable(ds, 3) == 2);
-  CHECK(cluster::rolling_update_deletions(ds, nodes, old, "h2", kNow).size() == 2);
-  ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] = 0;
-  CHECK(cluster::daemon_max_unavailable(ds, 3) == 1);
+  CHECK(deletions(old, "h2") == std::vector<std::string>{"a1", "a2"});
+}
+
+TEST_CASE("with maxSurge a new pod starts next to the old one, which goes once it is available",
+          "[cluster][daemonset]") {
+  json ds = daemon_set();
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", 1}, {"maxUnavailable", 0}};
+  const std::vector<cluster::ObjectPtr> nodes = {node("n1"), node("n2"), node("n3")};
+  using Names = std::vector<std::string>;
+  auto step = [&](const std::vector<cluster::ObjectPtr>& pods) {
+    const auto plan = cluster::daemon_rolling_update(ds, nodes, pods, "h2", kNow);
+    return std::pair{plan.create_on, plan.delete_pods};
+  };
+  const auto a1 = pod("a1", "n1", "ready"), a2 = pod("a2", "n2", "ready"),
+             a3 = pod("a3", "n3", "ready");
+  // One node surges at a time.
+  CHECK(step({a1, a2, a3}) == std::pair{Names{"n1"}, Names{}});
+  // While the new pod is not available, nothing more.
+  const auto b1_pending = pod("b1", "n1", "pending", "h2", "2026-01-02T00:00:00Z");
+  CHECK(step({a1, b1_pending, a2, a3}) == std::pair{Names{}, Names{}});
+  // Available: the old pod goes, and the next node surges.
+  const auto b1 = pod("b1", "n1", "ready", "h2", "2026-01-02T00:00:00Z");
+  CHECK(step({a1, b1, a2, a3}) == std::pair{Names{"n2"}, Names{"a1"}});
+  // An unavailable old pod is replaced at once, outside the budget.
+  const auto a3_broken = pod("a3", "n3", "pending");
+  CHECK(step({a1, b1_pending, a2, a3_broken}) == std::pair{Names{"n3"}, Names{}});
+  // A node with two old pods is the manage pass's first.
+  const auto a1_twin = pod("a1-twin", "n1", "ready");
+  CHECK(step({a1, a1_twin, a2, a3}) == std::pair{Names{}, Names{}});
+
+  // The manage pass keeps one old and one new pod on a node, the old one until the new one is
+  // available (or the old one is not ready).
+  auto manage = [&](const std::vector<cluster::ObjectPtr>& pods) {
+    return cluster::plan_daemon_set(ds, {node("n1")}, pods, "h2", kNow).delete_pods;
+  };
+  CHECK(manage({a1, b1_pending}).empty());
+  CHECK(manage({a1, b1}) == Names{"a1"});
+  CHECK(manage({pod("a1", "n1", "pending"), b1_pending}) == Names{"a1"});
+  const auto b1_twin = pod("b1-twin", "n1", "pending", "h2", "2026-01-03T00:00:00Z");
+  CHECK(manage({a1, b1_pending, b1_twin}) == Names{"b1-twin"});
+}
+
+TEST_CASE("with maxSurge an old pod on a node that no longer wants one waits for the others",
+          "[cluster][daemonset]") {
+  json ds = daemon_set();
+  ds["spec"]["updateStrategy"]["rollingUpdate"] = {{"maxSurge", 1}, {"maxUnavailable", 0}};
+  ds["spec"]["template"]["spec"]["nodeSelector"] = {{"pool", "b"}};
+  const json b = {{"pool", "b"}};
+  // n1 no longer fits (NoSchedule taint: its pod may keep running); n2 fits but has no pod yet.
+  const json taint = {{"key", "x"}, {"effect", "NoSchedule"}};
+  const std::vector<cluster::ObjectPtr> nodes = {node("n1", json::array({taint}), b),
+                                                 node("n2", json::array(), b)};
+  const auto a1 = pod("a1", "n1", "ready");
+  auto deletions = [&](const std::vector<cluster::ObjectPtr>& pods) {
+    return cluster::daemon_rolling_update(ds, nodes, pods, "h2", kNow).delete_pods;
+  };
+  CHECK(deletions({a1}).empty());  // 1 available, 1 wanted: nothing to spare
+  CHECK(deletions({a1, pod("b2", "n2", "ready", "h2")}) == std::vector<std::string>{"a1"});
+  CHECK(deletions({pod("a1", "n1", "pending")}) == std::vector<std::string>{"a1"});
 }

@@ -1,4 +1,5 @@
 #include "workloads/deployment_rollout.h"
+#include "workloads/int_or_percent.h"
 
 #include <catch2/catch.hpp>
 
@@ -100,8 +101,10 @@ TEST_CASE("surge rounds up, unavailability down, and one of them is at least 1",
   const Fenceposts f = resolve_fenceposts(&surge, &unavailable, desired);
   CHECK(f.surge == want_surge);
   CHECK(f.unavailable == want_unavailable);
-  CHECK_FALSE(scaled_value("abc", 10, true).has_value());
-  CHECK_FALSE(scaled_value("%", 10, true).has_value());
+  CHECK_FALSE(cluster::scaled_value("abc", 10, true).has_value());
+  CHECK_FALSE(cluster::scaled_value("%", 10, true).has_value());
+  CHECK_FALSE(cluster::scaled_value("-5%", 10, true).has_value());
+  CHECK_FALSE(cluster::scaled_value("99999999999999999999%", 10, true).has_value());
 }
 
 TEST_CASE("a rolling update moves one step at a time within its budgets", "[deployment]") {

@@ -276,3 +276,42 @@ TEST_CASE("discovery watches the preferred resources that can be listed, watched
   CHECK_FALSE(d.resource_for("v1", "Namespace")->namespaced);
   CHECK_FALSE(d.resource_for("v1", "Pod"));
 }
+
+TEST_CASE("the owners known to be gone are the latest ones marked", "[cluster][gc]") {
+  Graph g;
+  auto owner = [](size_t i) {
+    return OwnerReference{"v1", "ConfigMap", "cm-" + std::to_string(i), std::to_string(i), false};
+  };
+  for (size_t i = 0; i < Graph::kAbsentOwners; ++i) {
+    g.mark_absent(owner(i), "default");
+  }
+  CHECK(g.absent(owner(0), "default"));
+  CHECK_FALSE(g.absent(owner(0), ""));  // by namespace
+  OwnerReference other_version = owner(0);
+  other_version.api_version = "v2";
+  CHECK_FALSE(g.absent(other_version, "default"));  // by apiVersion too
+  g.mark_absent(owner(0), "default");               // marked again: the newest
+  g.mark_absent(owner(Graph::kAbsentOwners), "default");
+  CHECK(g.absent(owner(0), "default"));
+  CHECK_FALSE(g.absent(owner(1), "default"));  // the oldest went
+  CHECK(g.absent(owner(Graph::kAbsentOwners), "default"));
+}
+
+TEST_CASE("blocking references are turned off, the others left", "[cluster][gc]") {
+  json o = object("x", json::array({ref("a", true), ref("b")}));
+  CHECK(cluster::gc::unblock_owner_references(o));
+  CHECK(o["metadata"]["ownerReferences"][0]["blockOwnerDeletion"] == false);
+  CHECK_FALSE(o["metadata"]["ownerReferences"][1].contains("blockOwnerDeletion"));
+  CHECK_FALSE(cluster::gc::unblock_owner_references(o));
+  json none = object("y");
+  CHECK_FALSE(cluster::gc::unblock_owner_references(none));
+
+  // Only a foreground deletion an owner waits for may have to unblock first.
+  const Decision waits = cluster::gc::decide(
+      owners({"a"}), {{"a", OwnerState::WaitingForDependentsDeletion}}, true, object("x"));
+  CHECK(waits.owner_waits);
+  const Decision asked = cluster::gc::decide(owners({"a"}), {{"a", OwnerState::Dangling}}, true,
+                                             object("x", json::array(), {"foregroundDeletion"}));
+  CHECK(asked.propagation == "Foreground");
+  CHECK_FALSE(asked.owner_waits);
+}

@@ -1,6 +1,7 @@
 #include "gc/discovery.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "client/objects.h"
 
@@ -31,7 +32,12 @@ void Discovery::add(const json& resource_list, bool preferred) {
       continue;
     }
     ResourceRef ref{group, version, name, bool_at(r, {"namespaced"}, false)};
-    by_kind.emplace(group_version + " " + string_at(r, {"kind"}), ref);
+    // As upstream's REST mapper, the kind resolves as written and all lower case.
+    std::string kind = string_at(r, {"kind"});
+    by_kind.emplace(group_version + " " + kind, ref);
+    std::transform(kind.begin(), kind.end(), kind.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    by_kind.emplace(group_version + " " + kind, ref);
     // Events are left out, as upstream's default ignored resources.
     const bool ignored = name == "events" && (group.empty() || group == "events.k8s.io");
     if (preferred && !ignored && has_verb(r, "list") && has_verb(r, "watch") &&

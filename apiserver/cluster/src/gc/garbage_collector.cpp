@@ -47,6 +47,7 @@ void GarbageCollector::stop_informers() {
 std::optional<std::string> GarbageCollector::sync(const std::string& key) {
   if (key == kDiscoveryKey) {
     requeue_after(kDiscoveryKey, kDiscoveryPeriod);
+    rediscovered_ = false;
     return refresh();
   }
   if (key.starts_with("delete:")) {
@@ -99,9 +100,9 @@ std::optional<std::string> GarbageCollector::refresh() {
         }
       };
       informer->add_handlers(
-          {.added = [this, ref, enqueue](const json& o) { enqueue(graph_.observe(ref, o)); },
+          {.added = [this, ref, enqueue](const json& o) { enqueue(observe(ref, o)); },
            .updated = [this, ref, enqueue](const json&,
-                                           const json& o) { enqueue(graph_.observe(ref, o)); },
+                                           const json& o) { enqueue(observe(ref, o)); },
            .deleted = [this, enqueue](const json& o) { enqueue(graph_.forget(o)); }});
       started.push_back(informer.get());
       informers_.emplace(key, std::move(informer));
@@ -123,54 +124,76 @@ std::optional<std::string> GarbageCollector::refresh() {
   return std::nullopt;
 }
 
-common::Result<OwnerState> GarbageCollector::owner_state(const json& dependent,
-                                                         const OwnerReference& owner) {
-  using Out = common::Result<OwnerState>;
+std::vector<std::string> GarbageCollector::observe(const ResourceRef& resource,
+                                                   const json& object) {
+  std::vector<InvalidNamespace> invalid;
+  std::vector<std::string> keys = graph_.observe(resource, object, &invalid);
+  for (const InvalidNamespace& bad : invalid) {
+    const Node& d = bad.dependent;
+    const json involved = {
+        {"apiVersion", d.api_version},
+        {"kind", d.kind},
+        {"metadata", {{"namespace", d.namespace_}, {"name", d.name}, {"uid", d.uid}}}};
+    events_.record(involved, "Warning", "OwnerRefInvalidNamespace",
+                   "ownerRef [" + bad.owner.api_version + "/" + bad.owner.kind + ", namespace: " +
+                       d.namespace_ + ", name: " + bad.owner.name + ", uid: " + bad.owner.uid +
+                       "] does not exist in namespace \"" + d.namespace_ + "\"");
+  }
+  return keys;
+}
+
+std::optional<ResourceRef> GarbageCollector::resource_for(const OwnerReference& owner) {
+  if (auto resource = discovery_.resource_for(owner.api_version, owner.kind)) {
+    return resource;
+  }
+  // A kind not known: discovery again, once until the next periodic one (upstream's deferred
+  // REST mapper resets itself on a miss the same way).
+  if (!rediscovered_) {
+    rediscovered_ = true;
+    if (auto failed = refresh()) {
+      apiserver::log::error(name() + ": " + *failed);
+    }
+    return discovery_.resource_for(owner.api_version, owner.kind);
+  }
+  return std::nullopt;
+}
+
+common::Result<std::optional<OwnerState>> GarbageCollector::owner_state(
+    const json& dependent, const OwnerReference& owner) {
+  using Out = common::Result<std::optional<OwnerState>>;
   const std::string dependent_ns = namespace_of(dependent);
-  auto from_graph = [&](const std::string& ns) -> std::optional<OwnerState> {
-    auto node = graph_.node(owner.uid);
-    if (!node || node->kind != owner.kind || node->namespace_ != ns) {
-      return std::nullopt;
-    }
-    return node->deleting_dependents ? OwnerState::WaitingForDependentsDeletion : OwnerState::Solid;
-  };
-  auto resource = discovery_.resource_for(owner.api_version, owner.kind);
+  if (graph_.absent(owner, "") || graph_.absent(owner, dependent_ns)) {
+    return std::optional<OwnerState>(OwnerState::Dangling);
+  }
+  auto resource = resource_for(owner);
   if (!resource) {
-    // Not served (yet): only the graph can tell.
-    if (auto state = from_graph(dependent_ns)) {
-      return *state;
-    }
-    if (auto state = from_graph("")) {
-      return *state;
-    }
-    return Out::failure("no resource serves " + owner.api_version + " " + owner.kind);
+    return Out::failure("unable to get REST mapping for " + owner.api_version + "/" + owner.kind +
+                        ".");
   }
   if (resource->namespaced && dependent_ns.empty()) {
-    events_.record(dependent, "Warning", "OwnerRefInvalidNamespace",
-                   "ownerRef [" + owner.api_version + "/" + owner.kind + ", namespace: , name: " +
-                       owner.name + ", uid: " + owner.uid + "] does not exist in namespace \"\"");
-    return OwnerState::Dangling;
+    // A reference has no namespace: a cluster-scoped object cannot name a namespaced owner.
+    return std::optional<OwnerState>();
   }
+  // Always asked live, as upstream does: the graph may be behind, and only the reference's own
+  // coordinates count (an object of that uid seen elsewhere or under another name is not it).
   const std::string ns = resource->namespaced ? dependent_ns : "";
-  if (auto state = from_graph(ns)) {
-    return *state;
-  }
-  // Not in the graph: the informer may be behind, so ask the server before calling it gone.
   auto live = client_.get(resource->object(ns, owner.name));
   if (!live) {
     if (live.error().not_found()) {
-      return OwnerState::Dangling;
+      graph_.mark_absent(owner, ns);
+      return std::optional<OwnerState>(OwnerState::Dangling);
     }
     return Out::failure("getting owner " + owner.kind + " " + owner.name + ": " +
                         live.error().message);
   }
   if (uid_of(*live) != owner.uid) {
-    return OwnerState::Dangling;
+    graph_.mark_absent(owner, ns);
+    return std::optional<OwnerState>(OwnerState::Dangling);
   }
   if (being_deleted(*live) && has_finalizer(*live, kForegroundFinalizer)) {
-    return OwnerState::WaitingForDependentsDeletion;
+    return std::optional<OwnerState>(OwnerState::WaitingForDependentsDeletion);
   }
-  return OwnerState::Solid;
+  return std::optional<OwnerState>(OwnerState::Solid);
 }
 
 std::optional<std::string> GarbageCollector::attempt_to_delete(const std::string& uid) {
@@ -201,15 +224,29 @@ std::optional<std::string> GarbageCollector::attempt_to_delete(const std::string
     if (!state) {
       return state.error();
     }
-    states[owner.uid] = *state;
+    if (!*state) {
+      return std::nullopt;  // an invalid reference: left alone, and no use trying again
+    }
+    states[owner.uid] = **state;
   }
-  const Decision d = decide(owners, states, !graph_.dependents(uid).empty(), *live);
+  const std::vector<std::string> dependents = graph_.dependents(uid);
+  const Decision d = decide(owners, states, !dependents.empty(), *live);
   switch (d.action) {
     case Decision::Action::None:
       return std::nullopt;
     case Decision::Action::RemoveReferences:
       return edit(path, uid, [&](json& o) { return remove_owner_references(o, d.remove_uids); });
     case Decision::Action::Delete: {
+      if (d.owner_waits &&
+          std::any_of(dependents.begin(), dependents.end(), [this](const std::string& dep) {
+            auto n = graph_.node(dep);
+            return n && n->deleting_dependents;
+          })) {
+        // A dependent waits for its own dependents too: blocking could make a cycle.
+        if (auto failed = edit(path, uid, unblock_owner_references)) {
+          return failed;
+        }
+      }
       apiserver::log::info(2, name() + ": deleting " + path + " (propagationPolicy " +
                                   d.propagation + "): its owners are gone");
       auto removed = client_.remove(path, {{"kind", "DeleteOptions"},

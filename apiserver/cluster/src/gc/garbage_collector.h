@@ -8,8 +8,12 @@
 //     every dependent, then the finalizer;
 //   - for an owner being deleted with the "foregroundDeletion" finalizer, deletes its dependents
 //     and removes the finalizer once no dependent with blockOwnerDeletion remains.
-// A namespaced owner named by a cluster-scoped dependent is treated as gone, with an
-// OwnerRefInvalidNamespace event on the dependent.
+// An owner is looked up live by the reference's apiVersion, kind and name, in the dependent's
+// namespace when the kind is namespaced: not found, or found with another uid, it is gone
+// (remembered as such, as an owner deleted while it had dependents is). A kind discovery does
+// not know is retried. A cluster-scoped dependent naming a namespaced kind is left alone (a
+// reference has no namespace to look in). A reference to an owner seen in another namespace
+// than its dependent's gets an OwnerRefInvalidNamespace event on the dependent.
 //
 // Threads: informer threads update the graph and queue keys; the one worker does every request.
 // Discovery and the set of informers change on the worker alone (and in start(), before it runs).
@@ -43,6 +47,18 @@ class GarbageCollector final : public Controller {
 
   const Graph& graph() const { return graph_; }
 
+  // Tests drive one GarbageCollector by hand: a discovery (and no informers, nor discovery again
+  // on a miss), the informers' events, and one sync of a key.
+  void set_discovery_for_test(Discovery discovery) {
+    discovery_ = std::move(discovery);
+    rediscovered_ = true;
+  }
+  std::vector<std::string> observe_for_test(const ResourceRef& resource, const json& object) {
+    return observe(resource, object);
+  }
+  std::vector<std::string> forget_for_test(const json& object) { return graph_.forget(object); }
+  std::optional<std::string> sync_for_test(const std::string& key) { return sync(key); }
+
  protected:
   std::optional<std::string> sync(const std::string& key) override;
 
@@ -52,8 +68,15 @@ class GarbageCollector final : public Controller {
   std::optional<std::string> attempt_to_delete(const std::string& uid);
   std::optional<std::string> delete_dependents(const Node& owner);
   std::optional<std::string> orphan_dependents(const std::string& uid);
-  // What `owner` is for `dependent` (live object's metadata); an error to retry.
-  common::Result<OwnerState> owner_state(const json& dependent, const OwnerReference& owner);
+  // graph_.observe, with the OwnerRefInvalidNamespace events it calls for.
+  std::vector<std::string> observe(const ResourceRef& resource, const json& object);
+  // Where objects of the owner's apiVersion and kind are served (discovery again on a miss,
+  // once until the next periodic discovery).
+  std::optional<ResourceRef> resource_for(const OwnerReference& owner);
+  // What `owner` is for `dependent` (live object's metadata); nullopt for a reference that can
+  // name nothing (a namespaced owner of a cluster-scoped dependent); an error to retry.
+  common::Result<std::optional<OwnerState>> owner_state(const json& dependent,
+                                                        const OwnerReference& owner);
   // GETs the object at `path`, lets `change` edit it and PUTs it back with its resourceVersion,
   // again on a conflict. Nothing to do when it is gone or has another uid than `uid`.
   std::optional<std::string> edit(const std::string& path, const std::string& uid,
@@ -62,7 +85,8 @@ class GarbageCollector final : public Controller {
   const Client& client_;
   EventRecorder events_;
   Graph graph_;
-  Discovery discovery_;  // the worker's (see Threads)
+  Discovery discovery_;        // the worker's (see Threads)
+  bool rediscovered_ = false;  // the worker's: discovery ran again since the periodic one
 
   std::mutex informers_mu_;                                     // protects informers_ and stopping_
   std::map<std::string, std::unique_ptr<Informer>> informers_;  // by resource_key

@@ -11,6 +11,11 @@ std::string delete_key(const std::string& uid) {
   return "delete:" + uid;
 }
 
+std::string absent_key(const OwnerReference& owner, const std::string& namespace_) {
+  return owner.api_version + "\n" + owner.kind + "\n" + owner.name + "\n" + owner.uid + "\n" +
+         namespace_;
+}
+
 bool blocks(const std::vector<OwnerReference>& owners, const std::string& uid) {
   return std::any_of(owners.begin(), owners.end(), [&](const OwnerReference& o) {
     return o.uid == uid && o.block_owner_deletion;
@@ -80,6 +85,28 @@ bool remove_owner_references(json& object, const std::set<std::string>& uids) {
   return true;
 }
 
+bool unblock_owner_references(json& object) {
+  json* list = object.contains("metadata") && object["metadata"].is_object() &&
+                       object["metadata"].contains("ownerReferences")
+                   ? &object["metadata"]["ownerReferences"]
+                   : nullptr;
+  if (list == nullptr || !list->is_array()) {
+    return false;
+  }
+  bool changed = false;
+  for (json& ref : *list) {
+    if (ref.is_object() && bool_at(ref, {"blockOwnerDeletion"}, false)) {
+      ref["blockOwnerDeletion"] = false;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+bool names_node(const OwnerReference& ref, const Node& node) {
+  return ref.api_version == node.api_version && ref.kind == node.kind && ref.name == node.name;
+}
+
 Decision decide(const std::vector<OwnerReference>& owners,
                 const std::map<std::string, OwnerState>& states, bool has_dependents,
                 const json& object) {
@@ -107,6 +134,7 @@ Decision decide(const std::vector<OwnerReference>& owners,
   d.action = Decision::Action::Delete;
   if (waiting && has_dependents) {
     d.propagation = "Foreground";
+    d.owner_waits = true;
   } else if (has_finalizer(object, kOrphanFinalizer)) {
     d.propagation = "Orphan";
   } else if (has_finalizer(object, kForegroundFinalizer)) {
@@ -117,7 +145,8 @@ Decision decide(const std::vector<OwnerReference>& owners,
   return d;
 }
 
-std::vector<std::string> Graph::observe(const ResourceRef& resource, const json& object) {
+std::vector<std::string> Graph::observe(const ResourceRef& resource, const json& object,
+                                        std::vector<InvalidNamespace>* invalid) {
   Node n;
   n.resource = resource;
   n.api_version = string_at(object, {"apiVersion"});
@@ -133,6 +162,17 @@ std::vector<std::string> Graph::observe(const ResourceRef& resource, const json&
     return {};
   }
   std::vector<std::string> keys;
+  auto look_at = [&keys](const std::string& uid) {
+    const std::string key = delete_key(uid);
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      keys.push_back(key);
+    }
+  };
+  auto report = [invalid](const Node& dependent, const OwnerReference& owner) {
+    if (invalid != nullptr) {
+      invalid->push_back({dependent, owner});
+    }
+  };
   std::lock_guard lock(mu_);
   auto old = nodes_.find(n.uid);
   const Node* before = old == nodes_.end() ? nullptr : &old->second;
@@ -146,27 +186,55 @@ std::vector<std::string> Graph::observe(const ResourceRef& resource, const json&
       }
     }
   }
-  // A new reference to an owner not seen (maybe gone), deleting its dependents, or namespaced
-  // while this object is not (an invalid reference): look at it.
+  // A new reference to an owner not seen (maybe gone), deleting its dependents, seen in another
+  // namespace, or seen under other coordinates: look at this one.
   for (const OwnerReference& o : n.owners) {
     const bool known =
         before != nullptr && std::any_of(before->owners.begin(), before->owners.end(),
                                          [&](const OwnerReference& b) { return b.uid == o.uid; });
+    if (known) {
+      continue;
+    }
     auto owner = nodes_.find(o.uid);
-    if (!known && (owner == nodes_.end() || owner->second.deleting_dependents ||
-                   (n.namespace_.empty() && !owner->second.namespace_.empty()))) {
-      keys.push_back(delete_key(n.uid));
-      break;
+    if (owner == nodes_.end() || owner->second.deleting_dependents) {
+      look_at(n.uid);
+    } else if (!owner->second.namespace_.empty() && owner->second.namespace_ != n.namespace_) {
+      report(n, o);
+      look_at(n.uid);
+    } else if (!names_node(o, owner->second)) {
+      look_at(n.uid);
+    }
+  }
+  // Seen for the first time: the dependents that name it otherwise than it is look again.
+  if (before == nullptr) {
+    if (auto deps = dependents_.find(n.uid); deps != dependents_.end()) {
+      for (const std::string& dep_uid : deps->second) {
+        auto dep = nodes_.find(dep_uid);
+        if (dep == nodes_.end()) {
+          continue;
+        }
+        for (const OwnerReference& o : dep->second.owners) {
+          if (o.uid != n.uid) {
+            continue;
+          }
+          if (!n.namespace_.empty() && dep->second.namespace_ != n.namespace_) {
+            report(dep->second, o);
+            look_at(dep_uid);
+          } else if (!names_node(o, n)) {
+            look_at(dep_uid);
+          }
+        }
+      }
     }
   }
   if (n.orphaning && (before == nullptr || !before->orphaning)) {
     keys.push_back("orphan:" + n.uid);
   }
   if (n.deleting_dependents && (before == nullptr || !before->deleting_dependents)) {
-    keys.push_back(delete_key(n.uid));
+    look_at(n.uid);
     if (auto deps = dependents_.find(n.uid); deps != dependents_.end()) {
       for (const std::string& dep : deps->second) {
-        keys.push_back(delete_key(dep));
+        look_at(dep);
       }
     }
   }
@@ -186,20 +254,46 @@ std::vector<std::string> Graph::forget(const json& object) {
   if (it == nodes_.end()) {
     return keys;
   }
+  const Node& gone = it->second;
   if (auto deps = dependents_.find(uid); deps != dependents_.end()) {
+    // Its dependents will ask for it by the coordinates it was seen under.
+    mark_absent_locked(
+        absent_key({gone.api_version, gone.kind, gone.name, gone.uid, false}, gone.namespace_));
     for (const std::string& dep : deps->second) {
       keys.push_back(delete_key(dep));
     }
   }
-  for (const OwnerReference& o : it->second.owners) {
+  for (const OwnerReference& o : gone.owners) {
     auto owner = nodes_.find(o.uid);
     if (o.block_owner_deletion && owner != nodes_.end() && owner->second.deleting_dependents) {
       keys.push_back(delete_key(o.uid));
     }
   }
-  unlink_locked(it->second);
+  unlink_locked(gone);
   nodes_.erase(it);
   return keys;
+}
+
+void Graph::mark_absent(const OwnerReference& owner, const std::string& namespace_) {
+  std::lock_guard lock(mu_);
+  mark_absent_locked(absent_key(owner, namespace_));
+}
+
+bool Graph::absent(const OwnerReference& owner, const std::string& namespace_) const {
+  std::lock_guard lock(mu_);
+  return absent_.count(absent_key(owner, namespace_)) != 0;
+}
+
+void Graph::mark_absent_locked(const std::string& key) {
+  if (auto it = absent_.find(key); it != absent_.end()) {
+    absent_order_.erase(it->second);
+  }
+  absent_order_.push_front(key);
+  absent_[key] = absent_order_.begin();
+  if (absent_order_.size() > kAbsentOwners) {
+    absent_.erase(absent_order_.back());
+    absent_order_.pop_back();
+  }
 }
 
 std::optional<Node> Graph::node(const std::string& uid) const {

@@ -14,12 +14,17 @@
 //   observe(O)        nodes {d, o}                               -> nothing to do
 //   forget(O)         nodes {d}; o's dependents stay             -> "delete:d" (O went)
 //
+// A dependent is looked at too when an owner it names was seen under other coordinates (another
+// apiVersion, kind or name) or, being namespaced, in another namespace than the dependent's: the
+// owner is then looked up live where the reference says, and is likely gone.
+//
 // The decision taken for one object given what its owners turned out to be (decide) and the
 // edits of metadata it leads to are pure, so tests check them without a server.
 //
 // Thread safety: Graph is locked inside; informer threads write, the worker reads copies.
 #pragma once
 
+#include <list>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -55,6 +60,9 @@ bool remove_finalizer(json& object, const std::string& finalizer);
 // Removes the ownerReferences whose uid is in `uids` (metadata.ownerReferences goes when none is
 // left); false when none matched.
 bool remove_owner_references(json& object, const std::set<std::string>& uids);
+// Turns every blockOwnerDeletion of the object's ownerReferences to false; false when none was
+// true.
+bool unblock_owner_references(json& object);
 
 // What an owner turned out to be, for one dependent.
 enum class OwnerState {
@@ -68,6 +76,10 @@ struct Decision {
   Action action = Action::None;
   std::set<std::string> remove_uids;  // RemoveReferences: the owners to drop
   std::string propagation;            // Delete: "Background", "Foreground" or "Orphan"
+  // Delete in the foreground because an owner waits for this object and it has dependents: if
+  // one of those waits for its own dependents too, the references stop blocking first (a cycle
+  // would wait forever).
+  bool owner_waits = false;
 };
 
 // Upstream's attemptToDeleteItem: with an owner still solid, drop the references to the dangling
@@ -92,12 +104,32 @@ struct Node {
   bool orphaning = false;            // being deleted with the orphan finalizer
 };
 
+// Whether the reference names `node` by apiVersion, kind and name as it was seen.
+bool names_node(const OwnerReference& ref, const Node& node);
+
+// A namespaced owner seen in another namespace than its dependent's (or named by a cluster-scoped
+// dependent): what an OwnerRefInvalidNamespace event reports.
+struct InvalidNamespace {
+  Node dependent;
+  OwnerReference owner;
+};
+
 class Graph {
  public:
-  // Records the object's latest state (seen in `resource`); answers the keys to queue.
-  std::vector<std::string> observe(const ResourceRef& resource, const json& object);
-  // The object was deleted; answers the keys to queue.
+  // Records the object's latest state (seen in `resource`); answers the keys to queue, and adds
+  // to `invalid` (when given) the references that name an owner seen in another namespace.
+  std::vector<std::string> observe(const ResourceRef& resource, const json& object,
+                                   std::vector<InvalidNamespace>* invalid = nullptr);
+  // The object was deleted; answers the keys to queue. An owner with dependents is remembered
+  // as absent.
   std::vector<std::string> forget(const json& object);
+
+  // Owners known to be gone ("absent"), as upstream's absentOwnerCache: by the reference's
+  // apiVersion, kind, name and uid, in `namespace_` ("" for a cluster-scoped owner); the last
+  // kAbsentOwners marked are kept.
+  static constexpr size_t kAbsentOwners = 500;
+  void mark_absent(const OwnerReference& owner, const std::string& namespace_);
+  bool absent(const OwnerReference& owner, const std::string& namespace_) const;
 
   std::optional<Node> node(const std::string& uid) const;
   // The uids of the objects that name `uid` as an owner.
@@ -109,10 +141,13 @@ class Graph {
  private:
   void link_locked(const Node& node);
   void unlink_locked(const Node& node);
+  void mark_absent_locked(const std::string& key);
 
-  mutable std::mutex mu_;  // protects nodes_ and dependents_
+  mutable std::mutex mu_;  // protects nodes_, dependents_ and the absent owners
   std::map<std::string, Node> nodes_;
   std::map<std::string, std::set<std::string>> dependents_;  // owner uid -> dependent uids
+  std::list<std::string> absent_order_;                      // most recently marked first
+  std::map<std::string, std::list<std::string>::iterator> absent_;
 };
 
 }  // namespace cluster::gc

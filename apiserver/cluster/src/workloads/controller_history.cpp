@@ -91,23 +91,28 @@ json revision_template(const json& revision) {
   return copy;
 }
 
-std::vector<ObjectPtr> owned_revisions(const Informer& revisions, const json& owner) {
-  const std::string uid = uid_of(owner);
-  std::vector<ObjectPtr> owned;
-  for (const ObjectPtr& r : revisions.list(namespace_of(owner))) {
-    const json* ref = controller_ref(*r);
-    if (ref != nullptr && string_at(*ref, {"uid"}) == uid && !being_deleted(*r)) {
-      owned.push_back(r);
-    }
-  }
-  std::stable_sort(owned.begin(), owned.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
+std::vector<ObjectPtr> by_revision_number(std::vector<ObjectPtr> revisions) {
+  std::erase_if(revisions, [](const ObjectPtr& r) { return being_deleted(*r); });
+  std::stable_sort(revisions.begin(), revisions.end(), [](const ObjectPtr& a, const ObjectPtr& b) {
     const int64_t ra = int_at(*a, {"revision"}, 0), rb = int_at(*b, {"revision"}, 0);
     if (ra != rb) {
       return ra < rb;
     }
     return name_of(*a) < name_of(*b);
   });
-  return owned;
+  return revisions;
+}
+
+std::vector<ObjectPtr> owned_revisions(const Informer& revisions, const json& owner) {
+  const std::string uid = uid_of(owner);
+  std::vector<ObjectPtr> owned;
+  for (const ObjectPtr& r : revisions.list(namespace_of(owner))) {
+    const json* ref = controller_ref(*r);
+    if (ref != nullptr && string_at(*ref, {"uid"}) == uid) {
+      owned.push_back(r);
+    }
+  }
+  return by_revision_number(std::move(owned));
 }
 
 int64_t next_revision_number(const std::vector<ObjectPtr>& revisions) {

@@ -47,7 +47,9 @@ json new_revision(const json& owner, const json& data, int64_t revision,
 // The pod template a revision recorded (its data's spec.template without "$patch").
 json revision_template(const json& revision);
 
-// The revisions in `revisions` controlled by `owner`, oldest revision number first.
+// `revisions` less those being deleted, oldest revision number first.
+std::vector<ObjectPtr> by_revision_number(std::vector<ObjectPtr> revisions);
+// The revisions in `revisions` controlled by `owner`, by_revision_number.
 std::vector<ObjectPtr> owned_revisions(const Informer& revisions, const json& owner);
 // One more than the highest revision number (1 when none).
 int64_t next_revision_number(const std::vector<ObjectPtr>& revisions);

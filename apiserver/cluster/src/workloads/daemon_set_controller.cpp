@@ -4,6 +4,7 @@
 
 #include "client/objects.h"
 #include "workloads/controller_history.h"
+#include "workloads/controller_ref_manager.h"
 #include "workloads/daemon_set_utils.h"
 #include "workloads/workload_pods.h"
 
@@ -37,9 +38,11 @@ DaemonSetController::DaemonSetController(const Client& client, Informer& pods,
   nodes_.add_handlers({.added = [this](const json&) { enqueue_all(); },
                        .updated = [this](const json&, const json&) { enqueue_all(); },
                        .deleted = [this](const json&) { enqueue_all(); }});
-  pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
-                      .updated = [this](const json&, const json& p) { pod_changed(p); },
-                      .deleted = [this](const json& p) { pod_changed(p); }});
+  revisions_.add_handlers(owner_handlers(owner_kind("DaemonSet", daemon_sets_), queue()));
+  pods_.add_handlers(owner_handlers(owner_kind("DaemonSet", daemon_sets_), queue()));
+  pods_.add_handlers({.added = nullptr,
+                      .updated = [this](const json& old, const json& p) { pod_updated(old, p); },
+                      .deleted = nullptr});
 }
 
 DaemonSetController::~DaemonSetController() {
@@ -55,10 +58,18 @@ void DaemonSetController::start() {
   daemon_sets_.start();
 }
 
-void DaemonSetController::pod_changed(const json& pod) {
+// A pod turning ready becomes available minReadySeconds later: its DaemonSet looks again then.
+void DaemonSetController::pod_updated(const json& old, const json& pod) {
   const json* ref = controller_ref(pod);
-  if (ref != nullptr && string_at(*ref, {"kind"}) == "DaemonSet") {
-    queue().add(namespace_of(pod) + "/" + string_at(*ref, {"name"}));
+  if (ref == nullptr || string_at(*ref, {"kind"}) != "DaemonSet" || pod_ready(old) ||
+      !pod_ready(pod)) {
+    return;
+  }
+  const std::string key = namespace_of(pod) + "/" + string_at(*ref, {"name"});
+  if (ObjectPtr d = object_for_key(daemon_sets_, key)) {
+    if (const int64_t min_ready = int_at(*d, {"spec", "minReadySeconds"}, 0); min_ready > 0) {
+      requeue_after(key, std::chrono::seconds(min_ready + 1));
+    }
   }
 }
 
@@ -69,8 +80,8 @@ void DaemonSetController::enqueue_all() {
 }
 
 Result<json> DaemonSetController::current_revision(const json& daemon_set,
+                                                   const std::vector<ObjectPtr>& history,
                                                    int64_t& collision_count) {
-  const std::vector<ObjectPtr> history = owned_revisions(revisions_, daemon_set);
   const json data = template_patch(daemon_set);
   ObjectPtr current;
   int64_t newest_old = 0;
@@ -112,38 +123,50 @@ std::optional<std::string> DaemonSetController::sync(const std::string& key) {
     return std::nullopt;
   }
   const std::string ns = namespace_of(*daemon_set);
-  const std::vector<ObjectPtr> pods = controlled_pods(pods_, *daemon_set);
+  // Its revisions and pods, adopting and releasing (controller_ref_manager).
+  ControllerRefManager refs(client_, *daemon_set, kDaemonSets,
+                            selector_matcher(spec_selector(*daemon_set)));
+  Claimed claimed_history = refs.claim(kControllerRevisions, revisions_.list(ns));
+  if (claimed_history.error) {
+    return "claiming the revisions of " + key + ": " + *claimed_history.error;
+  }
+  const std::vector<ObjectPtr> history = by_revision_number(std::move(claimed_history.objects));
+  Claimed claimed = refs.claim(kPods, pods_.list(ns));
+  if (claimed.error) {
+    return "claiming the pods of " + key + ": " + *claimed.error;
+  }
+  const std::vector<ObjectPtr>& pods = claimed.objects;
   const std::vector<ObjectPtr> nodes = nodes_.list();
+  const auto now = clock().system_now();
   int64_t collision_count = int_at(*daemon_set, {"status", "collisionCount"}, 0);
-  auto current = current_revision(*daemon_set, collision_count);
+  auto current = current_revision(*daemon_set, history, collision_count);
   if (!current) {
     return "revisions of " + key + ": " + current.error().message;
   }
   const std::string hash = string_at(*current, {"metadata", "labels", kRevisionHashLabel});
   std::optional<std::string> failure;
   if (!being_deleted(*daemon_set) && expectations_.satisfied(key)) {
-    const DaemonPlan plan = plan_daemon_set(*daemon_set, nodes, pods);
+    DaemonPlan plan = plan_daemon_set(*daemon_set, nodes, pods, hash, now);
     for (const ObjectPtr& pod : plan.failed) {
       events_.record(*daemon_set, "Warning", "FailedDaemonPod",
                      "Found failed daemon pod " + ns + "/" + name_of(*pod) + " on node " +
                          daemon_pod_node(*pod) + ", will try to kill it");
     }
-    std::vector<std::string> deletions = plan.delete_pods;
+    // The rolling update goes once the manage pass has nothing to do.
     if (plan.create_on.empty() && plan.delete_pods.empty() &&
-        string_at(*daemon_set, {"spec", "updateStrategy", "type"}) != "OnDelete") {
-      deletions = rolling_update_deletions(*daemon_set, nodes, pods, hash, clock().system_now());
+        string_at(*daemon_set, {"spec", "updateStrategy", "type"}) == "RollingUpdate") {
+      plan = daemon_rolling_update(*daemon_set, nodes, pods, hash, now);
     }
     std::set<std::string> created, deleted;
-    failure = delete_pods(*daemon_set, deletions, deleted);
+    failure = delete_pods(*daemon_set, plan.delete_pods, deleted);
     if (!failure) {
       failure =
           create_pods(*daemon_set, daemon_pod_template(*daemon_set, hash), plan.create_on, created);
     }
     expectations_.expect(key, std::move(created), std::move(deleted));
   }
-  prune_history(*daemon_set, *current, pods);
-  const json status =
-      daemon_status(*daemon_set, nodes, pods, hash, collision_count, clock().system_now());
+  prune_history(*daemon_set, *current, history, pods);
+  const json status = daemon_status(*daemon_set, nodes, pods, hash, collision_count, now);
   if (const json* old = at(*daemon_set, {"status"}); old == nullptr || *old != status) {
     json body = *daemon_set;
     body["status"] = status;
@@ -197,12 +220,12 @@ std::optional<std::string> DaemonSetController::delete_pods(const json& daemon_s
 }
 
 void DaemonSetController::prune_history(const json& daemon_set, const json& current,
+                                        const std::vector<ObjectPtr>& history,
                                         const std::vector<ObjectPtr>& pods) {
   std::set<std::string> hashes;
   for (const ObjectPtr& pod : pods) {
     hashes.insert(string_at(*pod, {"metadata", "labels", kRevisionHashLabel}));
   }
-  const std::vector<ObjectPtr> history = owned_revisions(revisions_, daemon_set);
   std::set<std::string> live = {name_of(current)};
   for (const ObjectPtr& r : history) {
     if (hashes.count(string_at(*r, {"metadata", "labels", kRevisionHashLabel})) != 0) {

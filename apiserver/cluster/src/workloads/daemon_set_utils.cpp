@@ -1,11 +1,12 @@
 #include "workloads/daemon_set_utils.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "client/objects.h"
+#include "nodes/pod_lifecycle.h"
 #include "scheduler/fit.h"
 #include "workloads/controller_history.h"
+#include "workloads/int_or_percent.h"
 #include "workloads/workload_pods.h"
 
 namespace cluster {
@@ -41,23 +42,14 @@ bool untolerated(const json& pod, const json& node, bool no_execute_only) {
   });
 }
 
-int64_t scaled(const json* value, int64_t total, int64_t fallback) {
-  if (value == nullptr || value->is_null()) {
-    return fallback;
+// The budget at spec.updateStrategy.rollingUpdate.<field> against `desired` (rounding up); 0
+// when the strategy is not RollingUpdate or the field is missing.
+int64_t rolling_budget(const json& daemon_set, const char* field, int64_t desired) {
+  if (string_at(daemon_set, {"spec", "updateStrategy", "type"}) != "RollingUpdate") {
+    return 0;
   }
-  if (value->is_number_integer()) {
-    return value->get<int64_t>();
-  }
-  if (value->is_string()) {
-    std::string text = value->get<std::string>();
-    if (!text.empty() && text.back() == '%') {
-      text.pop_back();
-      const double percent = std::strtod(text.c_str(), nullptr);
-      return static_cast<int64_t>(std::ceil(percent * static_cast<double>(total) / 100.0));
-    }
-    return std::strtoll(text.c_str(), nullptr, 10);
-  }
-  return fallback;
+  const json* value = at(daemon_set, {"spec", "updateStrategy", "rollingUpdate", field});
+  return value != nullptr ? scaled_value(*value, desired, true).value_or(0) : 0;
 }
 
 }  // namespace
@@ -171,8 +163,8 @@ std::map<std::string, std::vector<ObjectPtr>> daemon_pods_by_node(
     const std::vector<ObjectPtr>& pods) {
   std::map<std::string, std::vector<ObjectPtr>> by_node;
   for (const ObjectPtr& pod : pods) {
-    if (being_deleted(*pod)) {
-      continue;
+    if (being_deleted(*pod) && pod_terminal(*pod)) {
+      continue;  // the kubelet or the pod GC finishes it; nothing left to do
     }
     if (std::string node = daemon_pod_node(*pod); !node.empty()) {
       by_node[node].push_back(pod);
@@ -181,49 +173,121 @@ std::map<std::string, std::vector<ObjectPtr>> daemon_pods_by_node(
   return by_node;
 }
 
-DaemonPlan plan_daemon_set(const json& daemon_set, const std::vector<ObjectPtr>& nodes,
-                           const std::vector<ObjectPtr>& pods) {
-  DaemonPlan plan;
-  auto by_node = daemon_pods_by_node(pods);
-  for (const ObjectPtr& node : nodes) {
-    const DaemonNodeFit fit = daemon_node_fit(daemon_set, *node);
-    auto it = by_node.find(name_of(*node));
-    const bool exists = it != by_node.end() && !it->second.empty();
-    if (fit.should_run && !exists) {
-      plan.create_on.push_back(name_of(*node));
-    } else if (fit.may_keep_running && exists) {
-      std::vector<ObjectPtr> running;
-      for (const ObjectPtr& pod : it->second) {
-        if (string_at(*pod, {"status", "phase"}) == "Failed") {
-          plan.failed.push_back(pod);
-          plan.delete_pods.push_back(name_of(*pod));
-        } else {
-          running.push_back(pod);
-        }
-      }
-      // One daemon pod per node: the oldest stays.
-      oldest_first(running);
-      for (size_t i = 1; i < running.size(); ++i) {
-        plan.delete_pods.push_back(name_of(*running[i]));
-      }
-    } else if (!fit.may_keep_running && exists) {
-      for (const ObjectPtr& pod : it->second) {
+DaemonBudgets daemon_budgets(const json& daemon_set, int64_t desired) {
+  DaemonBudgets b{rolling_budget(daemon_set, "maxSurge", desired),
+                  rolling_budget(daemon_set, "maxUnavailable", desired)};
+  if (desired > 0 && b.surge == 0 && b.unavailable == 0) {
+    b.unavailable = 1;  // else an update could never move
+  }
+  return b;
+}
+
+bool daemon_allows_surge(const json& daemon_set) {
+  return rolling_budget(daemon_set, "maxSurge", 1) != 0;
+}
+
+namespace {
+
+// The pods of one node that need something, as the manage pass sees them.
+void plan_node(const json& daemon_set, const DaemonNodeFit& fit, const std::string& node,
+               const std::vector<ObjectPtr>* on_node, const std::string& hash,
+               std::chrono::system_clock::time_point now, DaemonPlan& plan) {
+  if (fit.should_run && on_node == nullptr) {
+    plan.create_on.push_back(node);
+    return;
+  }
+  if (on_node == nullptr) {
+    return;
+  }
+  if (!fit.may_keep_running) {
+    for (const ObjectPtr& pod : *on_node) {
+      if (!being_deleted(*pod)) {
         plan.delete_pods.push_back(name_of(*pod));
       }
     }
+    return;
   }
-  return plan;
+  std::vector<ObjectPtr> running;
+  for (const ObjectPtr& pod : *on_node) {
+    const std::string phase = string_at(*pod, {"status", "phase"});
+    if (being_deleted(*pod)) {
+      continue;
+    }
+    if (phase == "Failed") {
+      plan.failed.push_back(pod);
+      plan.delete_pods.push_back(name_of(*pod));
+    } else if (phase == "Succeeded") {
+      plan.delete_pods.push_back(name_of(*pod));
+    } else {
+      running.push_back(pod);
+    }
+  }
+  oldest_first(running);
+  if (!daemon_allows_surge(daemon_set)) {
+    // One daemon pod per node: the oldest stays.
+    for (size_t i = 1; i < running.size(); ++i) {
+      plan.delete_pods.push_back(name_of(*running[i]));
+    }
+    return;
+  }
+  if (running.empty()) {
+    if (fit.should_run) {
+      plan.create_on.push_back(node);  // surging: a node always keeps a pod that is not going
+    }
+    return;
+  }
+  // Surging: the oldest new pod and the oldest old one may both stay, until the old one is not
+  // ready or the new one is available. Any other goes.
+  const json* oldest_new = nullptr;
+  const json* oldest_old = nullptr;
+  for (const ObjectPtr& pod : running) {
+    const bool fresh = string_at(*pod, {"metadata", "labels", kRevisionHashLabel}) == hash;
+    const json*& slot = fresh ? oldest_new : oldest_old;
+    if (slot == nullptr) {
+      slot = pod.get();
+    } else {
+      plan.delete_pods.push_back(name_of(*pod));
+    }
+  }
+  const int64_t min_ready = int_at(daemon_set, {"spec", "minReadySeconds"}, 0);
+  if (oldest_new != nullptr && oldest_old != nullptr &&
+      (!pod_ready(*oldest_old) || pod_available(*oldest_new, min_ready, now))) {
+    plan.delete_pods.push_back(name_of(*oldest_old));
+  }
 }
 
-int64_t daemon_max_unavailable(const json& daemon_set, int64_t desired) {
-  const json* rolling = at(daemon_set, {"spec", "updateStrategy", "rollingUpdate"});
-  const json* unavailable = rolling != nullptr ? at(*rolling, {"maxUnavailable"}) : nullptr;
-  const json* surge = rolling != nullptr ? at(*rolling, {"maxSurge"}) : nullptr;
-  const int64_t max_unavailable = scaled(unavailable, desired, 1);
-  if (max_unavailable == 0 && scaled(surge, desired, 0) == 0) {
-    return 1;
+// The one new and the one old pod of a node (pods being deleted left out); false when it has
+// several of either, which the manage pass sorts out first.
+bool split_node(const json& daemon_set, const std::vector<ObjectPtr>& on_node,
+                const std::string& hash, const json*& fresh, const json*& old) {
+  fresh = nullptr;
+  old = nullptr;
+  for (const ObjectPtr& pod : on_node) {
+    if (being_deleted(*pod)) {
+      continue;
+    }
+    const json*& slot = daemon_pod_updated(daemon_set, *pod, hash) ? fresh : old;
+    if (slot != nullptr) {
+      return false;
+    }
+    slot = pod.get();
   }
-  return max_unavailable;
+  return true;
+}
+
+}  // namespace
+
+DaemonPlan plan_daemon_set(const json& daemon_set, const std::vector<ObjectPtr>& nodes,
+                           const std::vector<ObjectPtr>& pods, const std::string& hash,
+                           std::chrono::system_clock::time_point now) {
+  DaemonPlan plan;
+  const auto by_node = daemon_pods_by_node(pods);
+  for (const ObjectPtr& node : nodes) {
+    auto it = by_node.find(name_of(*node));
+    plan_node(daemon_set, daemon_node_fit(daemon_set, *node), name_of(*node),
+              it != by_node.end() ? &it->second : nullptr, hash, now, plan);
+  }
+  return plan;
 }
 
 bool daemon_pod_updated(const json& daemon_set, const json& pod, const std::string& hash) {
@@ -237,34 +301,28 @@ bool daemon_pod_updated(const json& daemon_set, const json& pod, const std::stri
          (!generation.empty() && string_at(*labels, {kTemplateGenerationLabel}) == generation);
 }
 
-std::vector<std::string> rolling_update_deletions(const json& daemon_set,
-                                                  const std::vector<ObjectPtr>& nodes,
-                                                  const std::vector<ObjectPtr>& pods,
-                                                  const std::string& hash,
-                                                  std::chrono::system_clock::time_point now) {
-  int64_t desired = 0;
-  for (const ObjectPtr& node : nodes) {
-    desired += daemon_node_fit(daemon_set, *node).should_run ? 1 : 0;
-  }
-  const int64_t max_unavailable = daemon_max_unavailable(daemon_set, desired);
+namespace {
+
+// maxSurge 0: old pods are deleted (the manage pass then creates their replacements) while at
+// most maxUnavailable nodes lack an available pod; unavailable old pods go at once.
+DaemonPlan roll_without_surge(const json& daemon_set,
+                              const std::map<std::string, std::vector<ObjectPtr>>& by_node,
+                              const std::string& hash, int64_t max_unavailable,
+                              std::chrono::system_clock::time_point now) {
   const int64_t min_ready = int_at(daemon_set, {"spec", "minReadySeconds"}, 0);
   int64_t unavailable = 0;
   std::vector<std::string> replace, candidates;
-  for (const auto& [node, on_node] : daemon_pods_by_node(pods)) {
+  for (const auto& entry : by_node) {
     const json* fresh = nullptr;
     const json* old = nullptr;
-    bool ok = true;
-    for (const ObjectPtr& pod : on_node) {
-      const json*& slot = daemon_pod_updated(daemon_set, *pod, hash) ? fresh : old;
-      ok = ok && slot == nullptr;
-      slot = pod.get();
-    }
-    if (!ok || (fresh == nullptr) == (old == nullptr)) {
+    if (!split_node(daemon_set, entry.second, hash, fresh, old) ||
+        (fresh == nullptr) == (old == nullptr)) {
       ++unavailable;  // the manage pass sorts this node out first
     } else if (fresh != nullptr) {
       unavailable += pod_available(*fresh, min_ready, now) ? 0 : 1;
     } else if (!pod_available(*old, min_ready, now)) {
       replace.push_back(name_of(*old));
+      ++unavailable;
     } else if (unavailable < max_unavailable) {
       candidates.push_back(name_of(*old));
     }
@@ -272,7 +330,86 @@ std::vector<std::string> rolling_update_deletions(const json& daemon_set,
   const int64_t room = std::clamp<int64_t>(max_unavailable - unavailable, 0,
                                            static_cast<int64_t>(candidates.size()));
   replace.insert(replace.end(), candidates.begin(), candidates.begin() + room);
-  return replace;
+  return {{}, replace, {}};
+}
+
+// maxSurge > 0: a new pod is created next to each old one (at once where the old one is not
+// available, else on at most maxSurge nodes at a time), and the old one is deleted once the new
+// one is available. Old pods on nodes that no longer want one go once as many pods are
+// available elsewhere as the DaemonSet wants.
+DaemonPlan roll_with_surge(const json& daemon_set,
+                           const std::map<std::string, std::vector<ObjectPtr>>& by_node,
+                           const std::map<std::string, DaemonNodeFit>& fits,
+                           const std::string& hash, int64_t max_surge, int64_t desired,
+                           std::chrono::system_clock::time_point now) {
+  const int64_t min_ready = int_at(daemon_set, {"spec", "minReadySeconds"}, 0);
+  DaemonPlan out;
+  std::vector<std::string> unwanted, candidates;
+  int64_t surging = 0, available = 0;
+  for (const auto& entry : by_node) {
+    const std::string& node = entry.first;
+    const json* fresh = nullptr;
+    const json* old = nullptr;
+    if (!split_node(daemon_set, entry.second, hash, fresh, old)) {
+      ++surging;  // the manage pass sorts this node out first
+      continue;
+    }
+    if (const json* counted = old != nullptr ? old : fresh) {
+      available += pod_available(*counted, min_ready, now) ? 1 : 0;
+    }
+    if (old == nullptr) {
+      continue;  // up to date, or nothing there: the manage pass's business
+    }
+    auto fit = fits.find(node);
+    const bool should_run = fit != fits.end() && fit->second.should_run;
+    if (fresh != nullptr) {
+      if (pod_available(*fresh, min_ready, now)) {
+        out.delete_pods.push_back(name_of(*old));
+      } else {
+        ++surging;  // waiting for the new one
+      }
+    } else if (!pod_available(*old, min_ready, now)) {
+      if (should_run) {
+        out.create_on.push_back(node);  // nothing to keep available here: replace it now
+      } else {
+        out.delete_pods.push_back(name_of(*old));
+      }
+    } else if (!should_run) {
+      unwanted.push_back(name_of(*old));
+    } else if (surging < max_surge) {
+      candidates.push_back(node);
+    }
+  }
+  const auto deletable =
+      std::clamp<int64_t>(available - desired, 0, static_cast<int64_t>(unwanted.size()));
+  out.delete_pods.insert(out.delete_pods.end(), unwanted.begin(), unwanted.begin() + deletable);
+  const int64_t room =
+      std::clamp<int64_t>(max_surge - surging, 0, static_cast<int64_t>(candidates.size()));
+  out.create_on.insert(out.create_on.end(), candidates.begin(), candidates.begin() + room);
+  return out;
+}
+
+}  // namespace
+
+DaemonPlan daemon_rolling_update(const json& daemon_set, const std::vector<ObjectPtr>& nodes,
+                                 const std::vector<ObjectPtr>& pods, const std::string& hash,
+                                 std::chrono::system_clock::time_point now) {
+  auto by_node = daemon_pods_by_node(pods);
+  std::map<std::string, DaemonNodeFit> fits;
+  int64_t desired = 0;
+  for (const ObjectPtr& node : nodes) {
+    const DaemonNodeFit fit = daemon_node_fit(daemon_set, *node);
+    fits.emplace(name_of(*node), fit);
+    if (fit.should_run) {
+      ++desired;
+      by_node.try_emplace(name_of(*node));  // a node still without its pod counts too
+    }
+  }
+  const DaemonBudgets budgets = daemon_budgets(daemon_set, desired);
+  if (budgets.surge == 0) {
+    return roll_without_surge(daemon_set, by_node, hash, budgets.unavailable, now);
+  }
+  return roll_with_surge(daemon_set, by_node, fits, hash, budgets.surge, desired, now);
 }
 
 json daemon_status(const json& daemon_set, const std::vector<ObjectPtr>& nodes,

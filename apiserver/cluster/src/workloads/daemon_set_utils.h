@@ -2,8 +2,8 @@
 // them: which nodes want a daemon pod (the template's nodeName, nodeSelector, required node
 // affinity and the taints it does not tolerate), the pod made for a node (the automatic
 // tolerations, pinned to the node with required node affinity on metadata.name, left to the
-// scheduler to bind), which pods to create and delete, the pods a rolling update replaces, and
-// the status.
+// scheduler to bind), which pods to create and delete, the pods a rolling update replaces (or,
+// with maxSurge, surges next to), and the status.
 //
 // Worked example: nodes n1, n2 (n2 tainted dedicated=db:NoSchedule), a DaemonSet without
 // tolerations and a pod on n2 only. n1 should run one (create there); n2 should not, but the pod
@@ -48,7 +48,8 @@ json daemon_pod_template(const json& daemon_set, const std::string& hash);
 // The pod of `node` (generateName <set>-, pinned to the node).
 json new_daemon_pod(const json& daemon_set, const json& pod_template, const std::string& node);
 
-// Owned pods by the node they are for, pods being deleted left out.
+// Owned pods by the node they are for; finished pods being deleted are left out (those being
+// deleted otherwise still hold their node).
 std::map<std::string, std::vector<ObjectPtr>> daemon_pods_by_node(
     const std::vector<ObjectPtr>& pods);
 
@@ -57,21 +58,33 @@ struct DaemonPlan {
   std::vector<std::string> delete_pods;  // pod names
   std::vector<ObjectPtr> failed;         // failed pods among delete_pods (a Warning each)
 };
-// Nodes missing a pod that should run one, and pods to delete: failed ones, all but the oldest
-// of several on one node, and those on nodes where they may not keep running.
+// The manage pass: nodes missing a pod that should run one (a node whose pod is still being
+// deleted waits for it, unless the DaemonSet surges), and pods to delete: failed and succeeded
+// ones, those on nodes where they may not keep running, and the extra ones of a node: all but
+// the oldest, or with maxSurge all but the oldest new and oldest old pod, the old one too once it
+// is not ready or the new one (of revision `hash`) is available at `now`.
 DaemonPlan plan_daemon_set(const json& daemon_set, const std::vector<ObjectPtr>& nodes,
-                           const std::vector<ObjectPtr>& pods);
+                           const std::vector<ObjectPtr>& pods, const std::string& hash,
+                           std::chrono::system_clock::time_point now);
 
-// maxUnavailable against `desired` nodes (a percentage rounds up); 1 when both it and maxSurge
-// come to 0.
-int64_t daemon_max_unavailable(const json& daemon_set, int64_t desired);
-// The old pods a rolling update (maxSurge 0) deletes now: every unavailable old pod, and
-// available ones while fewer than maxUnavailable of the nodes are unavailable.
-std::vector<std::string> rolling_update_deletions(const json& daemon_set,
-                                                  const std::vector<ObjectPtr>& nodes,
-                                                  const std::vector<ObjectPtr>& pods,
-                                                  const std::string& hash,
-                                                  std::chrono::system_clock::time_point now);
+struct DaemonBudgets {
+  int64_t surge = 0;
+  int64_t unavailable = 0;
+};
+// maxSurge and maxUnavailable against `desired` nodes (a percentage rounds up; 0 unless the
+// strategy is RollingUpdate); maxUnavailable 1 when both come to 0.
+DaemonBudgets daemon_budgets(const json& daemon_set, int64_t desired);
+// Whether maxSurge is not 0 (checked against one node).
+bool daemon_allows_surge(const json& daemon_set);
+
+// A rolling update's step, as kube-controller-manager's rollingUpdate. maxSurge 0: the old pods
+// to delete now (every unavailable one, and available ones while fewer than maxUnavailable nodes
+// lack an available pod); the manage pass creates their replacements. maxSurge > 0: the nodes to
+// create a new pod on next to the old one (at once where the old one is unavailable, else at
+// most maxSurge nodes surging at a time), and the old pods whose new pod is available.
+DaemonPlan daemon_rolling_update(const json& daemon_set, const std::vector<ObjectPtr>& nodes,
+                                 const std::vector<ObjectPtr>& pods, const std::string& hash,
+                                 std::chrono::system_clock::time_point now);
 
 // Whether the pod was made from the template of `hash` (or of the DaemonSet's template
 // generation).

@@ -4,6 +4,7 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "workloads/controller_ref_manager.h"
 
 namespace cluster {
 namespace {
@@ -20,6 +21,12 @@ bool selects_nothing_in_particular(const json* selector) {
   const json* labels = at(*selector, {"matchLabels"});
   const json* expressions = at(*selector, {"matchExpressions"});
   return (labels == nullptr || labels->empty()) && (expressions == nullptr || expressions->empty());
+}
+
+// A Deployment without a selector in particular matches nothing, not everything.
+json selector_in_particular(const json& d) {
+  const json* selector = at(d, {"spec", "selector"});
+  return selects_nothing_in_particular(selector) ? json(nullptr) : *selector;
 }
 
 std::string quoted(const std::string& name) {
@@ -55,14 +62,8 @@ DeploymentController::DeploymentController(const Client& client, Informer& pods,
       {.added = deployment_changed,
        .updated = [deployment_changed](const json&, const json& d) { deployment_changed(d); },
        .deleted = deployment_changed});
-  auto rs_changed = [this](const json& rs) { replica_set_changed(rs); };
-  replica_sets_.add_handlers({.added = rs_changed,
-                              .updated =
-                                  [this](const json& old, const json& rs) {
-                                    replica_set_changed(old);
-                                    replica_set_changed(rs);
-                                  },
-                              .deleted = rs_changed});
+  replica_sets_.add_handlers(
+      owner_handlers(owner_kind("Deployment", deployments_, selector_in_particular), queue()));
   pods_.add_handlers({.added = nullptr, .updated = nullptr, .deleted = [this](const json& pod) {
                         pod_deleted(pod);
                       }});
@@ -79,26 +80,6 @@ void DeploymentController::start() {
   replica_sets_.start();
 }
 
-void DeploymentController::replica_set_changed(const json& rs) {
-  const std::string ns = namespace_of(rs);
-  if (const json* ref = controller_ref(rs)) {
-    if (string_at(*ref, {"kind"}) == "Deployment") {
-      queue().add(ns + "/" + string_at(*ref, {"name"}));
-    }
-    return;
-  }
-  const json* labels = at(rs, {"metadata", "labels"});
-  if (labels == nullptr || being_deleted(rs)) {
-    return;
-  }
-  for (const ObjectPtr& d : deployments_.list(ns)) {
-    const json* selector = at(*d, {"spec", "selector"});
-    if (!selects_nothing_in_particular(selector) && selector_matches(*selector, *labels)) {
-      queue().add(Informer::key_of(*d));
-    }
-  }
-}
-
 // Recreate waits for the old pods to be gone: the last one going is worth a look.
 void DeploymentController::pod_deleted(const json& pod) {
   const json* ref = controller_ref(pod);
@@ -112,33 +93,16 @@ void DeploymentController::pod_deleted(const json& pod) {
   }
 }
 
-std::vector<json> DeploymentController::claim_replica_sets(const json& d) {
-  const std::string uid = uid_of(d);
-  const json& selector = *at(d, {"spec", "selector"});
+Result<std::vector<json>> DeploymentController::claim_replica_sets(const json& d) {
+  ControllerRefManager refs(client_, d, kDeployments,
+                            selector_matcher(*at(d, {"spec", "selector"})));
+  Claimed claimed = refs.claim(kReplicaSets, replica_sets_.list(namespace_of(d)));
+  if (claimed.error) {
+    return ApiError{0, "", *claimed.error};
+  }
   std::vector<json> owned;
-  for (const ObjectPtr& rs : replica_sets_.list(namespace_of(d))) {
-    const json* ref = controller_ref(*rs);
-    if (ref != nullptr) {
-      if (string_at(*ref, {"uid"}) == uid) {
-        owned.push_back(*rs);
-      }
-      continue;
-    }
-    const json* labels = at(*rs, {"metadata", "labels"});
-    if (being_deleted(d) || being_deleted(*rs) || labels == nullptr ||
-        !selector_matches(selector, *labels)) {
-      continue;
-    }
-    json refs = at(*rs, {"metadata", "ownerReferences"}) != nullptr
-                    ? *at(*rs, {"metadata", "ownerReferences"})
-                    : json::array();
-    refs.push_back(controller_owner_ref(d));
-    auto adopted = client_.patch(kReplicaSets.object(namespace_of(d), name_of(*rs)),
-                                 "application/merge-patch+json",
-                                 {{"metadata", {{"ownerReferences", refs}, {"uid", uid_of(*rs)}}}});
-    if (adopted) {
-      owned.push_back(*adopted);
-    }
+  for (const ObjectPtr& rs : claimed.objects) {
+    owned.push_back(*rs);
   }
   return owned;
 }
@@ -472,7 +436,11 @@ std::optional<std::string> DeploymentController::sync(const std::string& key) {
     }
     return std::nullopt;
   }
-  const std::vector<json> rs_list = claim_replica_sets(d);
+  auto claimed = claim_replica_sets(d);
+  if (!claimed) {
+    return "claiming the replica sets of " + key + ": " + claimed.error().message;
+  }
+  const std::vector<json>& rs_list = *claimed;
   if (being_deleted(d)) {
     auto sets = sets_and_revision(d, rs_list, false);
     if (!sets) {

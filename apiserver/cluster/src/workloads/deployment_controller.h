@@ -11,7 +11,7 @@
 //
 // Each sync makes at most one step of the rollout (rollout logic in deployment_rollout.h) and
 // writes the status; the ReplicaSets' changes come back through the informer and queue the
-// Deployment again. ReplicaSets it no longer selects are not released (upstream orphans them).
+// Deployment again. Matching orphan ReplicaSets are adopted, those it no longer selects released.
 #pragma once
 
 #include <optional>
@@ -22,6 +22,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "controller.h"
+#include "workloads/controller_ref_manager.h"
 #include "workloads/deployment_rollout.h"
 
 namespace cluster {
@@ -38,10 +39,10 @@ class DeploymentController final : public Controller {
   std::optional<std::string> sync(const std::string& key) override;
 
  private:
-  void replica_set_changed(const json& rs);
   void pod_deleted(const json& pod);
-  // The ReplicaSets the Deployment owns, adopting matching orphans.
-  std::vector<json> claim_replica_sets(const json& d);
+  // The ReplicaSets the Deployment controls, adopting matching orphans and releasing those it
+  // no longer selects (controller_ref_manager).
+  Result<std::vector<json>> claim_replica_sets(const json& d);
   // Finds the new ReplicaSet (creating it when `create`), syncs its annotations and the
   // Deployment's revision; `d` is updated with what the API answered. No new_rs and no error
   // when there is none (yet).

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "client/objects.h"
+#include "workloads/int_or_percent.h"
 
 namespace cluster::deployment {
 namespace {
@@ -149,26 +150,6 @@ std::string pod_template_hash(const json& pod_template, int64_t collision_count)
     out += kAlphabet[static_cast<size_t>(digit) % kAlphabet.size()];
   }
   return out;
-}
-
-std::optional<int64_t> scaled_value(const json& int_or_percent, int64_t total, bool round_up) {
-  if (int_or_percent.is_number_integer()) {
-    return int_or_percent.get<int64_t>();
-  }
-  if (!int_or_percent.is_string()) {
-    return std::nullopt;
-  }
-  std::string text = int_or_percent.get<std::string>();
-  if (text.size() < 2 || text.back() != '%') {
-    return std::nullopt;
-  }
-  text.pop_back();
-  if (!std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  const int64_t percent = std::stoll(text);
-  const int64_t product = percent * total;
-  return round_up ? (product + 99) / 100 : product / 100;
 }
 
 Fenceposts resolve_fenceposts(const json* max_surge, const json* max_unavailable, int64_t desired) {

@@ -37,10 +37,6 @@ inline constexpr const char* kMaxReplicas = "deployment.kubernetes.io/max-replic
 // template always gives the same hash) but gives other values than upstream's.
 std::string pod_template_hash(const json& pod_template, int64_t collision_count);
 
-// An IntOrString budget against `total`: 2 -> 2, "25%" of 10 -> 3 rounding up (2 rounding down).
-// nullopt when it is neither an integer nor "N%".
-std::optional<int64_t> scaled_value(const json& int_or_percent, int64_t total, bool round_up);
-
 struct Fenceposts {
   int64_t surge = 0;        // rounded up
   int64_t unavailable = 0;  // rounded down; 1 when both would be 0

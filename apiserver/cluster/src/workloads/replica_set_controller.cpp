@@ -4,6 +4,7 @@
 
 #include "client/objects.h"
 #include "nodes/pod_lifecycle.h"
+#include "workloads/controller_ref_manager.h"
 #include "workloads/workload_pods.h"
 
 namespace cluster {
@@ -47,9 +48,9 @@ ReplicaSetController::ReplicaSetController(const Client& client, ResourceRef own
       {.added = owner_changed,
        .updated = [owner_changed](const json&, const json& o) { owner_changed(o); },
        .deleted = [this](const json& o) { expectations_.forget(Informer::key_of(o)); }});
-  pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
-                      .updated = [this](const json&, const json& p) { pod_changed(p); },
-                      .deleted = [this](const json& p) { pod_changed(p); }});
+  pods_.add_handlers(owner_handlers(
+      owner_kind(kind_, owner_informer_, [this](const json& o) { return selector_of(o); }),
+      queue()));
 }
 
 ReplicaSetController::~ReplicaSetController() {
@@ -72,26 +73,6 @@ json ReplicaSetController::selector_of(const json& owner) const {
   return *selector;
 }
 
-void ReplicaSetController::pod_changed(const json& pod) {
-  const std::string ns = namespace_of(pod);
-  if (const json* ref = controller_ref(pod)) {
-    if (string_at(*ref, {"kind"}) == kind_) {
-      queue().add(ns + "/" + string_at(*ref, {"name"}));
-    }
-    return;
-  }
-  // An orphan: every owner whose selector it matches may adopt it.
-  const json* labels = at(pod, {"metadata", "labels"});
-  if (labels == nullptr || being_deleted(pod)) {
-    return;
-  }
-  for (const ObjectPtr& owner : owner_informer_.list(ns)) {
-    if (selector_matches(selector_of(*owner), *labels)) {
-      queue().add(Informer::key_of(*owner));
-    }
-  }
-}
-
 std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
   const size_t slash = key.find('/');
   const std::string ns = key.substr(0, slash);
@@ -99,39 +80,19 @@ std::optional<std::string> ReplicaSetController::sync(const std::string& key) {
   if (owner == nullptr) {
     return std::nullopt;
   }
-  const json selector = selector_of(*owner);
-  const std::string uid = uid_of(*owner);
-  std::vector<ObjectPtr> owned;
+  // The active pods (not finished, not being deleted) it controls, adopting and releasing.
+  std::vector<ObjectPtr> candidates;
   for (const ObjectPtr& pod : pods_.list(ns)) {
-    const json* ref = controller_ref(*pod);
-    if (ref != nullptr) {
-      if (string_at(*ref, {"uid"}) == uid && !pod_terminal(*pod)) {
-        owned.push_back(pod);
-      }
-      continue;
-    }
-    const json* labels = at(*pod, {"metadata", "labels"});
-    if (being_deleted(*owner) || being_deleted(*pod) || pod_terminal(*pod) || labels == nullptr ||
-        !selector_matches(selector, *labels)) {
-      continue;
-    }
-    // Adopt the orphan: our controller reference, on the pod we saw (its uid as precondition).
-    json refs = at(*pod, {"metadata", "ownerReferences"}) != nullptr
-                    ? *at(*pod, {"metadata", "ownerReferences"})
-                    : json::array();
-    refs.push_back(controller_owner_ref(*owner));
-    auto adopted =
-        client_.patch(kPods.object(ns, name_of(*pod)), "application/merge-patch+json",
-                      {{"metadata", {{"ownerReferences", refs}, {"uid", uid_of(*pod)}}}});
-    if (adopted) {
-      owned.push_back(std::make_shared<const json>(*adopted));
+    if (!pod_terminal(*pod) && !being_deleted(*pod)) {
+      candidates.push_back(pod);
     }
   }
-  std::vector<ObjectPtr> active;
-  for (const ObjectPtr& pod : owned) {
-    if (!being_deleted(*pod))
-      active.push_back(pod);
+  ControllerRefManager refs(client_, *owner, owners_, selector_matcher(selector_of(*owner)));
+  Claimed claimed = refs.claim(kPods, candidates);
+  if (claimed.error) {
+    return "claiming the pods of " + key + ": " + *claimed.error;
   }
+  const std::vector<ObjectPtr>& active = claimed.objects;
   std::optional<std::string> failure;
   if (!being_deleted(*owner) && expectations_.satisfied(key)) {
     const int64_t want = int_at(*owner, {"spec", "replicas"}, 1);

@@ -1,11 +1,12 @@
 // The ReplicaSet controller (and, with the same loop, the ReplicationController one), as
 // kube-controller-manager's: it keeps spec.replicas pods matching the selector, created from the
 // pod template with a controller ownerReference (named <owner>-<random>), adopting matching
-// orphans and deleting the least useful surplus pods first (unscheduled, then pending, then not
-// ready, then the newest). It waits for the pods it created or deleted to show in its informer
-// before it counts again (client-go's "expectations"), and keeps status (replicas,
-// fullyLabeledReplicas, readyReplicas, availableReplicas, observedGeneration, the ReplicaFailure
-// condition). Events: SuccessfulCreate, SuccessfulDelete, FailedCreate.
+// orphans and releasing the pods it no longer selects (controller_ref_manager), deleting the
+// least useful surplus pods first (unscheduled, then pending, then not ready, then the newest).
+// It waits for the pods it created or deleted to show in its informer before it counts again
+// (client-go's "expectations"), and keeps status (replicas, fullyLabeledReplicas, readyReplicas,
+// availableReplicas, observedGeneration, the ReplicaFailure condition). Events:
+// SuccessfulCreate, SuccessfulDelete, FailedCreate.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "controller.h"
+#include "workloads/controller_ref_manager.h"
 #include "workloads/expectations.h"
 
 namespace cluster {
@@ -36,7 +38,6 @@ class ReplicaSetController final : public Controller {
 
  private:
   json selector_of(const json& owner) const;
-  void pod_changed(const json& pod);
   std::optional<std::string> update_status(const json& owner, const std::vector<ObjectPtr>& pods,
                                            const std::optional<std::string>& failure);
 

@@ -4,6 +4,8 @@
 
 #include "client/objects.h"
 #include "workloads/controller_history.h"
+#include "workloads/controller_ref_manager.h"
+#include "workloads/stateful_set_retention.h"
 #include "workloads/workload_pods.h"
 
 namespace cluster {
@@ -31,36 +33,70 @@ StatefulSetController::StatefulSetController(const Client& client, Informer& pod
       events_(client, "statefulset-controller", "", clock),
       sets_(client, kStatefulSets, {}, clock),
       revisions_(client, kControllerRevisions, {}, clock),
+      claims_(client, kClaims, {}, clock),
       pods_(pods) {
   auto set_changed = [this](const json& s) { queue().add(Informer::key_of(s)); };
   sets_.add_handlers({.added = set_changed,
                       .updated = [set_changed](const json&, const json& s) { set_changed(s); },
                       .deleted = set_changed});
-  pods_.add_handlers({.added = [this](const json& p) { pod_changed(p); },
-                      .updated = [this](const json&, const json& p) { pod_changed(p); },
-                      .deleted = [this](const json& p) { pod_changed(p); }});
+  pods_.add_handlers(owner_handlers(owner_kind("StatefulSet", sets_), queue()));
+  // A stale claim holds its pod back until the garbage collector deletes it: look again then.
+  claims_.add_handlers({.added = nullptr, .updated = nullptr, .deleted = [this](const json& c) {
+                          claim_deleted(c);
+                        }});
 }
 
 StatefulSetController::~StatefulSetController() {
   stop();
   sets_.stop();
   revisions_.stop();
+  claims_.stop();
 }
 
 void StatefulSetController::start() {
   revisions_.start();
+  claims_.start();
   sets_.start();
 }
 
-void StatefulSetController::pod_changed(const json& pod) {
-  const json* ref = controller_ref(pod);
-  if (ref != nullptr && string_at(*ref, {"kind"}) == "StatefulSet") {
-    queue().add(namespace_of(pod) + "/" + string_at(*ref, {"name"}));
+void StatefulSetController::claim_deleted(const json& claim) {
+  const json* labels = at(claim, {"metadata", "labels"});
+  if (labels == nullptr) {
+    return;
+  }
+  for (const ObjectPtr& set : sets_.list(namespace_of(claim))) {
+    const json* selector = at(*set, {"spec", "selector"});
+    if (selector != nullptr && selector_matches(*selector, *labels)) {
+      queue().add(Informer::key_of(*set));
+    }
   }
 }
 
-Result<StatefulSetController::Revisions> StatefulSetController::revisions_of(const json& set) {
-  const std::vector<ObjectPtr> history = owned_revisions(revisions_, set);
+std::optional<std::string> StatefulSetController::adopt_orphan_revisions(
+    ControllerRefManager& refs, const json& set, std::vector<ObjectPtr>& history) {
+  if (being_deleted(set)) {
+    return std::nullopt;
+  }
+  const auto matches = selector_matcher(spec_selector(set));
+  for (const ObjectPtr& r : revisions_.list(namespace_of(set))) {
+    if (controller_ref(*r) != nullptr || !matches(*r)) {
+      continue;
+    }
+    auto adopted = refs.adopt(kControllerRevisions, *r);
+    if (!adopted) {
+      if (adopted.error().not_found()) {
+        continue;
+      }
+      return "adopting the orphan revisions of " + Informer::key_of(set) + ": " +
+             adopted.error().message;
+    }
+    history.push_back(std::make_shared<const json>(std::move(*adopted)));
+  }
+  return std::nullopt;
+}
+
+Result<StatefulSetController::Revisions> StatefulSetController::revisions_of(
+    const json& set, const std::vector<ObjectPtr>& history) {
   Revisions out;
   out.collision_count = int_at(set, {"status", "collisionCount"}, 0);
   const json data = template_patch(set);
@@ -108,17 +144,31 @@ std::optional<std::string> StatefulSetController::sync(const std::string& key) {
   if (set == nullptr) {
     return std::nullopt;
   }
-  std::vector<ObjectPtr> pods = controlled_pods(pods_, *set);
-  std::erase_if(
-      pods, [&](const ObjectPtr& pod) { return !stateful_ordinal(name_of(*pod), name_of(*set)); });
-  auto revisions = revisions_of(*set);
+  const std::string ns = namespace_of(*set);
+  ControllerRefManager refs(
+      client_, *set, kStatefulSets,
+      [matches = selector_matcher(spec_selector(*set)), name = name_of(*set)](const json& pod) {
+        return matches(pod) && stateful_ordinal(name_of(pod), name).has_value();
+      });
+  std::vector<ObjectPtr> history = owned_revisions(revisions_, *set);
+  if (auto failed = adopt_orphan_revisions(refs, *set, history)) {
+    return failed;
+  }
+  history = by_revision_number(std::move(history));
+  Claimed claimed = refs.claim(kPods, pods_.list(ns));
+  if (claimed.error) {
+    return "claiming the pods of " + key + ": " + *claimed.error;
+  }
+  const std::vector<ObjectPtr>& pods = claimed.objects;
+  auto revisions = revisions_of(*set, history);
   if (!revisions) {
     return "revisions of " + key + ": " + revisions.error().message;
   }
   const auto now = clock().system_now();
   std::optional<std::string> failure;
-  for (const StatefulAction& action : plan_stateful_set(*set, pods, name_of(revisions->current),
-                                                        name_of(revisions->update), now)) {
+  for (const StatefulAction& action :
+       plan_stateful_set(*set, pods, name_of(revisions->current), name_of(revisions->update), now,
+                         claims_.list(ns))) {
     failure = apply(*set, action, *revisions);
     if (failure) {
       break;
@@ -133,7 +183,7 @@ std::optional<std::string> StatefulSetController::sync(const std::string& key) {
   if (min_ready > 0 && int_at(status, {"availableReplicas"}, 0) != wanted_replicas(*set)) {
     requeue_after(key, std::chrono::seconds(min_ready));
   }
-  prune_history(*set, *revisions, pods);
+  prune_history(*set, *revisions, history, pods);
   return failure;
 }
 
@@ -161,14 +211,25 @@ std::optional<std::string> StatefulSetController::apply(const json& set,
       }
       return create_pod(set, new_pod());
     }
-    case Kind::CreateClaims:
-      return create_claims(set, action.pod, action.ordinal);
+    case Kind::CreateClaims: {
+      if (auto error = create_claims(set, action.pod, action.ordinal)) {
+        return error;
+      }
+      ObjectPtr pod = pods_.get(namespace_of(set), action.pod);
+      return pod != nullptr ? retain_claims(set, *pod, true) : std::nullopt;
+    }
     case Kind::Update: {
       ObjectPtr pod = pods_.get(namespace_of(set), action.pod);
       if (pod == nullptr) {
         return std::nullopt;
       }
-      if (auto error = create_claims(set, action.pod, action.ordinal)) {
+      if (!stateful_storage_matches(set, *pod)) {
+        if (auto error = create_claims(set, action.pod, action.ordinal)) {
+          record(set, "update", action.pod, ApiError{0, "", *error});
+          return error;
+        }
+      }
+      if (auto error = retain_claims(set, *pod, true)) {
         return error;
       }
       auto updated = client_.update(kPods.object(namespace_of(set), action.pod),
@@ -176,6 +237,10 @@ std::optional<std::string> StatefulSetController::apply(const json& set,
       record(set, "update", action.pod,
              updated ? std::nullopt : std::optional<ApiError>(updated.error()));
       return updated ? std::nullopt : std::optional<std::string>(updated.error().message);
+    }
+    case Kind::FixClaims: {
+      ObjectPtr pod = pods_.get(namespace_of(set), action.pod);
+      return pod != nullptr ? retain_claims(set, *pod, false) : std::nullopt;
     }
     case Kind::Delete:
       return delete_pod(set, action.pod);
@@ -200,34 +265,69 @@ std::optional<std::string> StatefulSetController::create_claims(const json& set,
                                                                 int64_t ordinal) {
   const std::string ns = namespace_of(set);
   std::optional<std::string> failure;
+  auto failed = [&failure](const std::string& why) {
+    failure = failure ? *failure + "; " + why : why;
+  };
   for (const json& claim : stateful_claims(set, ordinal)) {
     const std::string name = name_of(claim);
-    auto existing = client_.get(kClaims.object(ns, name));
-    if (existing) {
+    if (ObjectPtr existing = claims_.get(ns, name)) {
+      if (being_deleted(*existing)) {
+        failed("pvc " + name + " is being deleted");
+      }
       continue;
     }
-    std::optional<ApiError> error;
-    if (existing.error().not_found()) {
-      auto created = client_.create(kClaims.collection(ns), claim);
-      if (!created && !created.error().already_exists()) {
-        error = created.error();
-        failure = "Failed to create PVC " + name + ": " + error->message;
-      }
-    } else {
-      error = existing.error();
-      failure = "Failed to retrieve PVC " + name + ": " + error->message;
+    auto created = client_.create(kClaims.collection(ns), claim);
+    if (!created && created.error().already_exists()) {
+      continue;  // the informer has not seen it yet
     }
-    if (!error) {
+    if (created) {
       events_.record(
           set, "Normal", "SuccessfulCreate",
           "create Claim " + name + " Pod " + pod + " in StatefulSet " + name_of(set) + " success");
     } else {
+      failed("failed to create PVC " + name + ": " + created.error().message);
       events_.record(set, "Warning", "FailedCreate",
                      "create Claim " + name + " for Pod " + pod + " in StatefulSet " +
-                         name_of(set) + " failed error: " + error->message);
+                         name_of(set) + " failed error: " + created.error().message);
     }
   }
   return failure;
+}
+
+std::optional<std::string> StatefulSetController::retain_claims(const json& set, const json& pod,
+                                                                bool record_failure) {
+  const auto ordinal = stateful_ordinal(name_of(pod), name_of(set));
+  if (!ordinal) {
+    return std::nullopt;
+  }
+  const std::string ns = namespace_of(set);
+  for (const json& wanted : stateful_claims(set, *ordinal)) {
+    const std::string name = name_of(wanted);
+    ObjectPtr claim = claims_.get(ns, name);
+    if (claim == nullptr) {
+      continue;  // not seen yet: the next sync sees to it
+    }
+    if (claim_has_unexpected_controller(*claim, set, pod)) {
+      events_.record(set, "Warning", "ConflictingController",
+                     "PersistentVolumeClaim " + name +
+                         " has a conflicting OwnerReference that acts as a manging controller, "
+                         "the retention policy is ignored for this claim");
+    }
+    if (claim_owners_up_to_date(*claim, set, pod)) {
+      continue;
+    }
+    auto written =
+        client_.update(kClaims.object(ns, name), with_retention_owners(*claim, set, pod));
+    if (!written) {
+      const std::string why = "could not update claim " + name +
+                              " for delete policy ownerRefs: " + written.error().message;
+      if (record_failure) {
+        record(set, "update", name_of(pod), ApiError{0, "", why});
+      }
+      return why;
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<std::string> StatefulSetController::create_pod(const json& set, const json& pod) {
@@ -240,6 +340,12 @@ std::optional<std::string> StatefulSetController::create_pod(const json& set, co
   auto created = client_.create(kPods.collection(namespace_of(set)), pod);
   if (!created && created.error().already_exists()) {
     return "pod " + name + " already exists";  // seen soon; look again then
+  }
+  if (created) {
+    // The claims' references, as far as they can be set now.
+    if (auto error = retain_claims(set, *created, true)) {
+      return error;
+    }
   }
   record(set, "create", name, created ? std::nullopt : std::optional<ApiError>(created.error()));
   return created ? std::nullopt : std::optional<std::string>(created.error().message);
@@ -272,14 +378,14 @@ std::optional<std::string> StatefulSetController::update_status(const json& set,
 }
 
 void StatefulSetController::prune_history(const json& set, const Revisions& revisions,
+                                          const std::vector<ObjectPtr>& history,
                                           const std::vector<ObjectPtr>& pods) {
   std::set<std::string> live = {name_of(revisions.current), name_of(revisions.update)};
   for (const ObjectPtr& pod : pods) {
     live.insert(string_at(*pod, {"metadata", "labels", kRevisionHashLabel}));
   }
   const int64_t limit = int_at(set, {"spec", "revisionHistoryLimit"}, kDefaultHistoryLimit);
-  for (const std::string& name :
-       revisions_to_prune(owned_revisions(revisions_, set), live, limit)) {
+  for (const std::string& name : revisions_to_prune(history, live, limit)) {
     (void)client_.remove(kControllerRevisions.object(namespace_of(set), name));
   }
 }

@@ -22,6 +22,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "controller.h"
+#include "workloads/controller_ref_manager.h"
 #include "workloads/stateful_set_utils.h"
 
 namespace cluster {
@@ -43,24 +44,32 @@ class StatefulSetController final : public Controller {
     json update;
     int64_t collision_count = 0;
   };
-  void pod_changed(const json& pod);
-  Result<Revisions> revisions_of(const json& set);
+  void claim_deleted(const json& claim);
+  // Adopts the revisions matching the set's selector that have no controller, adding them to
+  // `history`.
+  std::optional<std::string> adopt_orphan_revisions(ControllerRefManager& refs, const json& set,
+                                                    std::vector<ObjectPtr>& history);
+  Result<Revisions> revisions_of(const json& set, const std::vector<ObjectPtr>& history);
   std::optional<std::string> apply(const json& set, const StatefulAction& action,
                                    const Revisions& revisions);
   std::optional<std::string> create_pod(const json& set, const json& pod);
   std::optional<std::string> create_claims(const json& set, const std::string& pod,
                                            int64_t ordinal);
+  // Sets the references of `pod`'s claims as the retention policy wants (stateful_set_retention);
+  // a failure is recorded as a failed pod update when `record_failure`.
+  std::optional<std::string> retain_claims(const json& set, const json& pod, bool record_failure);
   std::optional<std::string> delete_pod(const json& set, const std::string& pod);
   void record(const json& set, const std::string& verb, const std::string& pod,
               const std::optional<ApiError>& error);
   std::optional<std::string> update_status(const json& set, const json& status);
   void prune_history(const json& set, const Revisions& revisions,
-                     const std::vector<ObjectPtr>& pods);
+                     const std::vector<ObjectPtr>& history, const std::vector<ObjectPtr>& pods);
 
   const Client& client_;
   EventRecorder events_;
   Informer sets_;
   Informer revisions_;
+  Informer claims_;
   Informer& pods_;
 };
 

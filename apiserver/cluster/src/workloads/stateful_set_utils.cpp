@@ -6,6 +6,7 @@
 
 #include "client/objects.h"
 #include "workloads/controller_history.h"
+#include "workloads/stateful_set_retention.h"
 #include "workloads/workload_pods.h"
 
 namespace cluster {
@@ -47,6 +48,41 @@ std::map<std::string, std::string> claim_volumes(const json& set, int64_t ordina
     volumes[name_of(t)] = stateful_claim_name(name_of(t), name_of(set), ordinal);
   }
   return volumes;
+}
+
+using Claims = std::map<std::string, const json*>;
+
+// The existing claims of `pod` (a pod of `set`, created or not).
+std::vector<const json*> claims_of(const json& set, const json& pod, const Claims& claims) {
+  std::vector<const json*> out;
+  auto ordinal = stateful_ordinal(name_of(pod), name_of(set));
+  if (!ordinal) {
+    return out;
+  }
+  for (const auto& entry : claim_volumes(set, *ordinal)) {
+    if (auto it = claims.find(entry.second); it != claims.end()) {
+      out.push_back(it->second);
+    }
+  }
+  return out;
+}
+
+// Whether a claim of `pod` names a previous pod of that name: while whenScaled is Delete, the
+// garbage collector is about to delete it, so the pod waits.
+bool claims_stale(const json& set, const json& pod, const Claims& claims) {
+  if (!claim_retention(set).delete_when_scaled) {
+    return false;
+  }
+  const auto mine = claims_of(set, pod, claims);
+  return std::any_of(mine.begin(), mine.end(), [&](const json* claim) {
+    return claim_has_stale_owner(*claim, pod, "v1", "Pod");
+  });
+}
+
+bool claims_retained_as_wanted(const json& set, const json& pod, const Claims& claims) {
+  const auto mine = claims_of(set, pod, claims);
+  return std::all_of(mine.begin(), mine.end(),
+                     [&](const json* claim) { return claim_owners_up_to_date(*claim, set, pod); });
 }
 
 }  // namespace
@@ -93,8 +129,6 @@ std::vector<json> stateful_claims(const json& set, int64_t ordinal) {
     return claims;
   }
   const json& match_labels = object_at(set, {"spec", "selector", "matchLabels"});
-  const bool delete_with_set =
-      string_at(set, {"spec", "persistentVolumeClaimRetentionPolicy", "whenDeleted"}) == "Delete";
   for (const json& t : *templates) {
     json claim = {{"apiVersion", "v1"}, {"kind", "PersistentVolumeClaim"}};
     json metadata = object_at(t, {"metadata"});
@@ -103,11 +137,6 @@ std::vector<json> stateful_claims(const json& set, int64_t ordinal) {
     json labels = object_at(t, {"metadata", "labels"});
     labels.update(match_labels);
     metadata["labels"] = std::move(labels);
-    if (delete_with_set) {
-      json ref = controller_owner_ref(set);
-      ref.erase("controller");
-      metadata["ownerReferences"] = json::array({std::move(ref)});
-    }
     claim["metadata"] = std::move(metadata);
     claim["spec"] = object_at(t, {"spec"});
     claims.push_back(std::move(claim));
@@ -201,11 +230,16 @@ bool pod_healthy(const json& pod) {
 
 std::vector<StatefulAction> plan_stateful_set(const json& set, const std::vector<ObjectPtr>& pods,
                                               const std::string& current, const std::string& update,
-                                              std::chrono::system_clock::time_point now) {
+                                              std::chrono::system_clock::time_point now,
+                                              const std::vector<ObjectPtr>& claims) {
   using Kind = StatefulAction::Kind;
   std::vector<StatefulAction> plan;
   if (being_deleted(set)) {
     return plan;
+  }
+  Claims claims_by_name;
+  for (const ObjectPtr& claim : claims) {
+    claims_by_name.emplace(name_of(*claim), claim.get());
   }
   const std::string set_name = name_of(set);
   const int64_t start = start_ordinal(set);
@@ -254,8 +288,10 @@ std::vector<StatefulAction> plan_stateful_set(const json& set, const std::vector
     const int64_t ordinal = start + i;
     const json* pod = replicas[static_cast<size_t>(i)];
     if (pod == nullptr) {
-      plan.push_back(
-          {Kind::Create, ordinal, stateful_pod_name(set_name, ordinal), revision_for(ordinal)});
+      const std::string name = stateful_pod_name(set_name, ordinal);
+      if (!claims_stale(set, {{"metadata", {{"name", name}}}}, claims_by_name)) {
+        plan.push_back({Kind::Create, ordinal, name, revision_for(ordinal)});
+      }
       if (monotonic) {
         return plan;
       }
@@ -276,8 +312,15 @@ std::vector<StatefulAction> plan_stateful_set(const json& set, const std::vector
                       !pod_available(*pod, min_ready, now))) {
       return plan;
     }
-    if (!stateful_identity_matches(set, *pod) || !stateful_storage_matches(set, *pod)) {
+    if (!stateful_identity_matches(set, *pod) || !stateful_storage_matches(set, *pod) ||
+        !claims_retained_as_wanted(set, *pod, claims_by_name)) {
       plan.push_back({Kind::Update, ordinal, name_of(*pod), {}});
+    }
+  }
+  // The claims of the condemned pods, to the retention policy, before any goes.
+  for (const auto& [ordinal, pod] : condemned) {
+    if (!claims_retained_as_wanted(set, *pod, claims_by_name)) {
+      plan.push_back({Kind::FixClaims, ordinal, name_of(*pod), {}});
     }
   }
   // The condemned pods, highest ordinal first.

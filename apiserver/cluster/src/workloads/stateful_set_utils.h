@@ -42,7 +42,8 @@ int64_t wanted_replicas(const json& set);
 bool ordered_ready(const json& set);
 
 // The claims (PersistentVolumeClaims) the pod of `ordinal` uses, from spec.volumeClaimTemplates:
-// named by stateful_claim_name, labelled with the template's labels and the set's matchLabels.
+// named by stateful_claim_name, labelled with the template's labels and the set's matchLabels
+// (the retention policy's references come after, stateful_set_retention).
 std::vector<json> stateful_claims(const json& set, int64_t ordinal);
 // The pod of `ordinal` made from `tmpl` (the template of `revision`): name, namespace, the
 // pod-name, pod-index and controller-revision-hash labels, hostname and subdomain (serviceName),
@@ -65,7 +66,8 @@ struct StatefulAction {
     Create,        // create the pod of `ordinal` (its claims first) at `revision`
     Recreate,      // delete the failed or finished `pod`, then create it again at `revision`
     CreateClaims,  // create the missing claims of the pending `pod`
-    Update,        // restore the identity and storage of `pod`
+    Update,        // restore the identity, storage and claim references of `pod`
+    FixClaims,     // make the claims of the condemned `pod` what the retention policy wants
     Delete,        // delete `pod` (scale down, or a rolling update)
   };
   Kind kind;
@@ -75,11 +77,14 @@ struct StatefulAction {
 };
 
 // What to do next for `set` given its pods (those it controls, with the set's name and an
-// ordinal), at `now`. `current` and `update` are the names of its current and update revisions.
-// In OrderedReady the plan stops at the first step that must wait or that must be seen done.
+// ordinal), at `now`. `current` and `update` are the names of its current and update revisions;
+// `claims` the PersistentVolumeClaims of its namespace (their references are checked against
+// the retention policy, and a stale one holds its pod's creation back). In OrderedReady the plan
+// stops at the first step that must wait or that must be seen done.
 std::vector<StatefulAction> plan_stateful_set(const json& set, const std::vector<ObjectPtr>& pods,
                                               const std::string& current, const std::string& update,
-                                              std::chrono::system_clock::time_point now);
+                                              std::chrono::system_clock::time_point now,
+                                              const std::vector<ObjectPtr>& claims = {});
 
 // The status `pods` add up to (replicas, readyReplicas, availableReplicas, currentReplicas,
 // updatedReplicas), with observedGeneration, the revisions and collisionCount; a finished rolling
