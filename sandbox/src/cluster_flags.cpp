@@ -1,6 +1,7 @@
 #include "cluster_flags.h"
 
 #include <charconv>
+#include <utility>
 
 #include "apiserver/http.h"
 
@@ -10,6 +11,7 @@ namespace {
 constexpr int kDefaultNodes = 3;
 constexpr int kMostNodes = 200;
 constexpr double kFastestCronClock = 3600;
+constexpr int kLongestLease = 3600;
 
 common::Result<std::chrono::milliseconds> duration_flag(const ParsedFlags& flags,
                                                         const std::string& name,
@@ -23,6 +25,24 @@ common::Result<std::chrono::milliseconds> duration_flag(const ParsedFlags& flags
         "--" + name + " must be a duration such as 500ms or 2s, got \"" + flags.get(name) + "\"");
   }
   return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+}
+
+// An integer flag from `least` to `most`.
+common::Result<int> int_flag(const ParsedFlags& flags, const std::string& name, int least, int most,
+                             int fallback) {
+  if (!flags.has(name)) {
+    return fallback;
+  }
+  const std::string text = flags.get(name);
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < least ||
+      value > most) {
+    return common::Result<int>::failure("--" + name + " must be a number from " +
+                                        std::to_string(least) + " to " + std::to_string(most) +
+                                        ", got \"" + text + "\"");
+  }
+  return value;
 }
 
 }  // namespace
@@ -39,24 +59,25 @@ std::vector<FlagSpec> cluster_flags() {
        "how long a deleted pod's simulated containers take to stop (default 1s)"},
       {"cron-clock-speed", "", true, "N",
        "run the CronJob controller's clock N times faster than real time, 1 to 3600 (default 1)"},
+      {"node-lease-duration-seconds", "", true, "N",
+       "the simulated kubelets' lease duration, 1 to 3600; each renews its lease every quarter "
+       "of it (default 40)"},
+      {"node-monitor-grace-period", "", true, "DURATION",
+       "how long a node's kubelet may be silent before its node is marked Unknown and tainted "
+       "unreachable (default 50s)"},
+      {"node-monitor-period", "", true, "DURATION",
+       "how often the node lifecycle controller looks at the nodes (default 5s)"},
   };
 }
 
 common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags) {
   using Failure = common::Result<cluster::ClusterOptions>;
   cluster::ClusterOptions options;
-  options.nodes = kDefaultNodes;
-  if (flags.has("nodes")) {
-    const std::string text = flags.get("nodes");
-    int value = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < 0 ||
-        value > kMostNodes) {
-      return Failure::failure("--nodes must be a number from 0 to " + std::to_string(kMostNodes) +
-                              ", got \"" + text + "\"");
-    }
-    options.nodes = value;
+  auto nodes = int_flag(flags, "nodes", 0, kMostNodes, kDefaultNodes);
+  if (!nodes) {
+    return Failure::failure(nodes.error());
   }
+  options.nodes = *nodes;
   auto controllers = cluster::parse_controllers(flags.get("controllers", "*"));
   if (!controllers) {
     return Failure::failure("--controllers: " + controllers.error());
@@ -72,6 +93,25 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
     return Failure::failure(stop.error());
   }
   options.container_stop_delay = *stop;
+  auto lease = int_flag(flags, "node-lease-duration-seconds", 1, kLongestLease,
+                        static_cast<int>(options.node_lease_duration.count()));
+  if (!lease) {
+    return Failure::failure(lease.error());
+  }
+  options.node_lease_duration = std::chrono::seconds(*lease);
+  for (auto [name, value] :
+       {std::pair{"node-monitor-grace-period", &options.node_monitor_grace_period},
+        std::pair{"node-monitor-period", &options.node_monitor_period}}) {
+    auto parsed = duration_flag(flags, name, *value);
+    if (!parsed) {
+      return Failure::failure(parsed.error());
+    }
+    if (parsed->count() <= 0) {
+      return Failure::failure(std::string("--") + name + " must be more than 0, got \"" +
+                              flags.get(name) + "\"");
+    }
+    *value = *parsed;
+  }
   if (flags.has("cron-clock-speed")) {
     const std::string text = flags.get("cron-clock-speed");
     double speed = 0;

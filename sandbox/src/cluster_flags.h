@@ -1,5 +1,5 @@
-// serve's flags for the cluster around the API server: --nodes, --controllers and the simulated
-// containers' timing.
+// serve's flags for the cluster around the API server: --nodes, --controllers, the simulated
+// containers' timing and kube-controller-manager's node monitoring periods.
 #pragma once
 
 #include <string>

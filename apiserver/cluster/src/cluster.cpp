@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "apiserver/log.h"
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "gc/garbage_collector.h"
@@ -166,9 +167,12 @@ const std::vector<Kind>& kinds() {
       {{"node-lifecycle-controller", "nodelifecycle", true},
        service_account("node-controller"),
        agent("node-lifecycle-controller"),
-       0,
+       kSharedPods | kSharedNodes,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
-         return std::make_unique<NodeLifecycleController>(c, s.clock);
+         NodeMonitorTiming timing;
+         timing.grace_period = s.options.node_monitor_grace_period;
+         timing.monitor_period = s.options.node_monitor_period;
+         return std::make_unique<NodeLifecycleController>(c, s.pods, s.nodes, timing, s.clock);
        }},
       {{"scheduler", "", true},
        {"system:kube-scheduler", {"system:authenticated"}},
@@ -275,10 +279,18 @@ struct Cluster::Parts {
       shared |= kind.shared;
       running.push_back(std::move(r));
     }
+    if (options.controllers.count("node-lifecycle-controller") != 0 &&
+        options.node_monitor_grace_period < options.node_lease_duration / 2) {
+      // Fewer than two lease renewals (a quarter of the duration each) fit in the grace period.
+      apiserver::log::warning(
+          "node monitor grace period shorter than half the kubelets' lease duration: healthy "
+          "nodes will turn Unknown between two lease renewals");
+    }
     if (options.nodes > 0) {
       nodes = std::make_unique<NodeSimulator>(
           handler, nodes_client, options.nodes,
-          PodTiming{options.container_start_delay, options.container_stop_delay}, clock);
+          PodTiming{options.container_start_delay, options.container_stop_delay},
+          options.node_lease_duration, clock);
     }
   }
 

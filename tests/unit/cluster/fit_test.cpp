@@ -106,5 +106,8 @@ TEST_CASE("a NoExecute taint evicts at once, after tolerationSeconds, or never",
                                              {"tolerationSeconds", 300}}});
   CHECK(cluster::toleration_time(pod, taint) == std::chrono::seconds(300));
   pod["spec"]["tolerations"].push_back({{"operator", "Exists"}});
+  // The first matching toleration counts, as kube-controller-manager's GetMatchingTolerations.
+  CHECK(cluster::toleration_time(pod, taint) == std::chrono::seconds(300));
+  pod["spec"]["tolerations"].erase(0);
   CHECK_FALSE(cluster::toleration_time(pod, taint));  // an empty key with Exists tolerates all
 }

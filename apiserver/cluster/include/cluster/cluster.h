@@ -32,6 +32,15 @@ struct ClusterOptions {
   // start (1 to 3600): at 60 a "*/5 * * * *" CronJob makes a Job every 5 seconds. Every other
   // part keeps real time.
   double cron_clock_speed = 1;
+  // The kubelets' nodeLeaseDurationSeconds: each renews its node's Lease every quarter of it.
+  std::chrono::seconds node_lease_duration{40};
+  // kube-controller-manager's --node-monitor-grace-period: how long a node's kubelet may say
+  // nothing (no lease renewal, no status) before the node lifecycle controller marks the node
+  // Unknown and taints it unreachable. Several lease renewals must fit in it, or healthy nodes
+  // flap between Ready and Unknown.
+  std::chrono::milliseconds node_monitor_grace_period{std::chrono::seconds(50)};
+  // --node-monitor-period: how often that controller looks at every node.
+  std::chrono::milliseconds node_monitor_period{std::chrono::seconds(5)};
   // Timestamps and delays; nullptr for the real clock. Must outlive the cluster.
   const common::Clock* clock = nullptr;
 };

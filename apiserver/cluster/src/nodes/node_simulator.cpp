@@ -1,10 +1,12 @@
 #include "nodes/node_simulator.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "apiserver/log.h"
 #include "client/objects.h"
 #include "common/rfc3339.h"
+#include "nodes/node_pods.h"
 #include "nodes/simulated_node.h"
 
 namespace cluster {
@@ -15,10 +17,10 @@ const ResourceRef kPods{"", "v1", "pods", true};
 const ResourceRef kLeases{"coordination.k8s.io", "v1", "leases", true};
 constexpr const char* kLeaseNamespace = "kube-node-lease";
 
-// The kubelet's defaults: a lease renewed every 10 s that lasts 40 s, and a status reported at
-// least every 5 minutes (more often when it changes).
-constexpr auto kLeaseRenewal = std::chrono::seconds(10);
-constexpr int kLeaseDurationSeconds = 40;
+// The kubelet's: its lease renewed every quarter of its duration (nodeLeaseDurationSeconds, 40 s
+// by default: every 10 s), and a status reported at least every 5 minutes (more often when it
+// changes).
+constexpr int kLeaseRenewalFraction = 4;
 constexpr auto kStatusReport = std::chrono::minutes(5);
 
 std::string micro_time(std::chrono::system_clock::time_point t) {
@@ -42,15 +44,22 @@ int index_in_name(const std::string& name) {
 }  // namespace
 
 NodeSimulator::NodeSimulator(const Handler& handler, const Client& reader, int initial_nodes,
-                             PodTiming timing, const common::Clock& clock)
+                             PodTiming timing, std::chrono::seconds lease_duration,
+                             const common::Clock& clock)
     : Controller("node-simulator", clock),
       handler_(handler),
       initial_nodes_(initial_nodes),
       timing_(timing),
+      lease_duration_(std::max(lease_duration, std::chrono::seconds(1))),
       nodes_(reader, kNodes, {}, clock),
       pods_(reader, kPods, {{"fieldSelector", "spec.nodeName!="}}, clock) {
   nodes_.add_handlers({.added = [this](const json& n) { queue().add("node/" + name_of(n)); },
-                       .updated = {},
+                       .updated =
+                           [this](const json& old, const json& n) {
+                             // Stopped or started: its kubelet has something to do.
+                             if (kubelet_stopped(old) != kubelet_stopped(n))
+                               queue().add("node/" + name_of(n));
+                           },
                        .deleted = {}});
   auto pod_changed = [this](const json& p) { queue().add("pod/" + Informer::key_of(p)); };
   pods_.add_handlers({.added = pod_changed,
@@ -97,9 +106,8 @@ void NodeSimulator::start() {
       apiserver::log::error("kubelet " + name +
                             ": registering the node failed: " + created.error().message);
     } else if (created) {
-      k.events->record(*created, "Normal", "Starting", "Starting kubelet.");
-      k.events->record(*created, "Normal", "NodeReady",
-                       "Node " + name + " status is now: NodeReady");
+      record_start(k, *created);
+      record_status(k, json::object(), *created);
     }
   }
   nodes_.start();
@@ -122,6 +130,23 @@ std::optional<std::string> NodeSimulator::sync_node(const std::string& name) {
     return std::nullopt;  // deleted: its kubelet stops
   }
   Kubelet& k = kubelet(name);
+  if (kubelet_stopped(*node)) {
+    if (!k.stopped) {
+      k.stopped = true;
+      apiserver::log::info(
+          2, "kubelet " + name + ": stopped (annotation " + std::string(kKubeletAnnotation) + ")");
+    }
+    return std::nullopt;  // no lease, no status, no requeue: the annotation's removal wakes it
+  }
+  if (k.stopped) {
+    // Started again: as a kubelet process starting, then every pod of the node looked at anew.
+    k.stopped = false;
+    apiserver::log::info(2, "kubelet " + name + ": started");
+    record_start(k, *node);
+    for (const ObjectPtr& pod : pods_on_node(pods_, name)) {
+      queue().add("pod/" + Informer::key_of(*pod));
+    }
+  }
   const auto wall = clock().system_now();
   // Status: when something the kubelet reports is missing or changed, or every 5 minutes.
   const json* ready = condition(*node, "Ready");
@@ -135,11 +160,14 @@ std::optional<std::string> NodeSimulator::sync_node(const std::string& name) {
     if (!patched) {
       return "reporting the status of node " + name + ": " + patched.error().message;
     }
+    record_status(k, *node, *patched);
   }
   // The lease: renewed now, created when missing.
   const std::string lease_path = kLeases.object(kLeaseNamespace, name);
-  auto renewed = k.client->patch(lease_path, "application/merge-patch+json",
-                                 {{"spec", {{"renewTime", micro_time(wall)}}}});
+  auto renewed = k.client->patch(
+      lease_path, "application/merge-patch+json",
+      {{"spec",
+        {{"renewTime", micro_time(wall)}, {"leaseDurationSeconds", lease_duration_.count()}}}});
   if (!renewed && renewed.error().not_found()) {
     json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                   {"kind", "Lease"},
@@ -152,7 +180,7 @@ std::optional<std::string> NodeSimulator::sync_node(const std::string& name) {
                                                       {"uid", uid_of(*node)}}})}}},
                   {"spec",
                    {{"holderIdentity", name},
-                    {"leaseDurationSeconds", kLeaseDurationSeconds},
+                    {"leaseDurationSeconds", lease_duration_.count()},
                     {"renewTime", micro_time(wall)}}}};
     auto created = k.client->create(kLeases.collection(kLeaseNamespace), lease);
     if (!created && !created.error().already_exists()) {
@@ -161,8 +189,24 @@ std::optional<std::string> NodeSimulator::sync_node(const std::string& name) {
   } else if (!renewed) {
     return "renewing the lease of node " + name + ": " + renewed.error().message;
   }
-  requeue_after("node/" + name, kLeaseRenewal);
+  requeue_after("node/" + name,
+                std::chrono::duration_cast<std::chrono::milliseconds>(lease_duration_) /
+                    kLeaseRenewalFraction);
   return std::nullopt;
+}
+
+void NodeSimulator::record_start(Kubelet& k, const json& node) {
+  k.events->record(node, "Normal", "Starting", "Starting kubelet.");
+  k.events->record(node, "Normal", "NodeAllocatableEnforced",
+                   "Updated Node Allocatable limit across pods");
+}
+
+void NodeSimulator::record_status(Kubelet& k, const json& before, const json& after) {
+  for (const std::string& reason : condition_events(
+           before, at(after, {"status"}) != nullptr ? *at(after, {"status"}) : json::object())) {
+    k.events->record(after, "Normal", reason,
+                     "Node " + name_of(after) + " status is now: " + reason);
+  }
 }
 
 std::string NodeSimulator::pod_ip(const json& pod, const json& node, int index) {
@@ -171,8 +215,8 @@ std::string NodeSimulator::pod_ip(const json& pod, const json& node, int index) 
   }
   const std::string prefix = pod_ip_prefix(node, index);
   std::set<std::string> used;
-  for (const ObjectPtr& other : pods_.list()) {
-    if (string_at(*other, {"spec", "nodeName"}) == name_of(node) && !pod_terminal(*other)) {
+  for (const ObjectPtr& other : pods_on_node(pods_, name_of(node))) {
+    if (!pod_terminal(*other)) {
       used.insert(string_at(*other, {"status", "podIP"}));
     }
   }
@@ -186,15 +230,14 @@ std::string NodeSimulator::pod_ip(const json& pod, const json& node, int index) 
 }
 
 std::optional<std::string> NodeSimulator::sync_pod(const std::string& key) {
-  const size_t slash = key.find('/');
-  ObjectPtr pod = pods_.get(key.substr(0, slash), key.substr(slash + 1));
-  if (pod == nullptr) {
-    return std::nullopt;
-  }
-  const std::string node_name = string_at(*pod, {"spec", "nodeName"});
-  ObjectPtr node = nodes_.get("", node_name);
+  ObjectPtr pod = pod_by_key(pods_, key);
+  const std::string node_name = pod ? string_at(*pod, {"spec", "nodeName"}) : std::string();
+  ObjectPtr node = pod ? nodes_.get("", node_name) : nullptr;
   if (node == nullptr) {
-    return std::nullopt;  // not a node of this cluster: nobody runs it
+    return std::nullopt;  // gone, or not on a node of this cluster: nobody runs it
+  }
+  if (kubelet_stopped(*node)) {
+    return std::nullopt;  // its kubelet does nothing; started again, it looks at every pod
   }
   Kubelet& k = kubelet(node_name);
   std::string host_ip;

@@ -1,9 +1,15 @@
 // The simulated nodes: one kubelet per Node object, all served by this one controller. Each
 // kubelet registers its Node (node-1 ... node-N at start), renews its Lease in kube-node-lease
-// every 10 s and reports its status, and runs its pods through pod_lifecycle: status written
-// through pods/status, the pod removed once a deletion's containers stopped. A Node created
-// through the API is simulated too. Each kubelet writes as its node's user (system:node:<name>,
-// group system:nodes), as real kubelets do with their client certificates.
+// every quarter of the lease's duration (10 s of 40 s by default) and reports its status, and runs
+// its pods through pod_lifecycle: status written through pods/status, the pod removed once a
+// deletion's containers stopped. A Node created through the API is simulated too. Each kubelet
+// writes as its node's user (system:node:<name>, group system:nodes), as real kubelets do with
+// their client certificates.
+//
+// A Node annotated kube-sandbox.io/kubelet=stopped has its kubelet stopped (kubelet_stopped): no
+// lease renewal, no status, no pod work, so the node lifecycle controller sees it go quiet. When
+// the annotation goes, the kubelet starts again: "Starting kubelet.", its status (Ready again) and
+// every pod of the node looked at anew (a pod deleted meanwhile is removed then).
 #pragma once
 
 #include <map>
@@ -22,8 +28,9 @@ namespace cluster {
 
 class NodeSimulator final : public Controller {
  public:
+  // `lease_duration`: the kubelets' nodeLeaseDurationSeconds (at least 1 s).
   NodeSimulator(const Handler& handler, const Client& reader, int initial_nodes, PodTiming timing,
-                const common::Clock& clock);
+                std::chrono::seconds lease_duration, const common::Clock& clock);
   ~NodeSimulator() override;
 
   // Registers the initial nodes, then starts the informers (call before run()).
@@ -37,8 +44,12 @@ class NodeSimulator final : public Controller {
     std::unique_ptr<Client> client;
     std::unique_ptr<EventRecorder> events;
     int index = 0;
+    bool stopped = false;  // as its last sync saw it (the worker's alone)
   };
   Kubelet& kubelet(const std::string& node);
+  // The events of a kubelet starting, and those of the conditions its report changed.
+  void record_start(Kubelet& k, const json& node);
+  void record_status(Kubelet& k, const json& before, const json& after);
   std::optional<std::string> sync_node(const std::string& name);
   std::optional<std::string> sync_pod(const std::string& key);
   // The pod's address on its node: the one it has, else the lowest free one of the node's CIDR.
@@ -47,6 +58,7 @@ class NodeSimulator final : public Controller {
   const Handler handler_;
   const int initial_nodes_;
   const PodTiming timing_;
+  const std::chrono::seconds lease_duration_;
   Informer nodes_;
   Informer pods_;
   std::mutex mu_;  // protects kubelets_, next_index_

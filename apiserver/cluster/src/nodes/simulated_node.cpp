@@ -38,6 +38,43 @@ std::string pod_ip_prefix(const json& node, int index) {
   return "10.244." + std::to_string(index) + ".";
 }
 
+bool kubelet_stopped(const json& node) {
+  return string_at(node, {"metadata", "annotations", kKubeletAnnotation}) == "stopped";
+}
+
+std::vector<std::string> condition_events(const json& node, const json& status) {
+  struct Reasons {
+    const char* type;
+    const char* when_true;
+    const char* when_false;
+  };
+  static constexpr Reasons kReasons[] = {
+      {"MemoryPressure", "NodeHasInsufficientMemory", "NodeHasSufficientMemory"},
+      {"DiskPressure", "NodeHasDiskPressure", "NodeHasNoDiskPressure"},
+      {"PIDPressure", "NodeHasInsufficientPID", "NodeHasSufficientPID"},
+      {"Ready", "NodeReady", "NodeNotReady"},
+  };
+  std::vector<std::string> events;
+  const json* conditions = at(status, {"conditions"});
+  if (conditions == nullptr || !conditions->is_array()) {
+    return events;
+  }
+  for (const json& c : *conditions) {
+    const std::string type = string_at(c, {"type"});
+    const std::string now = string_at(c, {"status"});
+    const json* before = condition(node, type);
+    if (before != nullptr && string_at(*before, {"status"}) == now) {
+      continue;
+    }
+    for (const Reasons& r : kReasons) {
+      if (type == r.type && (now == "True" || now == "False")) {
+        events.push_back(now == "True" ? r.when_true : r.when_false);
+      }
+    }
+  }
+  return events;
+}
+
 json registered_node(const std::string& name, int index, const std::string& now) {
   json node = {
       {"apiVersion", "v1"},

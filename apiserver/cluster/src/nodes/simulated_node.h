@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,17 @@ json reported_status(const json& node, int index, const std::string& now);
 
 // The node's pod CIDR's base ("10.244.3."), from spec.podCIDR or the index.
 std::string pod_ip_prefix(const json& node, int index);
+
+// The annotation that stops a simulated node's kubelet, as `systemctl stop kubelet` would on a
+// real node: with the value "stopped" the kubelet renews no lease, reports no status and does no
+// pod work until the annotation goes (or says anything else). Its containers keep running.
+inline constexpr const char* kKubeletAnnotation = "kube-sandbox.io/kubelet";
+bool kubelet_stopped(const json& node);
+
+// The events a kubelet records when its report changes a condition of `node` to what `status`
+// says, by reason, in the order of `status`'s conditions: NodeHasSufficientMemory,
+// NodeHasNoDiskPressure, NodeHasSufficientPID, NodeReady (or their opposites). Each event's
+// message is "Node <name> status is now: <reason>".
+std::vector<std::string> condition_events(const json& node, const json& status);
 
 }  // namespace cluster

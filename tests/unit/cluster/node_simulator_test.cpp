@@ -1,0 +1,132 @@
+// The simulated kubelets (nodes/node_simulator, nodes/simulated_node) against an API server in
+// process: a kubelet stopped by the kube-sandbox.io/kubelet annotation renews no lease and runs
+// no pod until the annotation goes, then starts again as a kubelet process does.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "client/objects.h"
+#include "common/clock.h"
+#include "nodes/node_simulator.h"
+#include "nodes/simulated_node.h"
+#include "test_api.h"
+
+using nlohmann::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr const char* kNode = "/api/v1/nodes/node-1";
+constexpr const char* kLease =
+    "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-1";
+
+json condition(const char* type, const char* status) {
+  return {{"type", type}, {"status", status}};
+}
+
+// The simulator and the API server it writes to, on a fake clock for the kubelets.
+struct Sandbox {
+  common::FakeClock clock;
+  apiserver::testing::Api api;
+  cluster::Handler handler = [this](apiserver::http::Request& r) { return api.raw(r); };
+  cluster::Client reader{
+      handler, {"system:kube-sandbox:node-simulator", {"system:nodes"}}, "kube-sandbox-test"};
+  cluster::NodeSimulator simulator{handler, reader, 1, cluster::PodTiming{}, 40s, clock};
+
+  Sandbox() {
+    simulator.start();
+    simulator.run();
+    settle();
+  }
+  ~Sandbox() { simulator.stop(); }
+
+  // Waits until the kubelets have nothing due now.
+  void settle() { REQUIRE(simulator.queue().wait_idle(clock.now(), std::chrono::seconds(20))); }
+  // Does `write` and waits until the kubelets noticed it (a key queued) and did what follows.
+  template <class Write>
+  void after(Write write) {
+    const uint64_t seen = simulator.queue().changes();
+    write();
+    REQUIRE(simulator.queue().wait_changed(seen, std::chrono::seconds(20)));
+    settle();
+  }
+  void annotate(const json& value) {
+    after([&] {
+      auto reply = api.patch(
+          kNode, "application/merge-patch+json",
+          json{{"metadata", {{"annotations", {{"kube-sandbox.io/kubelet", value}}}}}}.dump());
+      REQUIRE(reply.status == 200);
+    });
+  }
+  std::string renewed() { return api.call("GET", kLease).body["spec"]["renewTime"]; }
+  json pod() { return api.call("GET", std::string(apiserver::testing::kPods) + "/web").body; }
+};
+
+}  // namespace
+
+TEST_CASE("the annotation stops a node's kubelet", "[cluster][kubelet]") {
+  CHECK_FALSE(cluster::kubelet_stopped(json::object()));
+  CHECK(cluster::kubelet_stopped(
+      {{"metadata", {{"annotations", {{"kube-sandbox.io/kubelet", "stopped"}}}}}}));
+  CHECK_FALSE(cluster::kubelet_stopped(
+      {{"metadata", {{"annotations", {{"kube-sandbox.io/kubelet", "running"}}}}}}));
+}
+
+TEST_CASE("a kubelet reports the conditions its status changes", "[cluster][kubelet]") {
+  const json healthy = {
+      {"conditions",
+       json::array({condition("MemoryPressure", "False"), condition("DiskPressure", "False"),
+                    condition("PIDPressure", "False"), condition("Ready", "True")})}};
+  // Registered, or started after the node lifecycle controller marked it Unknown: each of them.
+  const std::vector<std::string> all = {"NodeHasSufficientMemory", "NodeHasNoDiskPressure",
+                                        "NodeHasSufficientPID", "NodeReady"};
+  CHECK(cluster::condition_events(json::object(), healthy) == all);
+  json unknown = {{"status", healthy}};
+  for (json& c : unknown["status"]["conditions"])
+    c["status"] = "Unknown";
+  CHECK(cluster::condition_events(unknown, healthy) == all);
+  // Nothing changed: nothing to say.
+  CHECK(cluster::condition_events({{"status", healthy}}, healthy).empty());
+  const json pressed = {{"conditions", json::array({condition("MemoryPressure", "True"),
+                                                    condition("Ready", "False")})}};
+  CHECK(cluster::condition_events({{"status", healthy}}, pressed) ==
+        std::vector<std::string>{"NodeHasInsufficientMemory", "NodeNotReady"});
+}
+
+TEST_CASE("a stopped kubelet renews no lease and runs no pod until started again",
+          "[cluster][kubelet]") {
+  Sandbox s;
+  const std::string registered = s.renewed();
+  REQUIRE_FALSE(registered.empty());
+
+  s.annotate("stopped");
+  s.after([&] {
+    json pod = apiserver::testing::pod("web");
+    pod["spec"]["nodeName"] = "node-1";
+    REQUIRE(s.api.call("POST", apiserver::testing::kPods, pod).status == 201);
+  });
+  s.clock.advance(10s);  // a renewal was due now
+  s.settle();
+  CHECK(s.renewed() == registered);
+  CHECK(cluster::at(s.pod(), {"status", "startTime"}) == nullptr);
+  CHECK(cluster::at(s.pod(), {"status", "containerStatuses"}) == nullptr);
+
+  s.annotate(nullptr);  // started again
+  CHECK(s.renewed() != registered);
+  const json pod = s.pod();
+  CHECK(pod["status"]["phase"] == "Pending");
+  REQUIRE(cluster::at(pod, {"status", "containerStatuses"}) != nullptr);
+  CHECK(pod["status"]["containerStatuses"][0]["state"]["waiting"]["reason"] == "ContainerCreating");
+  CHECK(cluster::condition_true(s.api.call("GET", kNode).body, "Ready"));
+  // "Starting kubelet." once at registration and once now.
+  int64_t starts = 0;
+  const auto events = s.api.call("GET", "/api/v1/namespaces/default/events");
+  REQUIRE(events.status == 200);
+  INFO(events.body.dump());
+  for (const json& e : events.body["items"]) {
+    if (e["reason"] == "Starting" && e["involvedObject"]["name"] == "node-1") {
+      CHECK(e["message"] == "Starting kubelet.");
+      starts += e["count"].get<int64_t>();
+    }
+  }
+  CHECK(starts == 2);
+}
