@@ -32,6 +32,7 @@
 #include "registry/json_access.h"
 #include "registry/objects.h"
 #include "registry/schema_index.h"
+#include "registry/served_form.h"
 #include "registry/table.h"
 
 namespace apiserver::endpoints {
@@ -150,6 +151,7 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return create_object(r, info, request, std::move(created), {}, true);
     }
     json current = served_object(stored);
+    registry::to_served_form(r, current);
     if (r.custom) {
       registry::custom_defaults(r, current);
     }

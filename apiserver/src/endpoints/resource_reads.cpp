@@ -25,6 +25,7 @@
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
 #include "registry/objects.h"
+#include "registry/served_form.h"
 #include "registry/table.h"
 
 namespace apiserver::endpoints {
@@ -80,9 +81,14 @@ std::optional<http::Response> list_revision(const ListOptions& options, const st
   return std::nullopt;
 }
 
-// Custom resources are defaulted when read back, as upstream does when it decodes them from
-// storage: a default added to the CRD later shows on reads. `stored` keeps its revision.
+// A stored object as `r` serves it: custom resources are defaulted when read back, as upstream
+// does when it decodes them from storage (a default added to the CRD later shows on reads), and
+// a kind stored in another group's form is converted (registry/served_form.h). `stored` keeps
+// its revision.
 void default_on_read(const Resource& r, storage::Object& stored) {
+  if (auto text = registry::served_text(r, stored.value)) {
+    stored.value = std::move(*text);
+  }
   if (!r.custom || !r.custom->structural) {
     return;
   }
@@ -276,6 +282,14 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       json defaulted = object;
       schema->apply_defaults(defaulted);
       return defaulted;
+    };
+  }
+  if (registry::stored_in_other_form(r)) {
+    // Selectors match the stored form; what goes out is the served one.
+    present = [resource = r, then = std::move(present)](const json& object) {
+      json served = object;
+      registry::to_served_form(resource, served);
+      return then ? then(served) : served;
     };
   }
   auto options = decode_list_options(request, true);

@@ -24,6 +24,7 @@
 #include "registry/generic/write_steps.h"
 #include "registry/json_access.h"
 #include "registry/objects.h"
+#include "registry/served_form.h"
 #include "registry/table.h"
 
 namespace apiserver::endpoints {
@@ -31,6 +32,43 @@ namespace apiserver::endpoints {
 using nlohmann::json;
 using registry::Resource;
 using registry::string_at;
+
+namespace {
+
+// A write of a kind stored in another form (registry/served_form.h) records field ownership
+// on the form the request was in.
+registry::Ownership served_ownership(const Resource& r, registry::Ownership own) {
+  if (!own || !registry::stored_in_other_form(r)) {
+    return own;
+  }
+  return [&r, own = std::move(own)](const json* live, const json& object) {
+    json served_live;
+    if (live != nullptr) {
+      served_live = *live;
+      registry::to_served_form(r, served_live);
+    }
+    json served = object;
+    registry::to_served_form(r, served);
+    json owned = own(live != nullptr ? &served_live : nullptr, served);
+    registry::to_stored_form(r, owned);
+    return owned;
+  };
+}
+
+// What a write stored, in the form `r` serves it.
+errors::Result<registry::Written> as_served(const Resource& r,
+                                            errors::Result<registry::Written> written) {
+  if (written && registry::stored_in_other_form(r)) {
+    if (written->object) {
+      registry::to_served_form(r, *written->object);
+    } else if (auto text = registry::served_text(r, written->stored)) {
+      written->stored = std::move(*text);
+    }
+  }
+  return written;
+}
+
+}  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
                                        const http::Request& request, const registry::Snapshot&) {
@@ -54,10 +92,12 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  return written_response(201,
-                          store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                                             std::move(options->own)}),
-                          warnings);
+  registry::to_stored_form(r, object);
+  return written_response(
+      201,
+      as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
+                                      served_ownership(r, std::move(options->own))})),
+      warnings);
 }
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
@@ -84,16 +124,18 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  return written_response(200,
-                          store_->update(r, {.namespace_ = info.namespace_,
-                                             .name = info.name,
-                                             .subresource = info.subresource,
-                                             .object = std::move(object),
-                                             .current = &stored,
-                                             .dry_run = options->dry_run,
-                                             .own = std::move(options->own),
-                                             .raced = raced}),
-                          warnings);
+  registry::to_stored_form(r, object);
+  return written_response(
+      200,
+      as_served(r, store_->update(r, {.namespace_ = info.namespace_,
+                                      .name = info.name,
+                                      .subresource = info.subresource,
+                                      .object = std::move(object),
+                                      .current = &stored,
+                                      .dry_run = options->dry_run,
+                                      .own = served_ownership(r, std::move(options->own)),
+                                      .raced = raced})),
+      warnings);
 }
 
 http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
@@ -112,6 +154,9 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
                          .orphan_dependents = options->orphan_dependents,
                          .propagation_policy = options->propagation_policy});
   http::Response response;
+  if (deleted) {
+    registry::to_served_form(r, deleted->object);
+  }
   if (!deleted) {
     response = deleted.error().response();
   } else if (deleted->removed) {
@@ -153,6 +198,7 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
     http::Response deleted = remove(r, one, request);
     if (deleted.status == 200 || deleted.status == 202) {
       // Upstream answers with the objects as listed before they were deleted.
+      registry::to_served_form(r, object);
       object.erase("apiVersion");
       object.erase("kind");
       items.push_back(std::move(object));

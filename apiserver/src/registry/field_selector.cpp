@@ -139,7 +139,7 @@ void value_source(const Resource& resource, const std::string& label,
     kind = Kind::Bool;
   } else if (g.empty() && r == "replicationcontrollers" && label == "status.replicas") {
     kind = Kind::Integer;
-  } else if (g.empty() && r == "events") {
+  } else if ((g.empty() || g == "events.k8s.io") && r == "events") {
     if (label == "source") {
       path = {"source", "component"};
     } else if (label == "reportingComponent") {

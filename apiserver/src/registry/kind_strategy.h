@@ -47,6 +47,8 @@ struct KindStrategy {
   void (*defaults)(nlohmann::json& object, const DefaultingContext& context) = nullptr;
   // The kind's own rules on create and update, after the metadata rules.
   void (*validate)(const nlohmann::json& object, std::vector<FieldError>& out) = nullptr;
+  // The kind's own rules on create only, after validate.
+  void (*validate_create)(const nlohmann::json& object, std::vector<FieldError>& out) = nullptr;
   // The kind's own rules on update only (immutable fields, allowed transitions), after validate.
   void (*validate_update)(const nlohmann::json& object, const nlohmann::json& old,
                           std::vector<FieldError>& out) = nullptr;
@@ -80,6 +82,12 @@ struct KindStrategy {
   // negative) or the object's own. Null: the kind has no graceful deletion.
   int64_t (*grace_period)(const nlohmann::json& object, std::optional<int64_t> requested) = nullptr;
   GcPolicy gc_policy = GcPolicy::DeleteDependents;
+  // A kind stored in another group's form (events.k8s.io Events are stored as core/v1 Events,
+  // as kube-apiserver's storage does): the object in this group's form made into the stored one,
+  // and back, in place, apiVersion included. Null for kinds stored as they are served. The
+  // generic store, defaults and validation see the stored form.
+  void (*to_storage)(nlohmann::json& object) = nullptr;
+  void (*from_storage)(nlohmann::json& object) = nullptr;
   // The Warning a delete or deletecollection that names no propagation policy gets.
   std::string_view default_gc_warning = {};
 };

@@ -82,6 +82,9 @@ std::vector<FieldError> validate_create(const Resource& resource, const json& ob
   if (strategy != nullptr && strategy->validate != nullptr) {
     strategy->validate(object, out);
   }
+  if (strategy != nullptr && strategy->validate_create != nullptr) {
+    strategy->validate_create(object, out);
+  }
   return out;
 }
 

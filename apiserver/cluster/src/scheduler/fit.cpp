@@ -9,7 +9,14 @@
 namespace cluster {
 namespace {
 
-Resources requests_of(const json* containers) {
+// What a container that names no cpu or memory request counts as when nodes are scored
+// (schedutil.DefaultMilliCPURequest and DefaultMemoryRequest).
+constexpr double kDefaultCpuRequest = 0.1;
+constexpr double kDefaultMemoryRequest = 200.0 * 1024 * 1024;
+
+// The containers' requests summed (a missing request reads the limit, as the API defaults it);
+// `non_zero`: a missing one counts the scoring default instead of nothing.
+Resources requests_of(const json* containers, bool non_zero) {
   Resources sum;
   if (containers == nullptr || !containers->is_array()) {
     return sum;
@@ -17,18 +24,39 @@ Resources requests_of(const json* containers) {
   for (const json& c : *containers) {
     const json* requests = at(c, {"resources", "requests"});
     const json* limits = at(c, {"resources", "limits"});
-    auto value = [&](const char* name) {
+    auto value = [&](const char* name, double fallback) {
       std::string text;
       if (requests != nullptr)
         text = string_at(*requests, {name});
       if (text.empty() && limits != nullptr)
         text = string_at(*limits, {name});
+      if (text.empty() && non_zero)
+        return fallback;
       return parse_quantity(text).value_or(0);
     };
-    sum.cpu += value("cpu");
-    sum.memory += value("memory");
+    sum.cpu += value("cpu", kDefaultCpuRequest);
+    sum.memory += value("memory", kDefaultMemoryRequest);
   }
   return sum;
+}
+
+Resources requests(const json& pod, bool non_zero) {
+  Resources r = requests_of(at(pod, {"spec", "containers"}), non_zero);
+  if (const json* inits = at(pod, {"spec", "initContainers"});
+      inits != nullptr && inits->is_array()) {
+    for (const json& c : *inits) {
+      const json single = json::array({c});
+      const Resources one = requests_of(&single, non_zero);
+      r.cpu = std::max(r.cpu, one.cpu);
+      r.memory = std::max(r.memory, one.memory);
+    }
+  }
+  if (const json* overhead = at(pod, {"spec", "overhead"}); overhead != nullptr) {
+    r.cpu += parse_quantity(string_at(*overhead, {"cpu"})).value_or(0);
+    r.memory += parse_quantity(string_at(*overhead, {"memory"})).value_or(0);
+  }
+  r.pods = 1;
+  return r;
 }
 
 std::optional<long long> integer(const std::string& text) {
@@ -77,22 +105,11 @@ bool requirement_matches(const json& requirement, const json& labels) {
 }  // namespace
 
 Resources pod_requests(const json& pod) {
-  Resources r = requests_of(at(pod, {"spec", "containers"}));
-  if (const json* inits = at(pod, {"spec", "initContainers"});
-      inits != nullptr && inits->is_array()) {
-    for (const json& c : *inits) {
-      const json single = json::array({c});
-      const Resources one = requests_of(&single);
-      r.cpu = std::max(r.cpu, one.cpu);
-      r.memory = std::max(r.memory, one.memory);
-    }
-  }
-  if (const json* overhead = at(pod, {"spec", "overhead"}); overhead != nullptr) {
-    r.cpu += parse_quantity(string_at(*overhead, {"cpu"})).value_or(0);
-    r.memory += parse_quantity(string_at(*overhead, {"memory"})).value_or(0);
-  }
-  r.pods = 1;
-  return r;
+  return requests(pod, false);
+}
+
+Resources pod_requests_non_zero(const json& pod) {
+  return requests(pod, true);
 }
 
 Resources node_allocatable(const json& node) {
@@ -177,28 +194,29 @@ bool node_selector_terms_match(const json& terms, const json& node) {
 }
 
 std::vector<std::string> misfits(const json& pod, const json& node, const Resources& used) {
-  std::vector<std::string> reasons;
+  // The filter plugins in the default profile's order; the first that fails a node is its only
+  // verdict there, as the framework stops at the first failure.
   // NodeUnschedulable: a cordoned node, unless the pod tolerates the unschedulable taint.
   if (bool_at(node, {"spec", "unschedulable"}, false) &&
       !tolerates(pod, {{"key", "node.kubernetes.io/unschedulable"}, {"effect", "NoSchedule"}})) {
-    reasons.push_back("node(s) were unschedulable");
-  }
-  // NodeAffinity: nodeSelector and required node affinity.
-  if (!node_affinity_matches(pod, node)) {
-    reasons.push_back("node(s) didn't match Pod's node affinity/selector");
+    return {"node(s) were unschedulable"};
   }
   // TaintToleration: NoSchedule and NoExecute taints must be tolerated.
   if (const json* taints = at(node, {"spec", "taints"}); taints && taints->is_array()) {
     for (const json& taint : *taints) {
       const std::string effect = string_at(taint, {"effect"});
       if ((effect == "NoSchedule" || effect == "NoExecute") && !tolerates(pod, taint)) {
-        reasons.push_back("node(s) had untolerated taint {" + string_at(taint, {"key"}) + ": " +
-                          string_at(taint, {"value"}) + "}");
-        break;
+        return {"node(s) had untolerated taint {" + string_at(taint, {"key"}) + ": " +
+                string_at(taint, {"value"}) + "}"};
       }
     }
   }
-  // NodeResourcesFit.
+  // NodeAffinity: nodeSelector and required node affinity.
+  if (!node_affinity_matches(pod, node)) {
+    return {"node(s) didn't match Pod's node affinity/selector"};
+  }
+  // NodeResourcesFit: every shortage at once.
+  std::vector<std::string> reasons;
   const Resources want = pod_requests(pod);
   const Resources have = node_allocatable(node);
   if (used.pods + 1 > have.pods) {
@@ -214,7 +232,12 @@ std::vector<std::string> misfits(const json& pod, const json& node, const Resour
 }
 
 bool preemption_might_help(const std::string& reason) {
-  return reason.starts_with("Insufficient") || reason == "Too many pods";
+  // The reasons a filter gives as Unschedulable rather than UnschedulableAndUnresolvable:
+  // removing pods could make room.
+  return reason.starts_with("Insufficient") || reason == "Too many pods" ||
+         reason == "node(s) didn't match pod anti-affinity rules" ||
+         reason == "node(s) didn't satisfy existing pods anti-affinity rules" ||
+         reason == "node(s) didn't match pod topology spread constraints";
 }
 
 }  // namespace cluster

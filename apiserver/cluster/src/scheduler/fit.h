@@ -1,9 +1,9 @@
 // Whether a pod fits a node, as kube-scheduler's filter plugins decide it, and the reason in the
-// scheduler's words when it does not:
+// scheduler's words when it does not (plugins in the default profile's order):
 //   NodeUnschedulable   "node(s) were unschedulable"
-//   NodeAffinity        "node(s) didn't match Pod's node affinity/selector"   (nodeSelector too)
 //   TaintToleration     "node(s) had untolerated taint {key: value}"
-//   NodeResourcesFit    "Insufficient cpu", "Insufficient memory", "Too many pods"
+//   NodeAffinity        "node(s) didn't match Pod's node affinity/selector"   (nodeSelector too)
+//   NodeResourcesFit    "Too many pods", "Insufficient cpu", "Insufficient memory"
 #pragma once
 
 #include <optional>
@@ -25,11 +25,14 @@ struct Resources {
 // What the pod asks for: the sum of its containers' requests, or its largest init container's
 // when larger, plus its overhead; pods = 1.
 Resources pod_requests(const json& pod);
+// The same, a container that names no cpu or memory request counting 100m and 200Mi: what the
+// resource scores count (the scheduler's non-zero requests).
+Resources pod_requests_non_zero(const json& pod);
 // The node's allocatable (capacity when allocatable is missing).
 Resources node_allocatable(const json& node);
 
 // The filters' reasons for `pod` not fitting `node`, given what is already `used` there; empty
-// when it fits. One reason per failing plugin, in the scheduler's order.
+// when it fits. Only the first failing plugin speaks (NodeResourcesFit names every shortage).
 std::vector<std::string> misfits(const json& pod, const json& node, const Resources& used);
 
 // Whether the node's labels satisfy a NodeSelectorTerm list (any term; within one, all of its
@@ -43,8 +46,9 @@ bool toleration_matches(const json& toleration, const json& taint);
 // Whether one of the pod's tolerations tolerates `taint`.
 bool tolerates(const json& pod, const json& taint);
 
-// Whether the preemption could help with these reasons: only resource shortages can be solved by
-// removing pods.
+// Whether preemption could help with this reason: the filters' Unschedulable verdicts (resource
+// shortages, anti-affinity, topology spread skew), which removing pods could lift, as opposed to
+// their UnschedulableAndUnresolvable ones.
 bool preemption_might_help(const std::string& reason);
 
 }  // namespace cluster
