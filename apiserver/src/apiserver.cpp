@@ -10,20 +10,24 @@
 #include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
+#include "controllers/token_controller.h"
 #include "endpoints/accept.h"
 #include "endpoints/debug_requests.h"
 #include "endpoints/discovery.h"
+#include "endpoints/issuer_discovery.h"
 #include "endpoints/openapi.h"
 #include "endpoints/resources.h"
 #include "endpoints/snapshots.h"
 #include "endpoints/yaml_json.h"
 #include "errors/status.h"
 #include "filters/authentication.h"
+#include "filters/authenticator.h"
 #include "filters/metrics.h"
 #include "pipeline/pipeline.h"
 #include "pipeline/stages.h"
 #include "registry/generic/store.h"
 #include "server/barrier.h"
+#include "serviceaccount/service_account_tokens.h"
 #include "storage/compactor.h"
 #include "storage/storage.h"
 #include "trace/request_trace.h"
@@ -38,6 +42,31 @@ http::Response text(int code, std::string body) {
   r.set_header("X-Content-Type-Options", "nosniff");
   r.body = std::move(body);
   return r;
+}
+
+// The service-account authenticators' reads: the stored object of a core/v1 resource.
+serviceaccount::ObjectGetter object_getter(const registry::Registry& registry,
+                                           storage::Storage& storage) {
+  return [&registry, &storage](
+             const std::string& resource, const std::string& ns,
+             const std::string& name) -> common::Result<std::optional<nlohmann::json>> {
+    const registry::Resource* r = registry.snapshot()->find("", "v1", resource);
+    if (r == nullptr) {
+      return std::optional<nlohmann::json>();
+    }
+    storage::Object stored;
+    if (auto error = storage.get(r->storage_key(ns, name), stored)) {
+      if (error.kind == storage::ErrorKind::NotFound) {
+        return std::optional<nlohmann::json>();
+      }
+      return common::Result<std::optional<nlohmann::json>>::failure(error.message);
+    }
+    nlohmann::json object = nlohmann::json::parse(stored.value, nullptr, false);
+    if (!object.is_object()) {
+      return common::Result<std::optional<nlohmann::json>>::failure(resource + " does not decode");
+    }
+    return std::optional<nlohmann::json>(std::move(object));
+  };
 }
 
 http::Response json(int code, const nlohmann::json& doc) {
@@ -64,8 +93,18 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
             namespaces_->marked_for_deletion(r, name);
           })),
       tokens_(std::make_unique<filters::TokenTable>()),
+      service_accounts_(std::make_unique<serviceaccount::ServiceAccountTokens>(
+          config_.service_accounts, object_getter(*registry_, *storage_),
+          config_.clock != nullptr ? *config_.clock : common::Clock::real(),
+          [this](const std::string& ns, const std::string& name, const std::string&) {
+            if (token_controller_) {
+              token_controller_->legacy_token_used(ns, name);
+            }
+          })),
+      authenticator_(
+          std::make_unique<filters::Authenticator>(*tokens_, service_accounts_->api_audiences())),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, *generic_store_, *tokens_,
+          *storage_, *generic_store_, *authenticator_, service_accounts_.get(),
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
@@ -81,7 +120,19 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
           *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
   for (const auto& [token, user] : config_.tokens) {
-    tokens_->set(token, {user.first, user.second});
+    filters::UserInfo info;
+    info.name = user.first;
+    info.groups = user.second;
+    tokens_->set(token, std::move(info));
+  }
+  // kube-apiserver's order: the static tokens, then the legacy and the bound service-account
+  // tokens.
+  authenticator_->add(service_accounts_->legacy_authenticator());
+  authenticator_->add(service_accounts_->bound_authenticator());
+  if (service_accounts_->issues_tokens()) {
+    token_controller_ = std::make_unique<controllers::TokenController>(
+        *storage_, [this](http::Request& r) { return handle(r); }, *service_accounts_,
+        config_.root_ca_pem, config_.clock != nullptr ? *config_.clock : common::Clock::real());
   }
   storage_->expire_prefix("/registry/events/", config_.event_ttl);
   metrics_->add_gauge("apiserver_registered_watchers", "Watches open now.",
@@ -122,7 +173,7 @@ void ApiServer::begin_shutdown() {
   resources_->close_watches();
 }
 
-void ApiServer::bootstrap(int secure_port) {
+void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
   auto snapshot = registry_->snapshot();
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     http::Request create;
@@ -155,6 +206,21 @@ void ApiServer::bootstrap(int secure_port) {
   namespaces_->resync();  // deletions a previous run left unfinished
   crds_->start();         // the stored CRDs' resources are served before readiness
   namespace_defaults_->start();
+  if (token_controller_) {
+    token_controller_->start();
+  }
+  // As kube-apiserver: discovery is served when the issuer is an https URL, else skipped with a
+  // line in the log.
+  auto metadata = service_accounts_->discovery(external_host + ":" + std::to_string(secure_port));
+  if (metadata) {
+    std::lock_guard lock(discovery_mu_);
+    discovery_ = std::make_shared<const serviceaccount::OpenIdMetadata>(std::move(*metadata));
+  } else if (service_accounts_->issues_tokens()) {
+    log::info(0,
+              "Could not construct pre-rendered responses for ServiceAccountIssuerDiscovery "
+              "endpoints. Endpoints will not be enabled. Error: " +
+                  metadata.error());
+  }
 }
 
 snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots::Restored& out) {
@@ -179,13 +245,32 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
 bool ApiServer::controllers_idle() const {
   const auto any_time = common::Clock::time_point::max();
   return namespaces_->queue().idle(any_time) && namespace_defaults_->queue().idle(any_time) &&
-         crds_->queue().idle(any_time);
+         crds_->queue().idle(any_time) &&
+         (!token_controller_ || token_controller_->queue().idle(any_time));
 }
 
 bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
                                       std::chrono::milliseconds timeout) const {
-  const common::WorkQueue* queues[] = {&namespaces_->queue(), &namespace_defaults_->queue(),
-                                       &crds_->queue()};
+  // The controllers that follow storage watches: how to ask each for progress and how far it got.
+  struct Follower {
+    const common::WorkQueue* queue;
+    std::function<void()> request_progress;
+    std::function<int64_t()> followed;
+  };
+  std::vector<Follower> followers = {
+      {&crds_->queue(), [this] { crds_->request_progress(); },
+       [this] { return crds_->followed_revision(); }},
+      {&namespace_defaults_->queue(), [this] { namespace_defaults_->request_progress(); },
+       [this] { return namespace_defaults_->followed_revision(); }}};
+  if (token_controller_) {
+    followers.push_back({&token_controller_->queue(),
+                         [this] { token_controller_->request_progress(); },
+                         [this] { return token_controller_->followed_revision(); }});
+  }
+  std::vector<const common::WorkQueue*> queues = {&namespaces_->queue()};
+  for (const auto& f : followers) {
+    queues.push_back(f.queue);
+  }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto left = [&] {
     return std::max(std::chrono::milliseconds(0),
@@ -199,11 +284,12 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
     while (true) {
       // Asked on every pass: a watch cache answers one request at a time, so an answer that
       // came may be to an older request.
-      crds_->request_progress();
-      namespace_defaults_->request_progress();
-      uint64_t before[std::size(queues)];
-      for (size_t i = 0; i < std::size(queues); ++i) {
-        before[i] = queues[i]->changes();
+      for (const auto& f : followers) {
+        f.request_progress();
+      }
+      std::vector<uint64_t> before;
+      for (const auto* q : queues) {
+        before.push_back(q->changes());
       }
       for (const auto* q : queues) {
         if (!q->wait_idle(common::Clock::real().now() + within, left())) {
@@ -211,19 +297,25 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
         }
       }
       bool changed = false;
-      for (size_t i = 0; i < std::size(queues); ++i) {
+      for (size_t i = 0; i < queues.size(); ++i) {
         changed = changed || queues[i]->changes() != before[i];
       }
       if (changed) {
         continue;
       }
-      const bool crds_behind = crds_->followed_revision() < target;
-      if (!crds_behind && namespace_defaults_->followed_revision() >= target) {
+      const Follower* behind = nullptr;
+      for (const auto& f : followers) {
+        if (f.followed() < target) {
+          behind = &f;
+          break;
+        }
+      }
+      if (behind == nullptr) {
         break;
       }
       // The answer is on its way; it queues work when it arrives.
-      const size_t behind = crds_behind ? 2 : 1;
-      if (!queues[behind]->wait_changed(before[behind], left())) {
+      const size_t index = static_cast<size_t>(behind - followers.data()) + 1;
+      if (!behind->queue->wait_changed(before[index], left())) {
         return false;
       }
     }
@@ -435,12 +527,14 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 
 std::vector<pipeline::Stage> ApiServer::stages() {
   return {pipeline::request_info_stage(),
-          pipeline::authentication_stage(*tokens_),
+          pipeline::authentication_stage(*authenticator_),
           pipeline::authorization_stage(),
           {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
              http::Request& request = *context.writable;
              request.user = std::move(context.user.name);
              request.groups = std::move(context.user.groups);
+             request.uid = std::move(context.user.uid);
+             request.extra = std::move(context.user.extra);
              http::Response response = route(request, context.info ? &*context.info : nullptr);
              return {response.stream ? "streaming" : "answered", std::move(response)};
            }}};
@@ -482,6 +576,14 @@ http::Response ApiServer::route(http::Request& request, const endpoints::Request
   }
   if (endpoints::SnapshotEndpoint::handles(path)) {
     return snapshots_->serve(request);
+  }
+  std::shared_ptr<const serviceaccount::OpenIdMetadata> discovery;
+  {
+    std::lock_guard lock(discovery_mu_);
+    discovery = discovery_;
+  }
+  if (auto response = endpoints::serve_issuer_discovery(request, discovery.get())) {
+    return std::move(*response);
   }
   auto snapshot = registry_->snapshot();
   // Discovery names the address the client reached the server at.

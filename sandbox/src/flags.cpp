@@ -10,6 +10,11 @@ std::string ParsedFlags::get(const std::string& name, const std::string& fallbac
   return it == values.end() ? fallback : it->second;
 }
 
+std::vector<std::string> ParsedFlags::all(const std::string& name) const {
+  auto it = occurrences.find(name);
+  return it == occurrences.end() ? std::vector<std::string>() : it->second;
+}
+
 const FlagSpec* FlagSet::find_long(const std::string& name) const {
   for (const auto& spec : specs_) {
     if (spec.name == name) {
@@ -62,6 +67,7 @@ common::Result<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args)
       } else {
         parsed.values.erase(spec->name);
       }
+      parsed.occurrences[spec->name].push_back(inline_value.value_or("true"));
       continue;
     }
     if (inline_value) {
@@ -71,6 +77,7 @@ common::Result<ParsedFlags> FlagSet::parse(const std::vector<std::string>& args)
     } else {
       return "flag needs a value: " + arg;
     }
+    parsed.occurrences[spec->name].push_back(parsed.values[spec->name]);
   }
   return parsed;
 }

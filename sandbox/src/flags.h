@@ -21,9 +21,14 @@ struct FlagSpec {
 struct ParsedFlags {
   std::map<std::string, std::string> values;  // long name -> value ("true" for booleans)
   std::vector<std::string> positional;
+  // Every value each flag was given, in order ("true" or "false" for booleans): for the flags
+  // that may be repeated, and booleans whose default is true.
+  std::map<std::string, std::vector<std::string>> occurrences;
 
   bool has(const std::string& name) const { return values.count(name) != 0; }
   std::string get(const std::string& name, const std::string& fallback = "") const;
+  // occurrences of `name` (none when it was not given).
+  std::vector<std::string> all(const std::string& name) const;
 };
 
 class FlagSet {

@@ -35,6 +35,7 @@
 #include "data_dir.h"
 #include "fixtures.h"
 #include "kubeconfig.h"
+#include "service_account_flags.h"
 #include "store/store.h"
 
 namespace sandbox {
@@ -266,6 +267,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!cluster_options) {
     return usage_error(command, cluster_options.error(), ctx);
   }
+  auto account_flags = sandbox::service_account_flags(flags);
+  if (!account_flags) {
+    return usage_error(command, account_flags.error(), ctx);
+  }
   if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
     return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
   }
@@ -381,6 +386,12 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     ctx.err << "kube-sandbox serve: " << pki.error() << "\n";
     return kExitFailure;
   }
+  // Service-account tokens: the data directory's key pair unless files are named.
+  auto account_options = sandbox::service_account_options(*account_flags, data->pki_dir());
+  if (!account_options) {
+    ctx.err << "kube-sandbox serve: " << account_options.error() << "\n";
+    return kExitFailure;
+  }
   apiserver::ServerOptions server_options;
   server_options.bind_address = flags.get("bind-address", "127.0.0.1");
   server_options.port = port;
@@ -414,6 +425,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.tokens = std::move(file_tokens);
+  api_config.service_accounts = std::move(*account_options);
   api_config.root_ca_pem = pki->ca_cert_pem;
   api_config.snapshots_dir = data->snapshots_dir();  // with --ephemeral, in the temporary dir
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
@@ -428,7 +440,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     return kExitFailure;
   }
   std::unique_ptr<apiserver::Server> server = std::move(*listening);
-  api.bootstrap(server->port());  // /readyz stays unready until this is done
+  // /readyz stays unready until this is done.
+  api.bootstrap(server->port(), url_host(server_options.bind_address));
   std::string url =
       "https://" + url_host(server_options.bind_address) + ":" + std::to_string(server->port());
 
@@ -560,6 +573,9 @@ Command serve_command() {
       {"log-level", "v", true, "N",
        "log verbosity as kube-apiserver's -v: 0 start-up and errors, 2 controllers, 3 requests"},
   };
+  for (FlagSpec& spec : service_account_flags()) {
+    specs.push_back(std::move(spec));
+  }
   for (FlagSpec& spec : cluster_flags()) {
     specs.push_back(std::move(spec));
   }

@@ -4,7 +4,7 @@
 // The pipeline's stages run in order (ApiServer::stages(): request info, authentication,
 // authorization, then the handler), inside a barrier, and each request's trace is kept for
 // GET /debug/requests. The handler serves /version, /healthz, /livez, /readyz, /metrics,
-// discovery, OpenAPI and the resources of the registry.
+// discovery, OpenAPI, service-account issuer discovery and the resources of the registry.
 #pragma once
 
 #include <atomic>
@@ -12,6 +12,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
@@ -19,6 +21,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "apiserver/service_accounts.h"
 #include "apiserver/snapshots.h"
 #include "apiserver/token_file.h"
 #include "common/clock.h"
@@ -35,6 +38,10 @@ struct HealthCheck {
 struct ApiServerConfig {
   // Bearer tokens the server accepts (parse_token_auth_file reads them from a file).
   TokenMap tokens;
+  // Service-account tokens: issuers, keys, API audiences (the --service-account-* flags). They
+  // must pass check_service_account_options (the constructor throws otherwise). Without a
+  // signing key, TokenRequest is not served and legacy token Secrets stay unfilled.
+  ServiceAccountOptions service_accounts;
   registry::RuntimeConfig runtime_config;  // which group/versions are served
   // How often the store is compacted to the revision of one interval ago (0 = never); as
   // kube-apiserver's --etcd-compaction-interval.
@@ -76,12 +83,18 @@ namespace controllers {
 class NamespaceController;
 class NamespaceDefaultsController;
 class CrdController;
+class TokenController;
 }  // namespace controllers
+namespace serviceaccount {
+class ServiceAccountTokens;
+struct OpenIdMetadata;
+}  // namespace serviceaccount
 namespace filters {
 class Metrics;
 struct UserInfo;
 struct RequestLabels;
 class TokenTable;
+class Authenticator;
 }  // namespace filters
 
 class ApiServer {
@@ -90,9 +103,10 @@ class ApiServer {
   ~ApiServer();
 
   // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
-  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`). Call once,
-  // before readiness.
-  void bootstrap(int secure_port = 6443);
+  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`); renders the
+  // service-account issuer discovery documents for a server reached at
+  // `external_host`:`secure_port`. Call once, before readiness.
+  void bootstrap(int secure_port = 6443, const std::string& external_host = "127.0.0.1");
 
   // Serves one request through the whole filter chain. Callers in process (tests, fixtures) may
   // call it directly: it authenticates as the server does and never throws.
@@ -152,6 +166,8 @@ class ApiServer {
   std::unique_ptr<controllers::NamespaceController> namespaces_;
   std::unique_ptr<registry::GenericStore> generic_store_;
   std::unique_ptr<filters::TokenTable> tokens_;
+  std::unique_ptr<serviceaccount::ServiceAccountTokens> service_accounts_;
+  std::unique_ptr<filters::Authenticator> authenticator_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
@@ -166,9 +182,13 @@ class ApiServer {
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;
   std::vector<HealthCheck> ready_checks_;
+  // The issuer discovery documents, rendered by bootstrap() (null: not served).
+  mutable std::mutex discovery_mu_;
+  std::shared_ptr<const serviceaccount::OpenIdMetadata> discovery_;
   // Last: they call into everything above while they run.
   std::unique_ptr<controllers::CrdController> crds_;
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
+  std::unique_ptr<controllers::TokenController> token_controller_;  // null without a signing key
 };
 
 }  // namespace apiserver

@@ -39,6 +39,8 @@ struct Request {
   // Set by the authentication filter: who is asking.
   std::string user;
   std::vector<std::string> groups;
+  std::string uid;
+  std::map<std::string, std::vector<std::string>> extra;
 
   // The first value of a query parameter, or `fallback`.
   std::string query_value(const std::string& name, const std::string& fallback = "") const;

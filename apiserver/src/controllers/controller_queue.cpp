@@ -15,6 +15,23 @@ std::string name_of(const std::string& key) {
   return key.substr(key.rfind('/') + 1);
 }
 
+void cancel_watches(std::vector<std::shared_ptr<store::Watcher>>& watchers) {
+  for (auto& w : watchers) {
+    w->set_notify(nullptr);
+    w->cancel();
+  }
+  watchers.clear();
+}
+
+void stop_following(common::WorkQueue& queue, std::thread& thread,
+                    std::vector<std::shared_ptr<store::Watcher>>& watchers) {
+  queue.shutdown();
+  if (thread.joinable()) {
+    thread.join();
+  }
+  cancel_watches(watchers);
+}
+
 void serve_keys(common::WorkQueue& queue, const std::function<void()>& follow,
                 const std::function<void()>& progress,
                 const std::function<void(const std::string&)>& work) {

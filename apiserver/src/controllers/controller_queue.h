@@ -4,10 +4,14 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 #include "common/work_queue.h"
+#include "store/store.h"
 
 namespace apiserver::controllers {
 
@@ -29,6 +33,13 @@ std::string name_of(const std::string& key);
 void serve_keys(common::WorkQueue& queue, const std::function<void()>& follow,
                 const std::function<void()>& progress,
                 const std::function<void(const std::string&)>& work);
+
+// Cancels a controller's storage watches (their notifications first) and forgets them.
+void cancel_watches(std::vector<std::shared_ptr<store::Watcher>>& watchers);
+// Ends a controller that follows watches: its queue shut down, its thread joined, its watches
+// cancelled.
+void stop_following(common::WorkQueue& queue, std::thread& thread,
+                    std::vector<std::shared_ptr<store::Watcher>>& watchers);
 
 // How a controller speaks of a key in the log.
 struct KeyLog {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/go_errors.h"
+
 namespace apiserver::controllers {
 namespace {
 
@@ -26,19 +28,6 @@ std::string joined(std::vector<std::string> parts) {
   return out;
 }
 
-// Several errors as one, as client-go's aggregate error reads: the error itself when there is
-// one, else "[a, b]".
-std::string aggregate(const std::vector<std::string>& errors) {
-  if (errors.size() == 1) {
-    return errors.front();
-  }
-  std::string out = "[";
-  for (size_t i = 0; i < errors.size(); ++i) {
-    out += (i == 0 ? "" : ", ") + errors[i];
-  }
-  return out + "]";
-}
-
 }  // namespace
 
 std::vector<json> namespace_conditions(const ContentLeft& left, const std::string& now) {
@@ -56,7 +45,7 @@ std::vector<json> namespace_conditions(const ContentLeft& left, const std::strin
     out.push_back(condition("NamespaceDeletionContentFailure", true, "ContentDeletionFailed",
                             "Failed to delete all resource types, " +
                                 std::to_string(left.delete_errors.size()) +
-                                " remaining: " + aggregate(left.delete_errors),
+                                " remaining: " + common::go_aggregate(left.delete_errors),
                             now));
   }
   if (left.resources.empty()) {

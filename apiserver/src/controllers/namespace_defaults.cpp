@@ -40,14 +40,7 @@ NamespaceDefaultsController::NamespaceDefaultsController(storage::Storage& stora
       queue_(queue_options(), clock) {}
 
 NamespaceDefaultsController::~NamespaceDefaultsController() {
-  queue_.shutdown();
-  if (thread_.joinable()) {
-    thread_.join();
-  }
-  for (auto& w : watchers_) {
-    w->set_notify(nullptr);
-    w->cancel();
-  }
+  stop_following(queue_, thread_, watchers_);
 }
 
 void NamespaceDefaultsController::start() {
@@ -58,11 +51,7 @@ void NamespaceDefaultsController::start() {
 // Watch first, then list: nothing that happens in between is missed. At start-up the namespaces
 // are reconciled at once; later (a watch was cut off) they are queued.
 void NamespaceDefaultsController::watch_and_list(bool now) {
-  for (auto& w : watchers_) {
-    w->set_notify(nullptr);
-    w->cancel();
-  }
-  watchers_.clear();
+  cancel_watches(watchers_);
   int64_t from = storage_.current_revision() + 1;
   for (const char* root : kRoots) {
     auto watcher = storage_.watch(root, root, false, from);

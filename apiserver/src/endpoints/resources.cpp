@@ -28,6 +28,7 @@
 #include "registry/lifecycle.h"
 #include "registry/objects.h"
 #include "registry/table.h"
+#include "serviceaccount/service_account_tokens.h"
 
 namespace apiserver::endpoints {
 
@@ -117,10 +118,13 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
 }
 
 ResourceHandler::ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
-                                 const filters::TokenTable& tokens, const common::Clock& clock)
+                                 const filters::Authenticator& authenticator,
+                                 const serviceaccount::ServiceAccountTokens* service_accounts,
+                                 const common::Clock& clock)
     : storage_(storage),
       store_(&store),
-      tokens_(tokens),
+      authenticator_(authenticator),
+      service_accounts_(service_accounts),
       clock_(clock),
       ticker_(std::make_shared<WatchTicker>()),
       field_validator_(std::make_unique<registry::FieldValidator>()) {}
@@ -188,6 +192,11 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
         return pod_stream_refusal(r, info);
       }
     }
+    if (r.group.empty() && r.resource == "serviceaccounts" && info.subresource == "token" &&
+        info.verb == "create" && service_accounts_ != nullptr &&
+        service_accounts_->issues_tokens()) {
+      return request_token(r, info, request, snapshot);
+    }
     const bool finalize = info.subresource == "finalize" && r.group.empty() &&
                           r.resource == "namespaces" && info.verb == "update";
     if (info.subresource != "status" && info.subresource != "scale" && !binding && !finalize) {
@@ -202,7 +211,7 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     if (!body) {
       return body.error().response();
     }
-    http::Response answer = serve_review(r, request, body->object, tokens_);
+    http::Response answer = serve_review(r, request, body->object, authenticator_);
     add_warnings(answer, body->warnings);
     return answer;
   }

@@ -18,10 +18,14 @@
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "common/clock.h"
-#include "filters/authentication.h"
+#include "filters/authenticator.h"
 #include "registry/field_validation.h"
 #include "registry/generic/store.h"
 #include "storage/storage.h"
+
+namespace apiserver::serviceaccount {
+class ServiceAccountTokens;
+}
 
 namespace apiserver::endpoints {
 
@@ -43,10 +47,12 @@ class WatchTicker;
 
 class ResourceHandler {
  public:
-  // Reads go to `storage`, writes through `store`. `store`, `tokens` (for TokenReview) and `clock`
-  // (the time of managedFields entries) must outlive the handler.
+  // Reads go to `storage`, writes through `store`. `store`, `authenticator` (for TokenReview),
+  // `service_accounts` (TokenRequest; null: not served) and `clock` (the time of managedFields
+  // entries and tokens) must outlive the handler.
   ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
-                  const filters::TokenTable& tokens,
+                  const filters::Authenticator& authenticator,
+                  const serviceaccount::ServiceAccountTokens* service_accounts = nullptr,
                   const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
 
@@ -81,6 +87,9 @@ class ResourceHandler {
   // pods/eviction: a delete that respects PodDisruptionBudgets (pod_eviction.cpp).
   http::Response evict(const registry::Resource& r, const RequestInfo& info,
                        const http::Request& request, const registry::Snapshot& snapshot);
+  // serviceaccounts/token: TokenRequest (token_request.cpp).
+  http::Response request_token(const registry::Resource& r, const RequestInfo& info,
+                               const http::Request& request, const registry::Snapshot& snapshot);
   // PATCH in the four content types; /status and /scale too.
   http::Response patch(const registry::Resource& r, const RequestInfo& info,
                        const http::Request& request);
@@ -109,7 +118,8 @@ class ResourceHandler {
 
   storage::Storage& storage_;
   registry::GenericStore* store_;
-  const filters::TokenTable& tokens_;
+  const filters::Authenticator& authenticator_;
+  const serviceaccount::ServiceAccountTokens* service_accounts_;
   const common::Clock& clock_;
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;

@@ -2,14 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "endpoints/token_review.h"
+
 namespace apiserver::endpoints {
 namespace {
 
 using nlohmann::json;
-
-json user_info(const std::string& name, const std::vector<std::string>& groups) {
-  return {{"username", name}, {"groups", groups}};
-}
 
 // The AlwaysAllow decision for an authenticated user.
 json allowed() {
@@ -28,7 +26,7 @@ bool is_review(const registry::Resource& resource) {
 }
 
 http::Response serve_review(const registry::Resource& resource, const http::Request& request,
-                            const json& body, const filters::TokenTable& tokens) {
+                            const json& body, const filters::Authenticator& authenticator) {
   const std::string& kind = resource.kind;
   json answer = {{"kind", kind},
                  {"apiVersion", resource.group_version()},
@@ -39,25 +37,14 @@ http::Response serve_review(const registry::Resource& resource, const http::Requ
     answer["spec"] = *spec;
   }
   if (kind == "SelfSubjectReview") {
-    answer["status"] = {{"userInfo", user_info(request.user, request.groups)}};
+    answer["status"] = {
+        {"userInfo", user_info_json(request.user, request.uid, request.groups, request.extra)}};
   } else if (kind == "TokenReview") {
-    std::string token;
-    if (spec != nullptr) {
-      if (auto it = spec->find("token"); it != spec->end() && it->is_string()) {
-        token = it->get<std::string>();
-      }
+    auto status = token_review_status(spec != nullptr ? *spec : json(), authenticator);
+    if (!status) {
+      return status.error().response();
     }
-    auto it = tokens.find(token);
-    if (it == tokens.end()) {
-      answer["status"] = {{"user", json::object()}};
-    } else {
-      auto groups = it->second.groups;
-      groups.push_back("system:authenticated");
-      answer["status"] = {
-          {"authenticated", true},
-          {"user", user_info(it->second.name, groups)},
-          {"audiences", json::array({"https://kubernetes.default.svc.cluster.local"})}};
-    }
+    answer["status"] = json(*status);
   } else if (kind == "SelfSubjectRulesReview") {
     answer["status"] = {
         {"resourceRules",

@@ -13,7 +13,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
-#include "filters/authentication.h"
+#include "filters/authenticator.h"
 
 namespace apiserver::endpoints {
 
@@ -23,6 +23,7 @@ bool is_review(const registry::Resource& resource);
 // The answer to a review; `body` is the request object, decoded and type-checked against its
 // kind's schema (values of another type are ignored here, never trusted).
 http::Response serve_review(const registry::Resource& resource, const http::Request& request,
-                            const nlohmann::json& body, const filters::TokenTable& tokens);
+                            const nlohmann::json& body,
+                            const filters::Authenticator& authenticator);
 
 }  // namespace apiserver::endpoints

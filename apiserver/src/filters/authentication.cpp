@@ -3,8 +3,7 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
-#include <algorithm>
-#include <cctype>
+#include "filters/authenticator.h"
 
 namespace apiserver::filters {
 
@@ -14,40 +13,6 @@ TokenTable::Digest digest_of(std::string_view token) {
   TokenTable::Digest digest{};
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest.data());
   return digest;
-}
-
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-// The token of an "Authorization: Bearer <token>" header as upstream's bearer token
-// authenticator reads it (trimmed, split on single spaces, scheme case-insensitive), or
-// nullopt when the header offers no bearer token at all.
-std::optional<std::string_view> bearer_token(std::string_view header) {
-  while (!header.empty() && is_space(header.front())) {
-    header.remove_prefix(1);
-  }
-  while (!header.empty() && is_space(header.back())) {
-    header.remove_suffix(1);
-  }
-  size_t space = header.find(' ');
-  if (space == std::string_view::npos) {
-    return std::nullopt;
-  }
-  std::string_view scheme = header.substr(0, space);
-  static constexpr std::string_view kBearer = "bearer";
-  if (scheme.size() != kBearer.size() ||
-      !std::equal(scheme.begin(), scheme.end(), kBearer.begin(), [](char a, char b) {
-        return std::tolower(static_cast<unsigned char>(a)) == b;
-      })) {
-    return std::nullopt;
-  }
-  std::string_view token = header.substr(space + 1);
-  token = token.substr(0, token.find(' '));
-  if (token.empty()) {
-    return std::nullopt;  // "Bearer  x": an empty token is no token
-  }
-  return token;
 }
 
 }  // namespace
@@ -76,22 +41,7 @@ TokenTable::const_iterator TokenTable::find(std::string_view token) const {
 }
 
 std::optional<UserInfo> authenticate(const http::Request& request, const TokenTable& tokens) {
-  if (const auto& cert = request.client_certificate; cert && !cert->common_name.empty()) {
-    UserInfo user{cert->common_name, cert->organizations};
-    user.groups.push_back("system:authenticated");
-    return user;
-  }
-  const std::string authorization = request.header("Authorization");
-  if (auto token = bearer_token(authorization)) {
-    auto it = tokens.find(*token);
-    if (it == tokens.end()) {
-      return std::nullopt;
-    }
-    UserInfo user = it->second;
-    user.groups.push_back("system:authenticated");
-    return user;
-  }
-  return UserInfo{"system:anonymous", {"system:unauthenticated"}};
+  return Authenticator(tokens).authenticate(request).user;
 }
 
 bool is_anonymous(const UserInfo& user) {

@@ -18,6 +18,9 @@ namespace apiserver::filters {
 struct UserInfo {
   std::string name;
   std::vector<std::string> groups;
+  std::string uid = {};
+  // user.Info's extra, e.g. authentication.kubernetes.io/pod-name for a pod-bound token.
+  std::map<std::string, std::vector<std::string>> extra = {};
 };
 
 // Token -> user, as a --token-auth-file would give. Only SHA-256 digests of the tokens are
@@ -42,7 +45,8 @@ class TokenTable {
   std::vector<Entry> entries_;
 };
 
-// nullopt: credentials were presented and are not valid (answer 401).
+// nullopt: credentials were presented and are not valid (answer 401). The client certificate or
+// the static tokens alone (Authenticator, authenticator.h, adds the service-account tokens).
 std::optional<UserInfo> authenticate(const http::Request& request, const TokenTable& tokens);
 
 bool is_anonymous(const UserInfo& user);

@@ -2,7 +2,7 @@
 // them. Each is one file.
 #pragma once
 
-#include "filters/authentication.h"
+#include "filters/authenticator.h"
 #include "pipeline/pipeline.h"
 
 namespace apiserver::pipeline {
@@ -12,9 +12,10 @@ namespace apiserver::pipeline {
 // "resource" or "not a resource".
 Stage request_info_stage();
 
-// Authentication: who is asking (filters::authenticate). Answers 401 to credentials that match
-// nothing ("refused"); no credentials at all is system:anonymous. Decides "authenticated".
-Stage authentication_stage(const filters::TokenTable& tokens);
+// Authentication: who is asking (filters::Authenticator). Answers 401 to credentials that match
+// nothing ("refused", with the reason in the trace's notes and the log); no credentials at all is
+// system:anonymous. Decides "authenticated".
+Stage authentication_stage(const filters::Authenticator& authenticator);
 
 // Authorization: every authenticated user may do anything ("AlwaysAllow", until RBAC is
 // enforced); system:anonymous may read only the public paths ("public path": health, version,

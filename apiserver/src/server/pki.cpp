@@ -23,6 +23,7 @@
 
 #include "common/durable_file.h"
 #include "common/read_file.h"
+#include "openssl_io.h"
 
 namespace apiserver::pki {
 namespace {
@@ -46,7 +47,10 @@ struct Deleter {
 };
 using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
 using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free_all>>;
+using openssl_io::bio_contents;
+using openssl_io::BioPtr;
+using openssl_io::memory_bio;
+using openssl_io::no_passphrase;
 using StorePtr = std::unique_ptr<X509_STORE, Deleter<X509_STORE_free>>;
 using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, Deleter<X509_STORE_CTX_free>>;
 using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
@@ -69,21 +73,6 @@ std::string openssl_error() {
   }
   const char* reason = ERR_reason_error_string(last);
   return reason != nullptr ? reason : "OpenSSL error " + std::to_string(last);
-}
-
-// Refuses to prompt on the terminal for the passphrase of an encrypted key.
-int no_passphrase(char*, int, int, void*) {
-  return -1;
-}
-
-BioPtr memory_bio(std::string_view text) {
-  return BioPtr(BIO_new_mem_buf(text.data(), static_cast<int>(text.size())));
-}
-
-std::string bio_contents(BIO* bio) {
-  char* data = nullptr;
-  long size = BIO_get_mem_data(bio, &data);
-  return size > 0 ? std::string(data, static_cast<size_t>(size)) : std::string();
 }
 
 // Every certificate in `pem`, in order; an empty vector when there is none.

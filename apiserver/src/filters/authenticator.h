@@ -1,0 +1,70 @@
+// Who is asking, as kube-apiserver's union of request authenticators decides it: a verified
+// client certificate (CN = user, O = groups) first; then a bearer token, offered to the static
+// tokens (--token-auth-file) and to each added TokenAuthenticator (the service-account tokens) in
+// order, the first to take it winning; a request with neither is system:anonymous. A bearer token
+// that none takes is refused (401); the reason is kube-apiserver's aggregate text,
+// "[invalid bearer token, <each authenticator's error>]", or "invalid bearer token" alone.
+//
+// Audiences: requests are authenticated for the API audiences. The static tokens and client
+// certificates are valid for those alone; a TokenReview that asks for other audiences does not
+// get them.
+//
+// Thread-safe once set up: add() and the constructor before serving, then any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "apiserver/http.h"
+#include "filters/authentication.h"
+#include "filters/token_authenticator.h"
+
+namespace apiserver::filters {
+
+struct Authentication {
+  std::optional<UserInfo> user;  // nullopt: credentials were presented and are not valid (401)
+  std::string error;             // why, when nullopt
+};
+
+// A TokenReview's answer: the user (with system:authenticated) and the audiences when
+// authenticated, else the error.
+struct TokenReviewAnswer {
+  bool authenticated = false;
+  UserInfo user;
+  std::vector<std::string> audiences;
+  std::string error;
+};
+
+class Authenticator {
+ public:
+  // `tokens` must outlive the authenticator.
+  explicit Authenticator(const TokenTable& tokens,
+                         std::vector<std::string> api_audiences = std::vector<std::string>());
+
+  // Adds a token authenticator after the ones there; it must outlive this one.
+  void add(const TokenAuthenticator& authenticator) {
+    token_authenticators_.push_back(&authenticator);
+  }
+  const std::vector<std::string>& api_audiences() const { return api_audiences_; }
+
+  Authentication authenticate(const http::Request& request) const;
+  // TokenReview: the token authenticated for `audiences` (empty: the API audiences).
+  TokenReviewAnswer review(std::string_view token, std::vector<std::string> audiences) const;
+
+ private:
+  // The union of the token authenticators for one token; Failed carries the aggregate text.
+  TokenAnswer authenticate_token(std::string_view token,
+                                 const std::vector<std::string>& audiences) const;
+
+  const TokenTable& tokens_;
+  std::vector<std::string> api_audiences_;
+  std::vector<const TokenAuthenticator*> token_authenticators_;
+};
+
+// The user with system:authenticated added (unless there already), as kube-apiserver's group
+// adder does for every authenticated user.
+UserInfo with_authenticated_group(UserInfo user);
+
+}  // namespace apiserver::filters
