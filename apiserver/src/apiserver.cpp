@@ -4,12 +4,20 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "authorization/authorizer.h"
+#include "authorization/bootstrap_policy.h"
+#include "authorization/node_authorizer.h"
+#include "authorization/node_graph.h"
+#include "authorization/policy_cache.h"
+#include "controllers/clusterrole_aggregation.h"
 #include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
+#include "controllers/rbac_bootstrap.h"
 #include "endpoints/accept.h"
 #include "endpoints/debug_requests.h"
 #include "endpoints/discovery.h"
@@ -48,7 +56,23 @@ http::Response json(int code, const nlohmann::json& doc) {
   return r;
 }
 
+std::vector<authorization::Mode> modes_or_throw(const std::string& text) {
+  auto modes = authorization::parse_modes(text);
+  if (!modes) {
+    throw std::invalid_argument(modes.error());
+  }
+  return *modes;
+}
+
 }  // namespace
+
+std::optional<std::string> ApiServer::check_authorization_mode(const std::string& mode) {
+  auto modes = authorization::parse_modes(mode);
+  if (!modes) {
+    return modes.error();
+  }
+  return std::nullopt;
+}
 
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     : store_(store),
@@ -64,8 +88,14 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
             namespaces_->marked_for_deletion(r, name);
           })),
       tokens_(std::make_unique<filters::TokenTable>()),
+      policy_(std::make_unique<authorization::PolicyCache>(*storage_)),
+      node_graph_(std::make_unique<authorization::NodeGraph>(*storage_)),
+      node_authorizer_(std::make_unique<authorization::NodeAuthorizer>(
+          *node_graph_, authorization::node_rules())),
+      authorizer_(std::make_unique<authorization::Authorizer>(
+          modes_or_throw(config_.authorization_mode), *policy_, *node_authorizer_)),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, *generic_store_, *tokens_,
+          *storage_, *generic_store_, *tokens_, *authorizer_, *policy_,
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
@@ -79,7 +109,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       crds_(std::make_unique<controllers::CrdController>(
           registry_, *storage_, [this](http::Request& r) { return route(r); })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
-          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
+          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)),
+      aggregation_(std::make_unique<controllers::ClusterRoleAggregationController>(
+          *policy_, [this](http::Request& r) { return handle(r); })) {
   for (const auto& [token, user] : config_.tokens) {
     tokens_->set(token, {user.first, user.second});
   }
@@ -115,6 +147,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
 
 ApiServer::~ApiServer() {
   namespaces_->stop();  // its requests go through everything below; the rest may go in any order
+  // The authorizers' watches call into the aggregation controller, which goes first.
+  policy_->stop();
+  node_graph_->stop();
 }
 
 void ApiServer::begin_shutdown() {
@@ -152,6 +187,12 @@ void ApiServer::bootstrap(int secure_port) {
                                                          {"targetPort", secure_port}}})}}}}
           .dump();
   resources_->serve(service, *snapshot);
+  // The authorizers follow their objects from now on; the bootstrap policy is written as the
+  // API server's own privileged user, past the pipeline.
+  policy_->start();
+  node_graph_->start();
+  controllers::reconcile_bootstrap_policy([this](http::Request& r) { return route(r); });
+  aggregation_->start();
   namespaces_->resync();  // deletions a previous run left unfinished
   crds_->start();         // the stored CRDs' resources are served before readiness
   namespace_defaults_->start();
@@ -179,13 +220,13 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
 bool ApiServer::controllers_idle() const {
   const auto any_time = common::Clock::time_point::max();
   return namespaces_->queue().idle(any_time) && namespace_defaults_->queue().idle(any_time) &&
-         crds_->queue().idle(any_time);
+         crds_->queue().idle(any_time) && aggregation_->queue().idle(any_time);
 }
 
 bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
                                       std::chrono::milliseconds timeout) const {
   const common::WorkQueue* queues[] = {&namespaces_->queue(), &namespace_defaults_->queue(),
-                                       &crds_->queue()};
+                                       &crds_->queue(), &aggregation_->queue()};
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto left = [&] {
     return std::max(std::chrono::milliseconds(0),
@@ -201,6 +242,7 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
       // came may be to an older request.
       crds_->request_progress();
       namespace_defaults_->request_progress();
+      policy_->follower().request_progress();
       uint64_t before[std::size(queues)];
       for (size_t i = 0; i < std::size(queues); ++i) {
         before[i] = queues[i]->changes();
@@ -218,8 +260,16 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
         continue;
       }
       const bool crds_behind = crds_->followed_revision() < target;
-      if (!crds_behind && namespace_defaults_->followed_revision() >= target) {
+      const bool policy_behind = policy_->follower().followed_revision() < target;
+      if (!crds_behind && !policy_behind && namespace_defaults_->followed_revision() >= target) {
         break;
+      }
+      if (policy_behind && !crds_behind) {
+        // The policy cache's follower queues aggregation work when it catches up.
+        if (!policy_->follower().wait_revision(target, left())) {
+          return false;
+        }
+        continue;
       }
       // The answer is on its way; it queues work when it arrives.
       const size_t behind = crds_behind ? 2 : 1;
@@ -436,7 +486,7 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 std::vector<pipeline::Stage> ApiServer::stages() {
   return {pipeline::request_info_stage(),
           pipeline::authentication_stage(*tokens_),
-          pipeline::authorization_stage(),
+          pipeline::authorization_stage(*authorizer_),
           {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
              http::Request& request = *context.writable;
              request.user = std::move(context.user.name);

@@ -47,6 +47,10 @@ struct ApiServerConfig {
   // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
   // system:masters; empty for none.
   std::filesystem::path snapshots_dir;
+  // kube-apiserver's --authorization-mode: a comma-separated list of Node, RBAC, AlwaysAllow and
+  // AlwaysDeny, evaluated in order after the privileged group system:masters
+  // (check_authorization_mode() tells whether a value is one).
+  std::string authorization_mode = "Node,RBAC";
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;
@@ -76,7 +80,14 @@ namespace controllers {
 class NamespaceController;
 class NamespaceDefaultsController;
 class CrdController;
+class ClusterRoleAggregationController;
 }  // namespace controllers
+namespace authorization {
+class PolicyCache;
+class NodeGraph;
+class NodeAuthorizer;
+class Authorizer;
+}  // namespace authorization
 namespace filters {
 class Metrics;
 struct UserInfo;
@@ -86,12 +97,16 @@ class TokenTable;
 
 class ApiServer {
  public:
+  // Throws std::invalid_argument when config.authorization_mode is not valid.
   ApiServer(store::Store& store, ApiServerConfig config);
   ~ApiServer();
 
+  // Why `mode` is not a valid --authorization-mode, in kube-apiserver's words; nullopt when it is.
+  static std::optional<std::string> check_authorization_mode(const std::string& mode);
+
   // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
-  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`). Call once,
-  // before readiness.
+  // kube-node-lease, the kubernetes service (10.96.0.1:443 -> `secure_port`), and reconciles the
+  // bootstrap RBAC policy; starts the authorizers' watches. Call once, before readiness.
   void bootstrap(int secure_port = 6443);
 
   // Serves one request through the whole filter chain. Callers in process (tests, fixtures) may
@@ -152,6 +167,11 @@ class ApiServer {
   std::unique_ptr<controllers::NamespaceController> namespaces_;
   std::unique_ptr<registry::GenericStore> generic_store_;
   std::unique_ptr<filters::TokenTable> tokens_;
+  // The authorizers and what they read (the RBAC objects, the node graph), from storage watches.
+  std::unique_ptr<authorization::PolicyCache> policy_;
+  std::unique_ptr<authorization::NodeGraph> node_graph_;
+  std::unique_ptr<authorization::NodeAuthorizer> node_authorizer_;
+  std::unique_ptr<authorization::Authorizer> authorizer_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
@@ -169,6 +189,7 @@ class ApiServer {
   // Last: they call into everything above while they run.
   std::unique_ptr<controllers::CrdController> crds_;
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
+  std::unique_ptr<controllers::ClusterRoleAggregationController> aggregation_;
 };
 
 }  // namespace apiserver

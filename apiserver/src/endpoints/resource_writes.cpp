@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "authorization/escalation.h"
 #include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
 #include "endpoints/collection.h"
@@ -32,6 +33,24 @@ using nlohmann::json;
 using registry::Resource;
 using registry::string_at;
 
+namespace {
+
+// RBAC's escalation prevention for writes of roles and bindings (authorization/escalation.h),
+// as the generic store's admission of the write; empty for other resources.
+registry::Admission escalation_check(const authorization::Authorizer& authorizer,
+                                     authorization::PolicyCache& policy, const Resource& r,
+                                     const RequestInfo& info, const http::Request& request) {
+  if (!authorization::guards_escalation(r.group, r.resource)) {
+    return {};
+  }
+  return [&authorizer, &policy, &r, &info, &request](const json* old, const json& object) {
+    return authorization::check_escalation(authorizer, policy, {request.user, request.groups},
+                                           r.resource, info.namespace_, info.name, old, object);
+  };
+}
+
+}  // namespace
+
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
                                        const http::Request& request, const registry::Snapshot&) {
   if (r.custom && r.custom->terminating) {
@@ -54,10 +73,12 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  return written_response(201,
-                          store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                                             std::move(options->own)}),
-                          warnings);
+  return written_response(
+      201,
+      store_->create(r,
+                     {info.namespace_, std::move(object), options->dry_run, std::move(options->own),
+                      escalation_check(authorizer_, policy_, r, info, request)}),
+      warnings);
 }
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
@@ -84,16 +105,18 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  return written_response(200,
-                          store_->update(r, {.namespace_ = info.namespace_,
-                                             .name = info.name,
-                                             .subresource = info.subresource,
-                                             .object = std::move(object),
-                                             .current = &stored,
-                                             .dry_run = options->dry_run,
-                                             .own = std::move(options->own),
-                                             .raced = raced}),
-                          warnings);
+  return written_response(
+      200,
+      store_->update(r, {.namespace_ = info.namespace_,
+                         .name = info.name,
+                         .subresource = info.subresource,
+                         .object = std::move(object),
+                         .current = &stored,
+                         .dry_run = options->dry_run,
+                         .own = std::move(options->own),
+                         .raced = raced,
+                         .admit = escalation_check(authorizer_, policy_, r, info, request)}),
+      warnings);
 }
 
 http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,

@@ -117,10 +117,14 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
 }
 
 ResourceHandler::ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
-                                 const filters::TokenTable& tokens, const common::Clock& clock)
+                                 const filters::TokenTable& tokens,
+                                 const authorization::Authorizer& authorizer,
+                                 authorization::PolicyCache& policy, const common::Clock& clock)
     : storage_(storage),
       store_(&store),
       tokens_(tokens),
+      authorizer_(authorizer),
+      policy_(policy),
       clock_(clock),
       ticker_(std::make_shared<WatchTicker>()),
       field_validator_(std::make_unique<registry::FieldValidator>()) {}
@@ -202,7 +206,8 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     if (!body) {
       return body.error().response();
     }
-    http::Response answer = serve_review(r, request, body->object, tokens_);
+    http::Response answer =
+        serve_review(r, request, info.namespace_, body->object, tokens_, authorizer_);
     add_warnings(answer, body->warnings);
     return answer;
   }

@@ -17,6 +17,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "authorization/authorizer.h"
 #include "common/clock.h"
 #include "filters/authentication.h"
 #include "registry/field_validation.h"
@@ -43,10 +44,12 @@ class WatchTicker;
 
 class ResourceHandler {
  public:
-  // Reads go to `storage`, writes through `store`. `store`, `tokens` (for TokenReview) and `clock`
-  // (the time of managedFields entries) must outlive the handler.
+  // Reads go to `storage`, writes through `store`. `store`, `tokens` (for TokenReview),
+  // `authorizer` and `policy` (the access reviews, RBAC's escalation checks) and `clock` (the
+  // time of managedFields entries) must outlive the handler.
   ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
-                  const filters::TokenTable& tokens,
+                  const filters::TokenTable& tokens, const authorization::Authorizer& authorizer,
+                  authorization::PolicyCache& policy,
                   const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
 
@@ -110,6 +113,8 @@ class ResourceHandler {
   storage::Storage& storage_;
   registry::GenericStore* store_;
   const filters::TokenTable& tokens_;
+  const authorization::Authorizer& authorizer_;
+  authorization::PolicyCache& policy_;
   const common::Clock& clock_;
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;
