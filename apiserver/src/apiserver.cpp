@@ -243,6 +243,9 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
       crds_->request_progress();
       namespace_defaults_->request_progress();
       policy_->follower().request_progress();
+      // Read before the queues: once it has followed `target`, the aggregation work of every
+      // change up to it is queued (the follower queues it first), and the waits below see it.
+      const bool policy_behind = policy_->follower().followed_revision() < target;
       uint64_t before[std::size(queues)];
       for (size_t i = 0; i < std::size(queues); ++i) {
         before[i] = queues[i]->changes();
@@ -260,12 +263,10 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
         continue;
       }
       const bool crds_behind = crds_->followed_revision() < target;
-      const bool policy_behind = policy_->follower().followed_revision() < target;
       if (!crds_behind && !policy_behind && namespace_defaults_->followed_revision() >= target) {
         break;
       }
       if (policy_behind && !crds_behind) {
-        // The policy cache's follower queues aggregation work when it catches up.
         if (!policy_->follower().wait_revision(target, left())) {
           return false;
         }

@@ -126,7 +126,8 @@ std::optional<errors::Status> check_escalation(const Authorizer& authorizer, Pol
               registry::string_at(ref, {"name"}))) {
     return std::nullopt;
   }
-  // The role's rules, read as the registry reads them (its NotFound text when it is missing).
+  // The role's rules, read as the registry reads them: a missing role is the registry's 404, an
+  // unknown kind an internal error (upstream returns both unwrapped).
   auto snapshot = policy.current();
   const std::vector<PolicyRule>* rules = nullptr;
   if (kind == "ClusterRole") {
@@ -143,13 +144,14 @@ std::optional<errors::Status> check_escalation(const Authorizer& authorizer, Pol
       }
     }
   } else {
-    return forbidden(resource, object_name,
-                     "unsupported role reference kind: " + common::go_quote(kind));
+    return errors::internal_error("unsupported role reference kind: " + common::go_quote(kind));
   }
   if (rules == nullptr) {
-    return forbidden(resource, object_name,
-                     role_resource + "." + kGroup + " " +
-                         common::go_quote(registry::string_at(ref, {"name"})) + " not found");
+    const std::string role_name = registry::string_at(ref, {"name"});
+    return errors::failure(
+        404, "NotFound",
+        role_resource + "." + kGroup + " " + common::go_quote(role_name) + " not found",
+        errors::object_details(role_name, kGroup, role_resource));
   }
   if (auto why = escalation(policy, user, ns, *rules)) {
     return forbidden(resource, object_name, *why);

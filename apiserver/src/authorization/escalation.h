@@ -4,7 +4,8 @@
 // needs every permission (cluster-admin's). A user may write a RoleBinding or ClusterRoleBinding
 // only to a role whose rules the user holds, unless allowed the verb `bind` on that role.
 // system:masters is exempt, and so is an update that only changes owner references, finalizers
-// or the deletion marks (the garbage collector's). Refusals are upstream's 403s, e.g.
+// or the deletion marks (the garbage collector's). A binding to a role that does not exist is
+// the registry's 404 for the role. Refusals are upstream's 403s, e.g.
 //   roles.rbac.authorization.k8s.io "r" is forbidden: user "alice"
 //   (groups=["system:authenticated"]) is attempting to grant RBAC permissions not currently held:
 //   {APIGroups:[""], Resources:["secrets"], Verbs:["get"]}
