@@ -4,12 +4,20 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "authorization/authorizer.h"
+#include "authorization/bootstrap_policy.h"
+#include "authorization/node_authorizer.h"
+#include "authorization/node_graph.h"
+#include "authorization/policy_cache.h"
+#include "controllers/clusterrole_aggregation.h"
 #include "controllers/crd_controller.h"
 #include "controllers/namespace_controller.h"
 #include "controllers/namespace_defaults.h"
+#include "controllers/rbac_bootstrap.h"
 #include "controllers/token_controller.h"
 #include "endpoints/accept.h"
 #include "endpoints/debug_requests.h"
@@ -77,7 +85,23 @@ http::Response json(int code, const nlohmann::json& doc) {
   return r;
 }
 
+std::vector<authorization::Mode> modes_or_throw(const std::string& text) {
+  auto modes = authorization::parse_modes(text);
+  if (!modes) {
+    throw std::invalid_argument(modes.error());
+  }
+  return *modes;
+}
+
 }  // namespace
+
+std::optional<std::string> ApiServer::check_authorization_mode(const std::string& mode) {
+  auto modes = authorization::parse_modes(mode);
+  if (!modes) {
+    return modes.error();
+  }
+  return std::nullopt;
+}
 
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     : store_(store),
@@ -103,8 +127,15 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           })),
       authenticator_(
           std::make_unique<filters::Authenticator>(*tokens_, service_accounts_->api_audiences())),
+      policy_(std::make_unique<authorization::PolicyCache>(*storage_)),
+      node_graph_(std::make_unique<authorization::NodeGraph>(*storage_)),
+      node_authorizer_(std::make_unique<authorization::NodeAuthorizer>(
+          *node_graph_, authorization::node_rules())),
+      authorizer_(std::make_unique<authorization::Authorizer>(
+          modes_or_throw(config_.authorization_mode), *policy_, *node_authorizer_)),
       resources_(std::make_unique<endpoints::ResourceHandler>(
-          *storage_, *generic_store_, *authenticator_, service_accounts_.get(),
+          *storage_, *generic_store_, *authenticator_, *authorizer_, *policy_,
+          service_accounts_.get(),
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
@@ -118,7 +149,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       crds_(std::make_unique<controllers::CrdController>(
           registry_, *storage_, [this](http::Request& r) { return route(r); })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
-          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)) {
+          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)),
+      aggregation_(std::make_unique<controllers::ClusterRoleAggregationController>(
+          *policy_, [this](http::Request& r) { return handle(r); })) {
   for (const auto& [token, user] : config_.tokens) {
     filters::UserInfo info;
     info.name = user.first;
@@ -166,6 +199,9 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
 
 ApiServer::~ApiServer() {
   namespaces_->stop();  // its requests go through everything below; the rest may go in any order
+  // The authorizers' watches call into the aggregation controller, which goes first.
+  policy_->stop();
+  node_graph_->stop();
 }
 
 void ApiServer::begin_shutdown() {
@@ -203,6 +239,12 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
                                                          {"targetPort", secure_port}}})}}}}
           .dump();
   resources_->serve(service, *snapshot);
+  // The authorizers follow their objects from now on; the bootstrap policy is written as the
+  // API server's own privileged user, past the pipeline.
+  policy_->start();
+  node_graph_->start();
+  controllers::reconcile_bootstrap_policy([this](http::Request& r) { return route(r); });
+  aggregation_->start();
   namespaces_->resync();  // deletions a previous run left unfinished
   crds_->start();         // the stored CRDs' resources are served before readiness
   namespace_defaults_->start();
@@ -245,7 +287,7 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
 bool ApiServer::controllers_idle() const {
   const auto any_time = common::Clock::time_point::max();
   return namespaces_->queue().idle(any_time) && namespace_defaults_->queue().idle(any_time) &&
-         crds_->queue().idle(any_time) &&
+         crds_->queue().idle(any_time) && aggregation_->queue().idle(any_time) &&
          (!token_controller_ || token_controller_->queue().idle(any_time));
 }
 
@@ -271,6 +313,8 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
   for (const auto& f : followers) {
     queues.push_back(f.queue);
   }
+  // Fed by the authorizers' policy cache, which follows its own watch.
+  queues.push_back(&aggregation_->queue());
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto left = [&] {
     return std::max(std::chrono::milliseconds(0),
@@ -287,6 +331,10 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
       for (const auto& f : followers) {
         f.request_progress();
       }
+      policy_->follower().request_progress();
+      // Read before the queues: once it has followed `target`, the aggregation work of every
+      // change up to it is queued (the follower queues it first), and the waits below see it.
+      const bool policy_behind = policy_->follower().followed_revision() < target;
       std::vector<uint64_t> before;
       for (const auto* q : queues) {
         before.push_back(q->changes());
@@ -310,8 +358,14 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
           break;
         }
       }
-      if (behind == nullptr) {
+      if (behind == nullptr && !policy_behind) {
         break;
+      }
+      if (behind == nullptr) {
+        if (!policy_->follower().wait_revision(target, left())) {
+          return false;
+        }
+        continue;
       }
       // The answer is on its way; it queues work when it arrives.
       const size_t index = static_cast<size_t>(behind - followers.data()) + 1;
@@ -528,7 +582,7 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 std::vector<pipeline::Stage> ApiServer::stages() {
   return {pipeline::request_info_stage(),
           pipeline::authentication_stage(*authenticator_),
-          pipeline::authorization_stage(),
+          pipeline::authorization_stage(*authorizer_),
           {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
              http::Request& request = *context.writable;
              request.user = std::move(context.user.name);

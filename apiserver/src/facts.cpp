@@ -10,6 +10,8 @@ extern const char ks_facts_schemas_json_begin[];
 extern const char ks_facts_schemas_json_end[];
 extern const char ks_facts_proto_json_begin[];
 extern const char ks_facts_proto_json_end[];
+extern const char ks_facts_bootstrap_policy_json_begin[];
+extern const char ks_facts_bootstrap_policy_json_end[];
 }
 
 namespace apiserver::facts {
@@ -31,6 +33,10 @@ std::string_view schemas_json() {
 
 std::string_view proto_json() {
   return blob(ks_facts_proto_json_begin, ks_facts_proto_json_end);
+}
+
+std::string_view bootstrap_policy_json() {
+  return blob(ks_facts_bootstrap_policy_json_begin, ks_facts_bootstrap_policy_json_end);
 }
 
 }  // namespace apiserver::facts

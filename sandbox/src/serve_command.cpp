@@ -327,6 +327,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
     file_tokens = std::move(parsed->tokens);
   }
+  const std::string authorization_mode = flags.get("authorization-mode", "Node,RBAC");
+  if (auto problem = apiserver::ApiServer::check_authorization_mode(authorization_mode)) {
+    return usage_error(command, *problem, ctx);
+  }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
@@ -424,6 +428,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   apiserver::ApiServerConfig api_config;
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
+  api_config.authorization_mode = authorization_mode;
   api_config.tokens = std::move(file_tokens);
   api_config.service_accounts = std::move(*account_options);
   api_config.root_ca_pem = pki->ca_cert_pem;
@@ -559,6 +564,9 @@ Command serve_command() {
        "add or update the kube-sandbox context in ~/.kube/config"},
       {"runtime-config", "", true, "LIST",
        "serve more group/versions, e.g. api/beta=true or storage.k8s.io/v1beta1=true"},
+      {"authorization-mode", "", true, "MODES",
+       "authorizers in order, comma-separated: Node, RBAC, AlwaysAllow, AlwaysDeny (default "
+       "Node,RBAC; system:masters is always allowed)"},
       {"token-auth-file", "", true, "FILE",
        "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
       {"request-timeout", "", true, "DURATION",

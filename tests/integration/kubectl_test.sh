@@ -112,7 +112,7 @@ k get --raw '/debug/requests?user=system:anonymous&resource=secrets' | python3 -
 import json, sys
 t = json.load(sys.stdin)["items"][-1]
 assert t["code"] == 403 and t["stages"][-1]["stage"] == "authorization", t
-assert t["stages"][-1]["decision"].startswith("forbidden"), t
+assert t["stages"][-1]["decision"].startswith("forbid"), t
 ' || fail "/debug/requests of a refused request"
 
 # delete a namespace: its content goes, then the namespace

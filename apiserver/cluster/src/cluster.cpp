@@ -157,8 +157,9 @@ const std::vector<Kind>& kinds() {
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<gc::GarbageCollector>(c, s.clock);
        }},
+      // Upstream's taint eviction controller uses the node controller's account and role.
       {{"taint-eviction-controller", "", true},
-       service_account("taint-eviction-controller"),
+       service_account("node-controller"),
        agent("taint-eviction-controller"),
        kSharedPods | kSharedNodes,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {

@@ -54,6 +54,10 @@ struct ApiServerConfig {
   // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
   // system:masters; empty for none.
   std::filesystem::path snapshots_dir;
+  // kube-apiserver's --authorization-mode: a comma-separated list of Node, RBAC, AlwaysAllow and
+  // AlwaysDeny, evaluated in order after the privileged group system:masters
+  // (check_authorization_mode() tells whether a value is one).
+  std::string authorization_mode = "Node,RBAC";
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;
@@ -84,11 +88,18 @@ class NamespaceController;
 class NamespaceDefaultsController;
 class CrdController;
 class TokenController;
+class ClusterRoleAggregationController;
 }  // namespace controllers
 namespace serviceaccount {
 class ServiceAccountTokens;
 struct OpenIdMetadata;
 }  // namespace serviceaccount
+namespace authorization {
+class PolicyCache;
+class NodeGraph;
+class NodeAuthorizer;
+class Authorizer;
+}  // namespace authorization
 namespace filters {
 class Metrics;
 struct UserInfo;
@@ -99,13 +110,18 @@ class Authenticator;
 
 class ApiServer {
  public:
+  // Throws std::invalid_argument when config.authorization_mode is not valid.
   ApiServer(store::Store& store, ApiServerConfig config);
   ~ApiServer();
 
+  // Why `mode` is not a valid --authorization-mode, in kube-apiserver's words; nullopt when it is.
+  static std::optional<std::string> check_authorization_mode(const std::string& mode);
+
   // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
-  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`); renders the
-  // service-account issuer discovery documents for a server reached at
-  // `external_host`:`secure_port`. Call once, before readiness.
+  // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`); reconciles the
+  // bootstrap RBAC policy and starts the authorizers' watches; renders the service-account issuer
+  // discovery documents for a server reached at `external_host`:`secure_port`. Call once, before
+  // readiness.
   void bootstrap(int secure_port = 6443, const std::string& external_host = "127.0.0.1");
 
   // Serves one request through the whole filter chain. Callers in process (tests, fixtures) may
@@ -168,6 +184,11 @@ class ApiServer {
   std::unique_ptr<filters::TokenTable> tokens_;
   std::unique_ptr<serviceaccount::ServiceAccountTokens> service_accounts_;
   std::unique_ptr<filters::Authenticator> authenticator_;
+  // The authorizers and what they read (the RBAC objects, the node graph), from storage watches.
+  std::unique_ptr<authorization::PolicyCache> policy_;
+  std::unique_ptr<authorization::NodeGraph> node_graph_;
+  std::unique_ptr<authorization::NodeAuthorizer> node_authorizer_;
+  std::unique_ptr<authorization::Authorizer> authorizer_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
@@ -188,6 +209,7 @@ class ApiServer {
   // Last: they call into everything above while they run.
   std::unique_ptr<controllers::CrdController> crds_;
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
+  std::unique_ptr<controllers::ClusterRoleAggregationController> aggregation_;
   std::unique_ptr<controllers::TokenController> token_controller_;  // null without a signing key
 };
 

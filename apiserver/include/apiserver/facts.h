@@ -6,7 +6,7 @@
 // apiserver/facts/ and embedded at build time; apiserver/tools/README.md describes their shape.
 // They carry facts only: no description strings.
 //
-// Contract for all three functions:
+// Contract for all four functions:
 // - The view is ASCII JSON text, never empty, valid for the whole life of the program (it points
 //   into read-only data of the binary; no allocation, no initialisation order to worry about).
 // - Safe to call from any thread at any time, including during static initialisation.
@@ -34,5 +34,12 @@ std::string_view schemas_json();
 // name, or "map" with map_key and map_value), repeated, inline, omitempty, and go (the Go
 // field's kind: pointer, struct, slice, map, or a scalar kind).
 std::string_view proto_json();
+
+// {"clusterRoles": [...], "clusterRoleBindings": [...], "roles": [...], "roleBindings": [...],
+// "sandboxClusterRoles": [...], "sandboxClusterRoleBindings": [...]}: kube-apiserver v1.32's
+// bootstrap RBAC policy with its default feature gates (every object as the API serves it, rules
+// with sorted lists), then the sandbox's own additions. Kept by hand from upstream's policy
+// (apiserver/tools/README.md); the reconciler at start-up writes it (authorization/).
+std::string_view bootstrap_policy_json();
 
 }  // namespace apiserver::facts

@@ -96,7 +96,7 @@ class OpenApi {
   std::map<std::string, std::string> definitions_v2_;
   std::map<std::string, std::string> definitions_v3_;
   std::map<std::string, std::vector<std::string>> refs_;  // definition -> definitions it uses
-  std::map<std::string, std::string> kind_definitions_;    // "group/version/Kind" -> definition
+  std::map<std::string, std::string> kind_definitions_;   // "group/version/Kind" -> definition
 
   std::mutex mu_;  // protects cache_; never held while a document is built
   Cache cache_;

@@ -119,7 +119,8 @@ http::Response ResourceHandler::evict(const Resource& r, const RequestInfo& info
                                                .current = matching[0].second,
                                                .dry_run = request.has_query("dryRun"),
                                                .own = nullptr,
-                                               .raced = nullptr});
+                                               .raced = nullptr,
+                                               .admit = nullptr});
       if (!written) {
         // Another eviction got there first: the caller retries, as on upstream's conflict.
         return too_many_requests(

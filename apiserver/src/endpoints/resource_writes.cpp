@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "authorization/escalation.h"
 #include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
 #include "endpoints/collection.h"
@@ -68,6 +69,20 @@ errors::Result<registry::Written> as_served(const Resource& r,
   return written;
 }
 
+// RBAC's escalation prevention for writes of roles and bindings (authorization/escalation.h),
+// as the generic store's admission of the write; empty for other resources.
+registry::Admission escalation_check(const authorization::Authorizer& authorizer,
+                                     authorization::PolicyCache& policy, const Resource& r,
+                                     const RequestInfo& info, const http::Request& request) {
+  if (!authorization::guards_escalation(r.group, r.resource)) {
+    return {};
+  }
+  return [&authorizer, &policy, &r, &info, &request](const json* old, const json& object) {
+    return authorization::check_escalation(authorizer, policy, {request.user, request.groups},
+                                           r.resource, info.namespace_, info.name, old, object);
+  };
+}
+
 }  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
@@ -96,7 +111,8 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   return written_response(
       201,
       as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                                      served_ownership(r, std::move(options->own))})),
+                                      served_ownership(r, std::move(options->own)),
+                                      escalation_check(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 
@@ -127,14 +143,16 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   registry::to_stored_form(r, object);
   return written_response(
       200,
-      as_served(r, store_->update(r, {.namespace_ = info.namespace_,
-                                      .name = info.name,
-                                      .subresource = info.subresource,
-                                      .object = std::move(object),
-                                      .current = &stored,
-                                      .dry_run = options->dry_run,
-                                      .own = served_ownership(r, std::move(options->own)),
-                                      .raced = raced})),
+      as_served(r, store_->update(
+                       r, {.namespace_ = info.namespace_,
+                           .name = info.name,
+                           .subresource = info.subresource,
+                           .object = std::move(object),
+                           .current = &stored,
+                           .dry_run = options->dry_run,
+                           .own = served_ownership(r, std::move(options->own)),
+                           .raced = raced,
+                           .admit = escalation_check(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 

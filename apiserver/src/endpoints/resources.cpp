@@ -119,11 +119,15 @@ std::optional<RequestInfo> parse_resource_path(const http::Request& request) {
 
 ResourceHandler::ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
                                  const filters::Authenticator& authenticator,
+                                 const authorization::Authorizer& authorizer,
+                                 authorization::PolicyCache& policy,
                                  const serviceaccount::ServiceAccountTokens* service_accounts,
                                  const common::Clock& clock)
     : storage_(storage),
       store_(&store),
       authenticator_(authenticator),
+      authorizer_(authorizer),
+      policy_(policy),
       service_accounts_(service_accounts),
       clock_(clock),
       ticker_(std::make_shared<WatchTicker>()),
@@ -211,7 +215,8 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     if (!body) {
       return body.error().response();
     }
-    http::Response answer = serve_review(r, request, body->object, authenticator_);
+    http::Response answer =
+        serve_review(r, request, info.namespace_, body->object, authenticator_, authorizer_);
     add_warnings(answer, body->warnings);
     return answer;
   }

@@ -17,6 +17,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "authorization/authorizer.h"
 #include "common/clock.h"
 #include "filters/authenticator.h"
 #include "registry/field_validation.h"
@@ -48,10 +49,12 @@ class WatchTicker;
 class ResourceHandler {
  public:
   // Reads go to `storage`, writes through `store`. `store`, `authenticator` (for TokenReview),
-  // `service_accounts` (TokenRequest; null: not served) and `clock` (the time of managedFields
-  // entries and tokens) must outlive the handler.
+  // `authorizer` and `policy` (the access reviews, RBAC's escalation checks), `service_accounts`
+  // (TokenRequest; null: not served) and `clock` (the time of managedFields entries and tokens)
+  // must outlive the handler.
   ResourceHandler(storage::Storage& storage, registry::GenericStore& store,
                   const filters::Authenticator& authenticator,
+                  const authorization::Authorizer& authorizer, authorization::PolicyCache& policy,
                   const serviceaccount::ServiceAccountTokens* service_accounts = nullptr,
                   const common::Clock& clock = common::Clock::real());
   ~ResourceHandler();
@@ -119,6 +122,8 @@ class ResourceHandler {
   storage::Storage& storage_;
   registry::GenericStore* store_;
   const filters::Authenticator& authenticator_;
+  const authorization::Authorizer& authorizer_;
+  authorization::PolicyCache& policy_;
   const serviceaccount::ServiceAccountTokens* service_accounts_;
   const common::Clock& clock_;
   std::shared_ptr<WatchTicker> ticker_;

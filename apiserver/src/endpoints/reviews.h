@@ -2,8 +2,10 @@
 // whoami), SelfSubjectAccessReview (kubectl auth can-i), SelfSubjectRulesReview
 // (can-i --list), SubjectAccessReview, LocalSubjectAccessReview and TokenReview.
 //
-// Authorization today: every authenticated user may do everything (kube-apiserver's AlwaysAllow
-// mode); RBAC replaces this decision later.
+// The access reviews ask the same authorizer chain that guards every request (authorization/):
+// status.allowed, denied, reason and evaluationError are its answer for the attributes of the
+// spec (the requester's own user for the Self kinds); the rules review lists the rules the
+// authorizers can enumerate for the requester in spec.namespace.
 #pragma once
 
 #include <map>
@@ -13,6 +15,7 @@
 
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
+#include "authorization/authorizer.h"
 #include "filters/authenticator.h"
 
 namespace apiserver::endpoints {
@@ -22,8 +25,10 @@ bool is_review(const registry::Resource& resource);
 
 // The answer to a review; `body` is the request object, decoded and type-checked against its
 // kind's schema (values of another type are ignored here, never trusted).
+// `ns`: the request's namespace (LocalSubjectAccessReview).
 http::Response serve_review(const registry::Resource& resource, const http::Request& request,
-                            const nlohmann::json& body,
-                            const filters::Authenticator& authenticator);
+                            const std::string& ns, const nlohmann::json& body,
+                            const filters::Authenticator& authenticator,
+                            const authorization::Authorizer& authorizer);
 
 }  // namespace apiserver::endpoints

@@ -1,3 +1,4 @@
+#include "authorization/authorizer.h"
 #include "errors/status.h"
 #include "pipeline/stages.h"
 #include "registry/go_text.h"
@@ -5,65 +6,132 @@
 namespace apiserver::pipeline {
 namespace {
 
-// The 403 of kube-apiserver's authorization filter for a resource request
-// (responsewriters.ForbiddenStatus with errors.NewForbidden): the message names the verb, the
-// resource (with its subresource) and the group; the details carry name, group and resource.
-http::Response forbidden_resource(const endpoints::RequestInfo& info, const std::string& user) {
-  std::string resource = info.resource;
-  if (!info.subresource.empty()) {
-    resource += "/" + info.subresource;
+// As upstream's responsewriters: text that could read as HTML is escaped in the message (not in
+// the authorizer's reason).
+std::string sanitized(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      default:
+        out += c;
+    }
   }
-  std::string why = "User " + registry::go_quote(user) + " cannot " + info.verb + " resource " +
-                    registry::go_quote(resource) + " in API group " +
-                    registry::go_quote(info.group);
-  why += info.namespace_.empty() ? " at the cluster scope"
-                                 : " in the namespace " + registry::go_quote(info.namespace_);
-  std::string qualified = info.group.empty() ? info.resource : info.resource + "." + info.group;
-  std::string message =
-      info.name.empty() ? qualified + " is forbidden: " + why
-                        : qualified + " " + registry::go_quote(info.name) + " is forbidden: " + why;
+  return out;
+}
+
+// The 403 of kube-apiserver's authorization filter (responsewriters.ForbiddenStatusError): the
+// message names the user, the verb and what was asked for, then the authorizers' reason when
+// they gave one; for a resource it is errors.NewForbidden's, whose details carry name, group and
+// resource.
+http::Response forbidden(const authorization::Attributes& a, const std::string& reason) {
+  using registry::go_quote;
+  std::string why;
+  if (!a.resource_request) {
+    why = "User " + go_quote(a.user.name) + " cannot " + a.verb + " path " + go_quote(a.path);
+  } else {
+    const std::string resource =
+        a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
+    why = "User " + go_quote(a.user.name) + " cannot " + a.verb + " resource " +
+          go_quote(resource) + " in API group " + go_quote(a.group) +
+          (a.namespace_.empty() ? " at the cluster scope"
+                                : " in the namespace " + go_quote(a.namespace_));
+  }
+  why = sanitized(why);
+  if (!reason.empty()) {
+    why += ": " + reason;
+  }
+  if (a.group.empty() && a.resource.empty()) {
+    return errors::failure(403, "Forbidden", "forbidden: " + why, errors::Details{}).response();
+  }
+  const std::string qualified = a.group.empty() ? a.resource : a.resource + "." + a.group;
+  const std::string message = a.name.empty()
+                                  ? qualified + " is forbidden: " + why
+                                  : qualified + " " + go_quote(a.name) + " is forbidden: " + why;
   return errors::failure(403, "Forbidden", message,
-                         errors::object_details(info.name, info.group, info.resource))
+                         errors::object_details(a.name, a.group, a.resource))
       .response();
 }
 
-// The verb of a non-resource request, as kube-apiserver's RequestInfo names it.
-std::string path_verb(const std::string& method) {
-  if (method == "PUT") {
-    return "put";
+// A name kube-apiserver accepts as a path segment (path.IsValidPathSegmentName).
+bool path_segment_name(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('%') == std::string::npos;
+}
+
+// What the authorizers decide on, from the request info (RequestInfo and the authorization
+// filter's GetAuthorizerAttributes, with AuthorizeWithSelectors on as in v1.32).
+authorization::Attributes attributes_of(const Context& context) {
+  authorization::Attributes a;
+  a.user.name = context.user.name;
+  a.user.groups = context.user.groups;
+  const http::Request& request = context.request;
+  a.path = request.path;
+  if (!context.info) {
+    std::string verb = request.method;
+    for (char& c : verb) {
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+    a.verb = std::move(verb);
+    return a;
   }
-  if (method == "DELETE") {
-    return "delete";
+  const endpoints::RequestInfo& info = *context.info;
+  a.resource_request = true;
+  a.verb = info.verb;
+  a.group = info.group;
+  a.version = info.version;
+  a.resource = info.resource;
+  a.subresource = info.subresource;
+  a.namespace_ = info.namespace_;
+  a.name = info.name;
+  if (a.verb == "list" || a.verb == "watch" || a.verb == "deletecollection") {
+    if (auto it = request.query.find("fieldSelector");
+        it != request.query.end() && !it->second.empty()) {
+      authorization::parse_field_selector(it->second.front(), a.field_selector);
+    }
   }
-  if (method == "PATCH") {
-    return "patch";
+  if ((a.verb == "list" || a.verb == "watch") && a.name.empty()) {
+    // A list or watch of one object by its name reads as a request for that object.
+    for (const auto& req : a.field_selector) {
+      if (req.field == "metadata.name" && req.equals && path_segment_name(req.value)) {
+        a.name = req.value;
+      }
+    }
   }
-  return method == "GET" || method == "HEAD" ? "get" : "post";
+  return a;
 }
 
 }  // namespace
 
-Stage authorization_stage() {
-  return {"authorization", [](Context& context) -> Outcome {
-            if (!filters::is_anonymous(context.user)) {
-              return {"AlwaysAllow", std::nullopt};
-            }
-            const std::string& path = context.request.path;
-            if (filters::is_public_info_path(path)) {
-              return {"public path", std::nullopt};
-            }
+Stage authorization_stage(const authorization::Authorizer& authorizer) {
+  return {"authorization", [&authorizer](Context& context) -> Outcome {
             if (!context.info && context.trace == nullptr) {
               context.info = endpoints::parse_resource_path(context.request);
             }
-            if (context.info) {
-              return {"forbidden", forbidden_resource(*context.info, context.user.name)};
+            const authorization::Attributes attributes = attributes_of(context);
+            authorization::Verdict verdict = authorizer.authorize(attributes);
+            if (verdict.allowed()) {
+              if (context.trace == nullptr) {
+                return {"", std::nullopt};
+              }
+              return {verdict.reason.empty() ? "allow (" + std::string(verdict.by) + ")"
+                                             : "allow: " + verdict.reason,
+                      std::nullopt};
             }
-            return {"forbidden", errors::failure(403, "Forbidden",
-                                                 "forbidden: User \"system:anonymous\" cannot " +
-                                                     path_verb(context.request.method) +
-                                                     " path \"" + path + "\"",
-                                                 errors::Details{})
-                                     .response()};
+            std::string decision = "forbid";
+            if (!verdict.reason.empty()) {
+              decision += ": " + verdict.reason;
+            }
+            return {std::move(decision), forbidden(attributes, verdict.reason)};
           }};
 }
 

@@ -15,7 +15,7 @@ std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_
     const auto started = context.trace != nullptr ? std::chrono::steady_clock::now()
                                                   : std::chrono::steady_clock::time_point();
     auto took = [&] { return std::chrono::steady_clock::now() - started; };
-    Outcome outcome{"", std::nullopt};
+    Outcome outcome;
     try {
       outcome = stage.run(context);
     } catch (...) {
@@ -26,7 +26,7 @@ std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_
       throw;
     }
     if (context.trace != nullptr) {
-      context.trace->steps.push_back({stage.name, outcome.decision, took()});
+      context.trace->steps.push_back({stage.name, std::move(outcome.decision), took()});
     }
     if (outcome.answer) {
       context.answered_by = stage.name;

@@ -36,7 +36,7 @@ struct Context {
 // A stage's verdict: `decision` says what it decided, in a word or two, for the trace (the
 // request info and the user are in the trace's own fields); an `answer` ends the request there.
 struct Outcome {
-  const char* decision;
+  std::string decision;
   std::optional<http::Response> answer;
 };
 

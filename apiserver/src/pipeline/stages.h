@@ -2,6 +2,7 @@
 // them. Each is one file.
 #pragma once
 
+#include "authorization/authorizer.h"
 #include "filters/authenticator.h"
 #include "pipeline/pipeline.h"
 
@@ -17,10 +18,11 @@ Stage request_info_stage();
 // system:anonymous. Decides "authenticated".
 Stage authentication_stage(const filters::Authenticator& authenticator);
 
-// Authorization: every authenticated user may do anything ("AlwaysAllow", until RBAC is
-// enforced); system:anonymous may read only the public paths ("public path": health, version,
-// as system:public-info-viewer grants) and gets the 403 of kube-apiserver's authorization filter
-// for the rest ("forbidden").
-Stage authorization_stage();
+// Authorization: the authorizer chain of --authorization-mode decides (authorization/). Allowed,
+// the decision is "allow: <reason>" (RBAC names the binding), or "allow (<authorizer>)" when the
+// authorizer gave no reason; refused, "forbid[: <reason>]" and the 403 of kube-apiserver's
+// authorization filter, whose message ends with the reason when there is one. `authorizer` must
+// outlive the stage.
+Stage authorization_stage(const authorization::Authorizer& authorizer);
 
 }  // namespace apiserver::pipeline

@@ -30,6 +30,14 @@ inline const nlohmann::json* find_path(const nlohmann::json& doc,
   return at;
 }
 
+// The value at the path, or a null value when a step is missing (for reads that go on from it).
+inline const nlohmann::json& value_at(const nlohmann::json& doc,
+                                      std::initializer_list<std::string_view> keys) {
+  static const nlohmann::json kNull;
+  const nlohmann::json* at = find_path(doc, keys);
+  return at != nullptr ? *at : kNull;
+}
+
 // The string at the path, or `fallback` when absent or of another type.
 inline std::string string_at(const nlohmann::json& doc,
                              std::initializer_list<std::string_view> keys,

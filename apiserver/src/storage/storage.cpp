@@ -98,6 +98,7 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
     return {ErrorKind::AlreadyExists, ""};
   }
   revision = result->header.revision;
+  observed(key, revision);
   if (trace::active()) {
     trace::note("storage", "txn if " + key + " absent then put (" + std::to_string(value.size()) +
                                " bytes): revision " + std::to_string(revision));
@@ -193,11 +194,24 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
     return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
   }
   revision = result->header.revision;
+  observed(key, revision);
   if (trace::active()) {
     trace::note("storage", what + ": revision " + std::to_string(revision));
     note_watchers(key);
   }
   return {};
+}
+
+void Storage::observe_writes(std::string prefix, std::function<void(int64_t)> observer) {
+  observers_.emplace_back(std::move(prefix), std::move(observer));
+}
+
+void Storage::observed(const std::string& key, int64_t revision) const {
+  for (const auto& [prefix, observer] : observers_) {
+    if (key.compare(0, prefix.size(), prefix) == 0) {
+      observer(revision);
+    }
+  }
 }
 
 void Storage::note_watchers(const std::string& key) const {

@@ -165,7 +165,7 @@ TEST_CASE("each request's trace is served at /debug/requests", "[pipeline][trace
   CHECK(created["code"] == 201);
   CHECK(stage_lines(created) ==
         std::vector<std::string>{"request info=resource", "authentication=authenticated",
-                                 "authorization=AlwaysAllow", "handler=answered"});
+                                 "authorization=allow (system:masters)", "handler=answered"});
   bool stored = false;
   for (const auto& n : created["notes"]) {
     const std::string text = n["text"];
@@ -264,7 +264,7 @@ TEST_CASE("a refused request's trace ends at the stage that refused it", "[pipel
   REQUIRE(items.size() >= 2);
   const json& forbidden = items[items.size() - 2];
   CHECK(forbidden["user"] == "system:anonymous");
-  CHECK(stage_lines(forbidden).back() == "authorization=forbidden");
+  CHECK(stage_lines(forbidden).back() == "authorization=forbid");
   CHECK(forbidden["code"] == 403);
   const json& unauthorized = items.back();
   CHECK(unauthorized["user"] == "");

@@ -89,6 +89,11 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
     return *refused;
   }
   default_object(r, object, DefaultingPhase::Create);
+  if (request.admit) {
+    if (auto refused = request.admit(nullptr, object)) {
+      return *refused;
+    }
+  }
   if (auto errors = validation_errors(r, object, nullptr); !errors.empty()) {
     return invalid(r, string_at(object, {"metadata", "name"}), errors);
   }

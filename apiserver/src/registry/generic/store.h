@@ -31,11 +31,18 @@ namespace apiserver::registry {
 using Ownership =
     std::function<nlohmann::json(const nlohmann::json* live, const nlohmann::json& object)>;
 
+// A check of a write that only the layers above can make (RBAC's escalation prevention needs
+// the user and the authorizers): called once defaults are applied, before validation, with the
+// object as it would be stored and what it replaces (null on create); a Status refuses the write.
+using Admission = std::function<std::optional<errors::Status>(const nlohmann::json* old,
+                                                              const nlohmann::json& object)>;
+
 struct CreateRequest {
   std::string namespace_;  // the URL's namespace ("" when it names none)
   nlohmann::json object;   // the decoded body
   bool dry_run = false;
   Ownership own;
+  Admission admit;  // may be empty
 };
 
 struct UpdateRequest {
@@ -49,6 +56,7 @@ struct UpdateRequest {
   // Set when the store changed between the read of `current` and the write (the answer is then
   // a 409 Conflict the caller may retry on a fresh read).
   bool* raced = nullptr;
+  Admission admit;  // may be empty; asked for writes of the main resource only
 };
 
 struct DeleteRequest {

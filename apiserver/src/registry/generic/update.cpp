@@ -131,6 +131,11 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
   } else {
     updated = std::move(body);
     prepare_main_update(r, request.namespace_, current, updated);
+    if (request.admit) {
+      if (auto refused = request.admit(&current, updated)) {
+        return *refused;
+      }
+    }
   }
   if (auto refused = custom_type_meta_refusal(r, updated)) {
     return *refused;

@@ -1,0 +1,95 @@
+// Keeps a reader of stored objects current: lists the keys under some storage prefixes, then
+// follows the storage watch of each prefix on a thread of its own and hands every batch of
+// changes to a sink, as an informer feeds kube-apiserver's authorizers. A watch that is cut off
+// (it fell behind, or the store was replaced by a snapshot restore) is followed by a fresh list.
+//
+// Read-your-writes: the storage tells the follower of every write under its prefixes
+// (Storage::observe_writes), and wait_current() waits until the sink has been handed each write
+// made so far. A request that follows a write of a Role on the same server thus sees the Role,
+// which upstream's informers only promise eventually (its clients retry).
+//
+// Threads: the sink is called on the follower's thread (and by start() on the caller's), one
+// call at a time. Every public method is thread-safe.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storage/storage.h"
+
+namespace apiserver::authorization {
+
+struct ObjectChange {
+  bool deleted = false;
+  std::string key;
+  std::string value;  // the object's JSON; empty for a delete
+};
+
+class ObjectFollower {
+ public:
+  // `reset`: the batch is a full list, and what the sink held before is gone.
+  using Sink = std::function<void(bool reset, const std::vector<ObjectChange>& changes)>;
+
+  // `name` names the follower in the log. Registers the write observers: construct before
+  // serving. `storage` must outlive the follower.
+  ObjectFollower(storage::Storage& storage, std::vector<std::string> prefixes, Sink sink,
+                 std::string name);
+  ~ObjectFollower();
+  ObjectFollower(const ObjectFollower&) = delete;
+  ObjectFollower& operator=(const ObjectFollower&) = delete;
+
+  // Lists every prefix and hands the sink the objects on the caller's thread, then follows the
+  // watches on the follower's thread.
+  void start();
+  // Stops following (the sink is called no more once it returns). Idempotent.
+  void stop();
+  // Waits up to `timeout` until the sink has been handed every write made through the storage
+  // under the prefixes so far; false on timeout (the caller goes on with what it has).
+  bool wait_current(std::chrono::milliseconds timeout);
+  // wait_current() for a reader that must decide now: up to 5 s, then a warning in the log and
+  // the caller goes on with what the sink has.
+  void catch_up();
+  // For tests: every change up to the store's revision of now reaches the sink soon; then
+  // followed_revision() is at least that revision.
+  void request_progress();
+  // The least revision the watches have been followed to.
+  int64_t followed_revision() const;
+  // Waits up to `timeout` until followed_revision() reaches `revision`; false on timeout.
+  bool wait_revision(int64_t revision, std::chrono::milliseconds timeout);
+
+ private:
+  void run();
+  // Watches every prefix from the store's revision of now and lists them at that revision
+  // (nothing falls between the two); the sink gets the list as a reset.
+  void watch_and_list();
+  // Drains the watches into one batch for the sink; false when a watch ended (relist).
+  bool drain();
+
+  storage::Storage& storage_;
+  const std::vector<std::string> prefixes_;
+  const Sink sink_;
+  const std::string name_;
+
+  // Owned by the follower's thread (and start() before the thread runs).
+  std::vector<std::shared_ptr<store::Watcher>> watchers_;
+
+  mutable std::mutex mu_;           // protects everything below
+  std::condition_variable wake_;    // the thread: news, or stop
+  std::condition_variable caught_;  // wait_current(): followed_ moved
+  bool news_ = false;
+  bool progress_ = false;
+  bool stop_ = false;
+  // Per prefix: the newest write observed, and the revision its watch has been followed to.
+  std::vector<int64_t> written_;
+  std::vector<int64_t> followed_;
+  std::thread thread_;
+};
+
+}  // namespace apiserver::authorization
