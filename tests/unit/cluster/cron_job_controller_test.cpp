@@ -237,7 +237,7 @@ TEST_CASE("concurrencyPolicy decides what happens to the Job still running", "[c
   const json made = job("hello-28401125", "running");
   f.api.answer("POST", kJobs, 201, made);
   json cj = cron_job("*/5 * * * *");
-  cj["status"]["active"] = {reference(old)};
+  cj["status"]["active"] = json::array({reference(old)});
   SECTION("Allow: both run") {
     f.sync(cj, "2024-01-01T00:05:30Z");
     CHECK(f.created() == Strings{"hello-28401125"});
@@ -259,7 +259,7 @@ TEST_CASE("concurrencyPolicy decides what happens to the Job still running", "[c
     CHECK(f.created() == Strings{"hello-28401125"});
     CHECK(f.events() == Strings{"Normal SuccessfulDelete: Deleted job hello-old",
                                 "Normal SuccessfulCreate: Created job hello-28401125"});
-    CHECK(f.written()["active"] == json{reference(made)});
+    CHECK(f.written()["active"] == json::array({reference(made)}));
   }
   SECTION("Replace: an active Job that cannot be read stops the run") {
     cj["spec"]["concurrencyPolicy"] = "Replace";
@@ -277,7 +277,7 @@ TEST_CASE("a suspended CronJob starts nothing but keeps its status", "[cluster][
   f.add_job(done);
   json cj = cron_job("*/5 * * * *");
   cj["spec"]["suspend"] = true;
-  cj["status"]["active"] = {reference(done)};
+  cj["status"]["active"] = json::array({reference(done)});
   auto outcome = f.sync(cj, "2024-01-01T00:05:30Z");
   CHECK_FALSE(outcome.requeue);
   CHECK_FALSE(outcome.error);
@@ -326,7 +326,7 @@ TEST_CASE("a Job the controller did not make is reported, unless the live status
   SECTION("the informer was behind: the live object is taken") {
     json live = cj;
     live["metadata"]["resourceVersion"] = "6";
-    live["status"]["active"] = {reference(stray)};
+    live["status"]["active"] = json::array({reference(stray)});
     f.api.answer("GET", kCronJob, 200, live);
     f.sync(cj, "2024-01-01T00:01:00Z");
     CHECK(f.events().empty());
@@ -350,7 +350,7 @@ TEST_CASE("finished Jobs beyond the history limits are deleted, oldest first", "
     f.add_job(j);
     f.serve_job(j);
   }
-  cj["status"]["active"] = {reference(finished.back())};
+  cj["status"]["active"] = json::array({reference(finished.back())});
   SECTION("kept: the newest of each") {
     f.sync(cj, "2024-01-01T00:01:00Z");
     // Jobs that never started count as the newest.
@@ -388,7 +388,7 @@ TEST_CASE("a Job that exists already joins status.active when it is the controll
     f.serve_job(existing);
     auto outcome = f.sync(cron_job("*/5 * * * *"), "2024-01-01T00:05:30Z");
     CHECK(f.events().empty());
-    CHECK(f.written()["active"] == json{reference(existing)});
+    CHECK(f.written()["active"] == json::array({reference(existing)}));
     CHECK(millis(outcome) == std::chrono::milliseconds(270100));
   }
   SECTION("someone else's: left alone, and nothing more to do") {
