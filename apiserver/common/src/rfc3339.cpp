@@ -1,53 +1,14 @@
-// Dates are counted in days since 1970-01-01 with years that start on March 1st, so that the leap
-// day is the last day of a year and a 400-year era has a fixed length (146097 days): both ways
-// are then plain arithmetic, with no table and no loop.
 #include "common/rfc3339.h"
 
 #include <cstdio>
 
+#include "common/calendar.h"
+
 namespace common {
 namespace {
 
-constexpr std::int64_t kDaysPerEra = 146097;
-constexpr std::int64_t kEpochShift = 719468;        // days from 0000-03-01 to 1970-01-01
 constexpr std::int64_t kMinSeconds = -62167219200;  // 0000-01-01T00:00:00Z
 constexpr std::int64_t kMaxSeconds = 253402300799;  // 9999-12-31T23:59:59Z
-
-std::int64_t days_from_civil(std::int64_t year, std::int64_t month, std::int64_t day) {
-  year -= month <= 2 ? 1 : 0;
-  const std::int64_t era = (year >= 0 ? year : year - 399) / 400;
-  const std::int64_t year_of_era = year - era * 400;
-  const std::int64_t day_of_year = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
-  const std::int64_t day_of_era =
-      year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-  return era * kDaysPerEra + day_of_era - kEpochShift;
-}
-
-struct Civil {
-  std::int64_t year;
-  int month;
-  int day;
-};
-
-Civil civil_from_days(std::int64_t days) {
-  days += kEpochShift;
-  const std::int64_t era = (days >= 0 ? days : days - kDaysPerEra + 1) / kDaysPerEra;
-  const std::int64_t day_of_era = days - era * kDaysPerEra;
-  const std::int64_t year_of_era =
-      (day_of_era - day_of_era / 1460 + day_of_era / 36524 - day_of_era / 146096) / 365;
-  const std::int64_t day_of_year =
-      day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-  const std::int64_t shifted_month = (5 * day_of_year + 2) / 153;  // 0 is March
-  const auto month = static_cast<int>(shifted_month < 10 ? shifted_month + 3 : shifted_month - 9);
-  return {year_of_era + era * 400 + (month <= 2 ? 1 : 0), month,
-          static_cast<int>(day_of_year - (153 * shifted_month + 2) / 5 + 1)};
-}
-
-int days_in_month(std::int64_t year, std::int64_t month) {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-  return month == 2 && leap ? 29 : kDays[month - 1];
-}
 
 // Reads a field of exactly `width` digits at `pos`.
 bool digits(std::string_view s, std::size_t& pos, std::size_t width, std::int64_t& out) {
@@ -143,7 +104,7 @@ std::optional<std::string> format(std::int64_t seconds, std::int32_t micros) {
     rem += 86400;
     --days;
   }
-  const Civil date = civil_from_days(days);
+  const CivilDate date = civil_from_days(days);
   char buf[40];
   int n = std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02lld:%02lld:%02lld",
                         static_cast<long long>(date.year), date.month, date.day,

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/go_numbers.h"
 #include "common/result.h"
 
 namespace apiserver::http {
@@ -90,10 +91,8 @@ std::optional<std::string> unescape(std::string_view s, bool plus_is_space);
 // "-_.~" stay, a space becomes '+', every other byte %XX. parse_query() reads it back.
 std::string query_escape(std::string_view s);
 
-// A duration in Go's time.ParseDuration syntax ("60s", "1m30s", "-1.5h", "250ms", "0"), as
-// kube-apiserver's duration flags and the ?timeout= query parameter take it; negative durations
-// are durations too (callers decide what they mean). Fails when the text is not one or does not
-// fit in int64 nanoseconds, with Go's message, such as `time: invalid duration "1e999s"`.
-common::Result<std::chrono::nanoseconds> parse_duration(std::string_view text);
+// Go's time.ParseDuration, as kube-apiserver's duration flags and the ?timeout= query parameter
+// take it (common/go_numbers.h).
+using common::parse_duration;
 
 }  // namespace apiserver::http

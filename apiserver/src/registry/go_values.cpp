@@ -359,29 +359,4 @@ std::optional<std::string> go_time_error(std::string_view text, bool micro) {
   return std::nullopt;
 }
 
-GoAtoi go_atoi(std::string_view text) {
-  GoAtoi out;
-  std::string_view digits = text;
-  const bool negative = !digits.empty() && digits.front() == '-';
-  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) {
-    digits.remove_prefix(1);
-  }
-  bool syntax = !digits.empty();
-  for (char c : digits) {
-    syntax = syntax && c >= '0' && c <= '9';
-  }
-  if (!syntax) {
-    out.error = "strconv.Atoi: parsing " + go_quote(text) + ": invalid syntax";
-    return out;
-  }
-  // from_chars takes the '-' but not a '+'.
-  const char* first = negative ? text.data() : digits.data();
-  const auto parsed = std::from_chars(first, text.data() + text.size(), out.value);
-  if (parsed.ec == std::errc::result_out_of_range) {
-    out.value = negative ? INT64_MIN : INT64_MAX;
-    out.error = "strconv.Atoi: parsing " + go_quote(text) + ": value out of range";
-  }
-  return out;
-}
-
 }  // namespace apiserver::registry

@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/go_numbers.h"
+
 namespace apiserver::registry {
 
 std::optional<std::string> go_base64_error(std::string_view text);
@@ -37,13 +39,8 @@ std::optional<long double> go_quantity_value(const nlohmann::json& value);
 // micro: metav1.MicroTime's layout instead of metav1.Time's.
 std::optional<std::string> go_time_error(std::string_view text, bool micro);
 
-// strconv.Atoi on a 64-bit platform: the value, and Go's error text when it fails. As Go, an out of
-// range number yields the nearest int64 with `strconv.Atoi: parsing "...": value out of range`,
-// anything else not an optionally signed decimal yields 0 with `...: invalid syntax`.
-struct GoAtoi {
-  int64_t value = 0;
-  std::string error;  // empty when the text parsed
-};
-GoAtoi go_atoi(std::string_view text);
+// strconv.Atoi, with Go's error text (common/go_numbers.h).
+using common::go_atoi;
+using common::GoAtoi;
 
 }  // namespace apiserver::registry

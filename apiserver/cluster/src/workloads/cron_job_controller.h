@@ -2,11 +2,13 @@
 // spec.schedule names (read in spec.timeZone, UTC when unset) it creates a Job from
 // spec.jobTemplate named <cronjob>-<scheduled time in minutes since the epoch>, with a controller
 // ownerReference and the batch.kubernetes.io/cronjob-scheduled-timestamp annotation, and keeps
-// status.active, lastScheduleTime and lastSuccessfulTime. It honours concurrencyPolicy (Allow,
-// Forbid: skip while a Job is active, Replace: delete the active ones first), suspend,
-// startingDeadlineSeconds (and gives up when more than 100 start times were missed), and deletes
+// status.active, lastScheduleTime and lastSuccessfulTime. Only the most recent missed time runs;
+// more than 100 missed ones warn (TooManyMissedTimes), and startingDeadlineSeconds leaves out
+// the times older than it. It honours concurrencyPolicy (Allow; Forbid: no new Job while one is
+// active; Replace: the active ones are deleted first) and suspend, and deletes the oldest
 // finished Jobs beyond successfulJobsHistoryLimit and failedJobsHistoryLimit. Between due times
-// each CronJob waits in the queue (requeue_after) for its next one.
+// each CronJob waits in the queue (requeue_after) for its next one. The decisions that need no
+// API are in cron_job_utils.
 //
 // Its time can run faster than the cluster's (ClusterOptions::cron_clock_speed), so that
 // schedules counted in minutes can be watched in seconds.
@@ -21,7 +23,7 @@
 #include "client/event_recorder.h"
 #include "client/informer.h"
 #include "controller.h"
-#include "workloads/cron_schedule.h"
+#include "workloads/cron_job_utils.h"
 
 namespace cluster {
 
@@ -38,15 +40,6 @@ struct CronClock {
   common::Clock::duration real_delay(std::chrono::system_clock::duration delay) const;
 };
 
-// The name of the Job for the run scheduled at `scheduled`: "<cronjob>-<minutes since the
-// epoch>", so that one run never makes two Jobs.
-std::string cron_job_name(const std::string& cron_job,
-                          std::chrono::system_clock::time_point scheduled);
-
-// `scheduled` as RFC 3339 in `zone` ("2024-03-10T03:00:00-04:00", "...Z" at offset zero), as the
-// cronjob-scheduled-timestamp annotation writes it.
-std::string rfc3339_in(const TimeZone& zone, std::chrono::system_clock::time_point scheduled);
-
 class CronJobController final : public Controller {
  public:
   // `speed`: ClusterOptions::cron_clock_speed.
@@ -57,27 +50,50 @@ class CronJobController final : public Controller {
   // faster from here.
   void start() override;
 
- protected:
-  std::optional<std::string> sync(const std::string& key) override;
-
- private:
-  // What one pass decided: when to look again (the controller's time), and an error to retry.
+  // What one sync decided: when to look again (on the controller's clock), or an error to retry
+  // with a backoff; neither when the CronJob waits for a change (suspended, a bad schedule).
   struct Outcome {
     std::optional<std::chrono::system_clock::duration> requeue;
     std::optional<std::string> error;
   };
+  // One sync of `cron_job` (as the informer has it) with the Jobs that name it as their
+  // controller, at `now` on the controller's clock: everything sync(key) does after reading the
+  // informers, requests, events and the status write included.
+  Outcome sync_for_test(const json& cron_job, const std::vector<ObjectPtr>& jobs,
+                        std::chrono::system_clock::time_point now);
+
+ protected:
+  std::optional<std::string> sync(const std::string& key) override;
+
+ private:
   std::chrono::system_clock::time_point now() const;
-  void job_changed(const json& job);
+  // creationTimestamp on the controller's clock.
+  std::chrono::system_clock::time_point created(const json& cron_job,
+                                                std::chrono::system_clock::time_point now) const;
+  // The informers' handlers: who to look at again when a Job or a CronJob changes.
+  void job_changed(const json* old, const json& job);
   void cron_job_updated(const json& old, const json& cron_job);
-  // The delay to the next due time after the last one (kube-controller-manager's
-  // nextScheduleTimeDuration, 100 ms late), or nullopt when the schedule has no next time.
-  std::optional<std::chrono::system_clock::duration> next_delay(const json& cron_job,
-                                                                const json& status,
-                                                                const CronSchedule& schedule,
-                                                                const TimeZone& zone) const;
-  void clean_up_finished(const json& cron_job, json& status, const std::vector<ObjectPtr>& jobs);
-  bool delete_job(const json& cron_job, json& status, const json& job);
-  Outcome reconcile(const json& cron_job, json& status, const std::vector<ObjectPtr>& jobs);
+  // The CronJob a controller reference names, when it is still that one (same uid).
+  ObjectPtr resolve(const std::string& ns, const json& ref) const;
+
+  Outcome sync_object(json cron_job, const std::vector<ObjectPtr>& jobs,
+                      std::chrono::system_clock::time_point now);
+  // upstream's cleanupFinishedJobs: the oldest finished Jobs beyond the history limits.
+  void clean_up_finished(json& cron_job, const std::vector<ObjectPtr>& jobs);
+  // upstream's syncCronJob, on a copy of the CronJob whose status it changes. `written`: the
+  // status the API has, which the status write compares with.
+  Outcome sync_cron_job(json& cron_job, const std::vector<ObjectPtr>& jobs,
+                        std::chrono::system_clock::time_point now, json& written);
+  // status.active against the Jobs seen; an error when the API could not be asked. A live read
+  // of the CronJob that is newer replaces `cron_job` and `written`.
+  std::optional<std::string> reconcile_active(json& cron_job, const std::vector<ObjectPtr>& jobs,
+                                              json& written);
+  // Starts the run due at `scheduled` (concurrencyPolicy, the Job, status.active). Returns an
+  // error, nothing (the CronJob waits for a change), or a zero requeue: look again at the next
+  // due time, which the caller works out from the status this leaves.
+  Outcome start_run(json& cron_job, std::chrono::system_clock::time_point scheduled,
+                    const common::TimeZone& zone);
+  bool delete_job(json& cron_job, const json& job);
 
   const Client& client_;
   EventRecorder events_;

@@ -1,12 +1,15 @@
 // Jobs and CronJobs: defaults (the generated selector and labels), validation and printers.
 #include "registry/kinds/kinds.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "registry/cron_schedule.h"
+#include "common/cron_schedule.h"
+#include "common/time_zone.h"
 #include "registry/defaulting_fields.h"
 #include "registry/go_text.h"
 #include "registry/kinds/pod_spec.h"
@@ -76,18 +79,55 @@ void validate_job_update(const json& obj, const json& old, Errors& out) {
   }
 }
 
-void validate_cron_job(const json& obj, Errors& out) {
-  const std::string name = str(get(obj, "metadata"), "name");
-  if (name.size() > 52) {
-    out.push_back(invalid_value("metadata.name", name, "must be no more than 52 characters"));
+// spec.timeZone as kube-apiserver's validateTimeZone checks it: IANA's naming rules (with the
+// digits and '+' of legacy names tolerated: components of 1 to 14 of [A-Za-z0-9._+-], none "." or
+// "..", none starting with '-'), not "Local" in any case, and a zone time.LoadLocation finds.
+void validate_time_zone(const std::string& zone, Errors& out) {
+  const std::string path = "spec.timeZone";
+  if (zone.empty()) {
+    out.push_back(invalid_value(path, zone, "timeZone must be nil or non-empty string"));
+    return;
   }
+  size_t start = 0;
+  while (start <= zone.size()) {
+    const size_t end = std::min(zone.find('/', start), zone.size());
+    const std::string_view part = std::string_view(zone).substr(start, end - start);
+    bool named =
+        !part.empty() && part.size() <= 14 && part != "." && part != ".." && part.front() != '-';
+    for (char c : part) {
+      named = named && ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                        (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '+');
+    }
+    if (!named) {
+      out.push_back(invalid_value(path, zone, "unknown time zone " + zone));
+      return;
+    }
+    start = end + 1;
+  }
+  std::string lower = zone;
+  for (char& c : lower) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (lower == "local") {
+    out.push_back(invalid_value(
+        path, zone,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"));
+  }
+  if (auto loaded = common::TimeZone::load(zone); !loaded) {
+    out.push_back(invalid_value(path, zone, loaded.error()));
+  }
+}
+
+// In kube-apiserver's order: the spec's fields, then the name's length (Jobs are named
+// <cronjob>-<minutes since the epoch>, at most 63 characters).
+void validate_cron_job(const json& obj, Errors& out) {
   const json& spec = get(obj, "spec");
   const std::string schedule = str(spec, "schedule");
   if (schedule.empty()) {
     out.push_back(required_value("spec.schedule", ""));
   } else {
-    if (auto e = cron_schedule_error(schedule); !e.empty()) {
-      out.push_back(invalid_value("spec.schedule", schedule, e));
+    if (auto parsed = common::parse_cron_schedule(schedule); !parsed) {
+      out.push_back(invalid_value("spec.schedule", schedule, parsed.error()));
     }
     if (schedule.find("TZ") != std::string::npos) {
       out.push_back(invalid_value("spec.schedule", schedule,
@@ -95,10 +135,9 @@ void validate_cron_job(const json& obj, Errors& out) {
                                   "instead"));
     }
   }
+  validate_nonnegative(spec, "startingDeadlineSeconds", "spec.startingDeadlineSeconds", out);
   if (const json& zone = get(spec, "timeZone"); zone.is_string()) {
-    if (auto e = time_zone_error(zone.get<std::string>()); !e.empty()) {
-      out.push_back(invalid_value("spec.timeZone", zone.get<std::string>(), e));
-    }
+    validate_time_zone(zone.get<std::string>(), out);
   }
   const std::string policy = str(spec, "concurrencyPolicy");
   if (policy.empty()) {
@@ -108,6 +147,12 @@ void validate_cron_job(const json& obj, Errors& out) {
         not_supported("spec.concurrencyPolicy", go_quote(policy), {"Allow", "Forbid", "Replace"}));
   }
   validate_job_spec(get(get(spec, "jobTemplate"), "spec"), "spec.jobTemplate.spec", out);
+  validate_nonnegative(spec, "successfulJobsHistoryLimit", "spec.successfulJobsHistoryLimit", out);
+  validate_nonnegative(spec, "failedJobsHistoryLimit", "spec.failedJobsHistoryLimit", out);
+  const std::string name = str(get(obj, "metadata"), "name");
+  if (name.size() > 52) {
+    out.push_back(invalid_value("metadata.name", name, "must be no more than 52 characters"));
+  }
 }
 
 }  // namespace validate
