@@ -160,6 +160,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
   }
   // kube-apiserver's order: the static tokens, then the legacy and the bound service-account
   // tokens.
+  authenticator_->set_anonymous(config_.anonymous_auth);
   authenticator_->add(service_accounts_->legacy_authenticator());
   authenticator_->add(service_accounts_->bound_authenticator());
   if (service_accounts_->issues_tokens()) {
@@ -582,6 +583,7 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 std::vector<pipeline::Stage> ApiServer::stages() {
   return {pipeline::request_info_stage(),
           pipeline::authentication_stage(*authenticator_),
+          pipeline::impersonation_stage(*authorizer_),
           pipeline::authorization_stage(*authorizer_),
           {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
              http::Request& request = *context.writable;

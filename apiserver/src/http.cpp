@@ -24,6 +24,17 @@ std::string Request::header(const std::string& name) const {
   return it == headers.end() ? std::string() : it->second;
 }
 
+std::vector<std::string> Request::header_values(const std::string& name) const {
+  if (auto it = repeated_headers.find(name); it != repeated_headers.end()) {
+    return it->second;
+  }
+  auto it = headers.find(name);
+  if (it == headers.end()) {
+    return {};
+  }
+  return {it->second};
+}
+
 void Response::set_header(const std::string& name, const std::string& value) {
   CaseInsensitiveLess less;
   for (auto& [k, v] : headers) {

@@ -429,6 +429,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
+  const auto anonymous = flags.all("anonymous-auth");
+  api_config.anonymous_auth = anonymous.empty() || anonymous.back() == "true";
   api_config.tokens = std::move(file_tokens);
   api_config.service_accounts = std::move(*account_options);
   api_config.root_ca_pem = pki->ca_cert_pem;
@@ -567,6 +569,9 @@ Command serve_command() {
       {"authorization-mode", "", true, "MODES",
        "authorizers in order, comma-separated: Node, RBAC, AlwaysAllow, AlwaysDeny (default "
        "Node,RBAC; system:masters is always allowed)"},
+      {"anonymous-auth", "", false, "",
+       "requests without credentials are system:anonymous (default true; =false answers them "
+       "401)"},
       {"token-auth-file", "", true, "FILE",
        "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
       {"request-timeout", "", true, "DURATION",

@@ -4,7 +4,8 @@
 # allowed as soon as a Role and RoleBinding exist, and `kubectl auth can-i` (with --list, -n,
 # --subresource and non-resource URLs) agrees with what the server enforces; SubjectAccessReview
 # answers for another user; a Role granting more than its writer holds is refused; the cluster's
-# own controllers, scheduler and kubelets are never refused. Run through with_sandbox.sh.
+# own controllers, scheduler and kubelets are never refused; impersonation with --as, --as-group
+# and --as-uid, and alice refused to impersonate until a role lets her. Run through with_sandbox.sh.
 set -euo pipefail
 fail() { echo "FAIL: $*" >&2; exit 1; }
 tmp=$(mktemp -d)
@@ -77,6 +78,26 @@ grep -qF 'roles.rbac.authorization.k8s.io "secrets" is forbidden: user "alice" (
   <<<"$esc" || fail "escalation: $esc"
 grep -qF '{APIGroups:[""], Resources:["secrets"], Verbs:["get"]}' <<<"$esc" || fail "missing rule: $esc"
 
+# Impersonation: the admin acts as alice (and her group), RBAC then judges alice; alice herself
+# may not act as anyone until a role grants her the impersonate verb on that user.
+grep -qF 'secrets is forbidden: User "alice" cannot list resource "secrets" in API group "" in the namespace "default"' \
+  <<<"$(out kubectl --as alice get secrets)" || fail "--as refusal: $(out kubectl --as alice get secrets)"
+[[ $(kubectl --as alice auth can-i list pods) == yes ]] || fail "can-i --as alice"
+[[ $(out kubectl --as alice auth can-i get secrets) == no ]] || fail "can-i --as alice secrets"
+[[ $(kubectl --as alice --as-group devs --as-uid 7 auth whoami -o jsonpath='{.status.userInfo.username} {.status.userInfo.uid} {.status.userInfo.groups}') == \
+  'alice 7 ["devs","system:authenticated"]' ]] || fail "whoami --as"
+[[ $(kubectl --as system:serviceaccount:default:default auth whoami -o jsonpath='{.status.userInfo.groups}') == \
+  '["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"]' ]] ||
+  fail "whoami --as a service account"
+grep -qF 'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope' \
+  <<<"$(out ka --as bob get pods)" || fail "alice impersonating: $(out ka --as bob get pods)"
+kubectl create clusterrole act-as-bob --verb=impersonate --resource=users --resource-name=bob >/dev/null
+kubectl create clusterrolebinding alice-as-bob --clusterrole=act-as-bob --user=alice >/dev/null
+[[ $(ka --as bob auth whoami -o jsonpath='{.status.userInfo.username}') == bob ]] || fail "alice as bob"
+grep -qF 'users "carol" is forbidden' <<<"$(out ka --as carol get pods)" || fail "alice as carol"
+grep -qF 'groups "admins" is forbidden: User "alice" cannot impersonate resource "groups"' \
+  <<<"$(out ka --as bob --as-group admins get pods)" || fail "alice as a group"
+
 # The cluster runs as its own users and is never refused.
 kubectl create deployment web --image=nginx --replicas=2 >/dev/null
 kubectl rollout status deployment/web --timeout=60s >/dev/null || fail "rollout"
@@ -87,7 +108,7 @@ kubectl delete deployment web >/dev/null
 refused=$(kubectl get --raw /debug/requests | python3 -c '
 import json, sys
 for t in json.load(sys.stdin)["items"]:
-    if t["code"] == 403 and t["user"] != "alice":
+    if t["code"] == 403 and t["user"] not in ("alice", "bob"):
         print(t["user"], t["method"], t["target"])')
 [[ -z $refused ]] || fail "the cluster was refused: $refused"
 echo "rbac: ok"

@@ -58,6 +58,9 @@ struct ApiServerConfig {
   // AlwaysDeny, evaluated in order after the privileged group system:masters
   // (check_authorization_mode() tells whether a value is one).
   std::string authorization_mode = "Node,RBAC";
+  // kube-apiserver's --anonymous-auth: requests without credentials are system:anonymous (true)
+  // or refused with a 401 (false).
+  bool anonymous_auth = true;
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;

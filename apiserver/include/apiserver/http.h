@@ -33,7 +33,10 @@ struct Request {
   std::string target;                                     // as sent: path and query
   std::string path;                                       // percent-decoded path
   std::map<std::string, std::vector<std::string>> query;  // decoded; repeated keys kept
-  Headers headers;
+  Headers headers;  // a repeated header's values joined with ", ", as HTTP allows
+  // Each value of a header sent more than once (e.g. Impersonate-Group), in order; a header
+  // sent once is only in `headers`.
+  std::map<std::string, std::vector<std::string>, CaseInsensitiveLess> repeated_headers;
   std::string body;
   std::string remote_address;
   std::optional<ClientCertificate> client_certificate;
@@ -47,6 +50,8 @@ struct Request {
   std::string query_value(const std::string& name, const std::string& fallback = "") const;
   bool has_query(const std::string& name) const { return query.count(name) != 0; }
   std::string header(const std::string& name) const;
+  // Every value of a header, one per time it was sent (Go's Header[name]); empty when absent.
+  std::vector<std::string> header_values(const std::string& name) const;
 };
 
 // A response body produced over time (watch): the server writes each chunk as it comes, with

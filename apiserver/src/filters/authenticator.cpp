@@ -124,6 +124,9 @@ Authentication Authenticator::authenticate(const http::Request& request) const {
     }
     return {with_authenticated_group(std::move(answer.user)), {}};
   }
+  if (!anonymous_) {
+    return {std::nullopt, {}};  // no credentials and no anonymous user: 401, nothing to log
+  }
   UserInfo anonymous;
   anonymous.name = "system:anonymous";
   anonymous.groups = {"system:unauthenticated"};

@@ -1,7 +1,8 @@
 // Who is asking, as kube-apiserver's union of request authenticators decides it: a verified
 // client certificate (CN = user, O = groups) first; then a bearer token, offered to the static
 // tokens (--token-auth-file) and to each added TokenAuthenticator (the service-account tokens) in
-// order, the first to take it winning; a request with neither is system:anonymous. A bearer token
+// order, the first to take it winning; a request with neither is system:anonymous (in group
+// system:unauthenticated), or refused when anonymous requests are off. A bearer token
 // that none takes is refused (401); the reason is kube-apiserver's aggregate text,
 // "[invalid bearer token, <each authenticator's error>]", or "invalid bearer token" alone.
 //
@@ -48,6 +49,9 @@ class Authenticator {
     token_authenticators_.push_back(&authenticator);
   }
   const std::vector<std::string>& api_audiences() const { return api_audiences_; }
+  // --anonymous-auth: whether a request without credentials is system:anonymous (the default)
+  // or refused with a 401.
+  void set_anonymous(bool allowed) { anonymous_ = allowed; }
 
   Authentication authenticate(const http::Request& request) const;
   // TokenReview: the token authenticated for `audiences` (empty: the API audiences).
@@ -61,6 +65,7 @@ class Authenticator {
   const TokenTable& tokens_;
   std::vector<std::string> api_audiences_;
   std::vector<const TokenAuthenticator*> token_authenticators_;
+  bool anonymous_ = true;
 };
 
 // The user with system:authenticated added (unless there already), as kube-apiserver's group

@@ -10,7 +10,7 @@ Stage authentication_stage(const filters::Authenticator& authenticator) {
       "authentication", [&authenticator](Context& context) -> Outcome {
         auto who = authenticator.authenticate(context.request);
         if (!who.user) {
-          if (auto* t = context.trace) {
+          if (auto* t = context.trace; t != nullptr && !who.error.empty()) {
             // Once per refused request: the untraced pass before it logs nothing.
             t->notes.push_back({"authentication", who.error});
             log::error("\"Unable to authenticate the request\" err=" + common::go_quote(who.error));

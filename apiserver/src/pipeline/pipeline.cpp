@@ -25,7 +25,7 @@ std::optional<http::Response> run_stages(const std::vector<Stage>& stages, size_
       }
       throw;
     }
-    if (context.trace != nullptr) {
+    if (context.trace != nullptr && (!outcome.decision.empty() || outcome.answer)) {
       context.trace->steps.push_back({stage.name, std::move(outcome.decision), took()});
     }
     if (outcome.answer) {

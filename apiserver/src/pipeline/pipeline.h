@@ -29,12 +29,16 @@ struct Context {
   trace::RequestTrace* trace;
   http::Request* writable;
   std::optional<endpoints::RequestInfo> info;  // a resource request, from the request info stage
-  filters::UserInfo user;                      // from the authentication stage
-  std::string_view answered_by;                // the stage that answered
+  filters::UserInfo user;  // from the authentication stage; the impersonation stage may change it
+  // Who authenticated, when the request acts as someone else (the impersonation stage).
+  std::optional<filters::UserInfo> requestor;
+  std::string_view answered_by;  // the stage that answered
 };
 
 // A stage's verdict: `decision` says what it decided, in a word or two, for the trace (the
 // request info and the user are in the trace's own fields); an `answer` ends the request there.
+// A stage that had nothing to do (impersonation without Impersonate-* headers) leaves `decision`
+// empty and is not in the trace.
 struct Outcome {
   std::string decision;
   std::optional<http::Response> answer;

@@ -18,6 +18,14 @@ Stage request_info_stage();
 // system:anonymous. Decides "authenticated".
 Stage authentication_stage(const filters::Authenticator& authenticator);
 
+// Impersonation: the Impersonate-User, -Group, -Uid and -Extra-<key> headers, each authorized for
+// the authenticated user with the verb impersonate on users, serviceaccounts, groups, uids or
+// userextras (as kube-apiserver's impersonation filter). Allowed, the request goes on as the user
+// they name (`requestor` keeps who asked; "<who> is acting as <user>"); refused, the 403 of the
+// first one refused; groups, extras or a uid without a user are a 500 in Go's plain text.
+// Not in the trace when the request impersonates no one.
+Stage impersonation_stage(const authorization::Authorizer& authorizer);
+
 // Authorization: the authorizer chain of --authorization-mode decides (authorization/). Allowed,
 // the decision is "allow: <reason>" (RBAC names the binding), or "allow (<authorizer>)" when the
 // authorizer gave no reason; refused, "forbid[: <reason>]" and the 403 of kube-apiserver's

@@ -2,91 +2,10 @@
 // bootstrap policy, upstream's 403 texts, read-after-write of bindings, the access reviews,
 // escalation prevention and the node authorizer's graph.
 #include <catch2/catch.hpp>
-#include <chrono>
-#include <memory>
-#include <nlohmann/json.hpp>
 
-#include "apiserver/apiserver.h"
-#include "store/store.h"
-#include "test_request.h"
+#include "authorization_fixture.h"
 
-namespace {
-
-using nlohmann::json;
-
-class Cluster {
- public:
-  Cluster() {
-    store::Options options;
-    options.durability = store::Durability::Ephemeral;
-    store_ = std::move(store::Store::open(options)).value();
-    apiserver::ApiServerConfig config;
-    config.tokens["admin"] = {"admin", {"system:masters"}};
-    config.tokens["alice"] = {"alice", {}};
-    config.tokens["node1"] = {"system:node:node-1", {"system:nodes"}};
-    config.tokens["node2"] = {"system:node:node-2", {"system:nodes"}};
-    api_ = std::make_unique<apiserver::ApiServer>(*store_, config);
-    api_->bootstrap();
-    api_->set_ready(true);
-  }
-
-  struct Reply {
-    int status;
-    json body;
-  };
-  Reply call(const std::string& token, const std::string& method, const std::string& target,
-             const json& body = nullptr) {
-    auto request = apiserver::testing::make_request(method, target, body, token);
-    auto response = api_->handle(request);
-    return {response.status, json::parse(response.body, nullptr, false)};
-  }
-  Reply admin(const std::string& method, const std::string& target, const json& body = nullptr) {
-    return call("admin", method, target, body);
-  }
-  // Waits (bounded) until the controllers are done with what the last requests started.
-  void settle() {
-    REQUIRE(api_->wait_controllers_idle(std::chrono::seconds(5), std::chrono::seconds(20)));
-  }
-
- private:
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<apiserver::ApiServer> api_;
-};
-
-json role(const std::string& name, json rules) {
-  return {{"apiVersion", "rbac.authorization.k8s.io/v1"},
-          {"kind", "Role"},
-          {"metadata", {{"name", name}}},
-          {"rules", std::move(rules)}};
-}
-
-json rule(std::vector<std::string> verbs, const std::string& group,
-          std::vector<std::string> resources) {
-  return {{"verbs", verbs}, {"apiGroups", {group}}, {"resources", resources}};
-}
-
-json binding(const std::string& name, const std::string& kind, const std::string& role_name,
-             const std::string& user) {
-  return {
-      {"apiVersion", "rbac.authorization.k8s.io/v1"},
-      {"kind", "RoleBinding"},
-      {"metadata", {{"name", name}}},
-      {"roleRef", {{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", kind}, {"name", role_name}}},
-      {"subjects",
-       json::array(
-           {{{"apiGroup", "rbac.authorization.k8s.io"}, {"kind", "User"}, {"name", user}}})}};
-}
-
-json configmap(const std::string& name) {
-  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
-}
-
-constexpr const char* kRoles = "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles";
-constexpr const char* kBindings =
-    "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings";
-constexpr const char* kConfigMaps = "/api/v1/namespaces/default/configmaps";
-
-}  // namespace
+using namespace apiserver::testing;  // Cluster, json, role, rule, binding, configmap, the paths
 
 TEST_CASE(
     "a user without bindings is refused with kube-apiserver's text, and allowed right "
