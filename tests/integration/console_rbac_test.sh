@@ -4,7 +4,8 @@
 # The console must say who it is connected as, fall back to the kubeconfig's namespace when the
 # namespace list is refused, list the ConfigMaps, grey out Edit, Delete and New with the reason,
 # show a refused apply and the refused pod list with the server's own 403 message, and mark the
-# kinds alice may not list. Screenshots go to $KS_SHOT_DIR when it is set (to look at them).
+# kinds alice may not list. The admin, against the same server, has nothing greyed out.
+# Screenshots go to $KS_SHOT_DIR when it is set (to look at them).
 # Skips (77) only when xvfb-run is missing.
 set -uo pipefail
 source "$(dirname "$0")/serve_lib.sh"
@@ -106,4 +107,27 @@ PY
 done
 [[ $(kubectl --kubeconfig "$(json "$tmp/ready.json" '["kubeconfig"]')" get configmap settings \
   -o jsonpath='{.data.mode}') == slow ]] || fail "the refused apply changed the object"
+
+# the admin (system:masters) against the same server: nothing greyed out, every kind listable
+cat >"$tmp/admin.txt" <<EOF
+timeout 40
+namespace default
+wait-access
+select-kind configmaps
+open default/settings
+wait-access
+dump-state $tmp/admin.json
+EOF
+xvfb-run -a -f "$(mktemp "$tmp/xauth.XXXXXX")" -s "-screen 0 1400x900x24" \
+  "$bin" console --kubeconfig "$(json "$tmp/ready.json" '["kubeconfig"]')" \
+  --window-size 1280x800 --script "$tmp/admin.txt" >"$tmp/admin.out" 2>&1 ||
+  fail "admin console run: $(cat "$tmp/admin.out")"
+python3 - "$tmp/admin.json" <<'PY' || fail "admin state dump"
+import json, sys
+access = json.load(open(sys.argv[1]))["access"]
+assert access["rulesKnown"] and "system:masters" in access["groups"], access
+for key in ("edit", "delete", "create"):
+    assert access[key] == {"allowed": True, "reason": ""}, (key, access[key])
+assert access["listDenied"] == {} and access["namespacesDenied"] == "", access
+PY
 echo PASS
