@@ -87,8 +87,9 @@ assert access["listDenied"]["core/pods"].endswith(
 assert "core/configmaps" not in access["listDenied"], access["listDenied"]
 error = json.load(open(tmp + "/apply.json"))["lastAction"]["error"]
 assert error["httpStatus"] == 403 and error["reason"] == "Forbidden", error
-assert error["message"] == ('configmaps "settings" is forbidden: User "alice" cannot patch '
-                            'resource "configmaps" in API group "" in the namespace "default"'), error
+assert error["message"] == (
+    'configmaps "settings" is forbidden: User "alice" cannot patch resource "configmaps" in API '
+    'group "" in the namespace "default"'), error
 pods = json.load(open(tmp + "/pods.json"))["kinds"]["core/pods"]
 assert pods["refused"] == 403 and pods["scope"] == "default", pods
 assert pods["error"] == ('pods is forbidden: User "alice" cannot list resource "pods" in API '
