@@ -131,7 +131,8 @@ ConnectionState ConsoleState::connection() const {
     return ConnectionState::Degraded;
   }
   for (const auto& [key, kind] : kinds_) {
-    if (kind.state == client::StreamState::Retrying) {
+    // A refusal is the server answering: the user may not, which is no fault of the connection.
+    if (kind.state == client::StreamState::Retrying && kind.refused == 0) {
       return ConnectionState::Degraded;
     }
   }
@@ -152,7 +153,7 @@ const OpenKind* ConsoleState::current() const {
   return it != kinds_.end() ? &it->second : nullptr;
 }
 
-void ConsoleState::open_kind(const model::ApiResource& resource) {
+void ConsoleState::open_kind(const model::ApiResource& resource, const std::string& scope) {
   const std::string key = resource.key();
   if (kinds_.count(key) != 0) {
     return;
@@ -166,9 +167,10 @@ void ConsoleState::open_kind(const model::ApiResource& resource) {
   }
   OpenKind& kind = kinds_.emplace(key, OpenKind(resource)).first->second;
   kind.last_shown_ms = now_ms_;
+  kind.scope = resource.namespaced ? scope : std::string();
   client::WatchTarget target;
   target.key = key;
-  target.path = collection_path(resource);
+  target.path = kind.scope.empty() ? collection_path(resource) : create_path(resource, kind.scope);
   target.table = true;
   kind.stream_id = session_.watch(std::move(target));
 }
@@ -210,6 +212,7 @@ size_t ConsoleState::update(int64_t now_ms) {
   }
   rebuild_current(false);
   count_kinds();
+  ask_access();
   if (select_when_listed_ && select_when_listed_->kind_key == current_key_ &&
       select_object(select_when_listed_->namespace_, select_when_listed_->name)) {
     select_when_listed_.reset();
@@ -290,8 +293,15 @@ void ConsoleState::on_message(client::StreamMessage& message) {
       kind->state = message.state;
       kind->error = message.error;
       if (message.state == client::StreamState::Retrying) {
-        fail(message.error);
+        kind->refused = message.http_status;
+        if (kind->refused != 0) {
+          any_success_ = true;  // the server answered: the user may not, shown where it applies
+          on_refused(*kind);
+        } else {
+          fail(message.error);
+        }
       } else if (message.state == client::StreamState::Watching) {
+        kind->refused = 0;
         any_success_ = true;
       }
       return;
@@ -306,6 +316,7 @@ void ConsoleState::count_kinds() {
   if (ns != counted_namespace_) {  // counts of another namespace: a new round now
     counted_namespace_ = ns;
     count_queue_.clear();
+    count_refused_.clear();
     next_count_round_ms_ = 0;
   }
   if (count_queue_.empty() && counts_pending_.empty() && now_ms_ >= next_count_round_ms_) {
@@ -352,6 +363,13 @@ void ConsoleState::on_count(uint64_t id, bool sent, int status, const std::strin
   counts_pending_.erase(it);
   const json list = sent && status == 200 ? json::parse(body, nullptr, false) : json();
   const model::ApiResource* r = tree_.find(group, resource);
+  if (r != nullptr && sent && (status == 401 || status == 403)) {
+    count_refused_[r->key()] = client::refusal_text(status, body);
+    return;
+  }
+  if (r != nullptr) {
+    count_refused_.erase(r->key());
+  }
   if (!list.is_object() || r == nullptr || kinds_.count(r->key()) != 0) {
     return;  // not listable here, or followed by a watch now (its table counts it)
   }
@@ -374,8 +392,9 @@ void ConsoleState::refresh_namespaces() {
   }
   const std::string before = namespaces_.selected();
   namespaces_.replace(json{{"items", std::move(items)}});
+  namespaces_denied_.clear();
   if (namespaces_.selected() != before) {
-    rebuild_current(true);
+    on_namespace_changed();
   }
 }
 
@@ -395,6 +414,10 @@ void ConsoleState::on_reply(client::ApiReply& reply) {
   const int status = reply.response.status;
   const std::string& body = reply.response.body;
   switch (purpose) {
+    case Purpose::WhoAmI:
+    case Purpose::Rules:
+      on_access_reply(purpose, reply.id, reply.sent, status, body);
+      return;
     case Purpose::Count:
       on_count(reply.id, reply.sent, status, body);
       return;

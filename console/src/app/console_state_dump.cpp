@@ -51,7 +51,9 @@ json ConsoleState::dump() const {
                   {"visibleRows", view.visible_rows().size()},
                   {"visible", std::move(names)},
                   {"filter", view.filter()},
-                  {"viewNamespace", kind.table.view_namespace()}};
+                  {"viewNamespace", kind.table.view_namespace()},
+                  {"scope", kind.scope},
+                  {"refused", kind.refused}};
     if (view.sort_column() && *view.sort_column() < view.columns().size()) {
       entry["sort"] = {{"column", view.columns()[*view.sort_column()].name},
                        {"descending", view.sort_direction() == model::SortDirection::Descending}};
@@ -116,6 +118,8 @@ json ConsoleState::dump() const {
   }
   out["favourites"] = {{"keys", std::move(favourites)}, {"pinned", std::move(pinned)}};
   out["theme"] = view_options_.light_theme ? "light" : "dark";
+  out["access"] = access_json();
+
   out["editor"] = {{"editing", editing()},
                    {"mode", !editing()  ? ""
                             : creating_ ? "create"

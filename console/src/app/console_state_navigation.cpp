@@ -90,10 +90,15 @@ void ConsoleState::fill_settings(ConsoleSettings& settings) const {
 }
 
 bool ConsoleState::select_namespace(std::string_view name) {
+  const std::string before = namespaces_.selected();
   if (!namespaces_.select(name)) {
     return false;
   }
-  rebuild_current(true);
+  if (namespaces_.selected() != before) {
+    on_namespace_changed();
+  } else {
+    rebuild_current(true);
+  }
   return true;
 }
 

@@ -36,6 +36,7 @@ constexpr Arity kCommands[] = {
     {"new", 0, 0},          {"duplicate", 0, 0},   {"create", 0, 0},
     {"replace", 0, 0},      {"wait-kind", 1, 1},   {"wait-no-kind", 1, 1},
     {"scroll", 2, 2},       {"event-kind", 1, 1},  {"event-namespace", 1, 1},
+    {"wait-access", 0, 0},
 };
 
 std::string_view trim(std::string_view s) {
@@ -320,9 +321,25 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
       return failed("cannot select " + r->key());
     }
     const OpenKind* kind = state.current();
-    if (kind == nullptr || !kind->table.listed()) {
+    // A refusal in the scope shown (after a cluster-wide one moved the stream to the selected
+    // namespace) is an answer too: the table shows it.
+    const bool refused =
+        kind != nullptr && kind->refused != 0 &&
+        kind->scope == (kind->table.resource().namespaced ? state.namespaces().selected() : "");
+    if (kind == nullptr || (!kind->table.listed() && !refused)) {
       return pending(kind != nullptr && !kind->error.empty() ? kind->error
                                                              : "the first LIST has not arrived");
+    }
+    return Outcome::Next;
+  }
+  if (name == "wait-access") {
+    if (!state.user()) {
+      return pending(state.whoami_error().empty() ? "the SelfSubjectReview has not answered"
+                                                  : state.whoami_error());
+    }
+    const std::string ns = state.rules_namespace();
+    if (state.rules(ns) == nullptr) {
+      return pending("the rules of namespace " + ns + " have not arrived");
     }
     return Outcome::Next;
   }

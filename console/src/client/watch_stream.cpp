@@ -224,6 +224,17 @@ std::string status_text(int http_status, std::string_view body) {
   return shown.empty() ? text : text + ": " + shown;
 }
 
+std::string refusal_text(int http_status, std::string_view body) {
+  if (http_status == 401 || http_status == 403) {
+    const json status = json::parse(body, nullptr, false);
+    const std::string message = model::string_field(status, "message");
+    if (model::string_field(status, "kind") == "Status" && !message.empty()) {
+      return message;
+    }
+  }
+  return status_text(http_status, body);
+}
+
 WatchStream::WatchStream(ClusterAccess access, WatchTarget target, WatchOptions options,
                          BoundedQueue<StreamMessage>& out)
     : access_(std::move(access)),
@@ -252,7 +263,8 @@ bool WatchStream::pause(std::chrono::milliseconds delay) {
   return !pause_cv_.wait_for(lock, delay, [&] { return stop_.load(); });
 }
 
-void WatchStream::post_state(StreamState state, std::string error, int64_t retry_in_ms) {
+void WatchStream::post_state(StreamState state, std::string error, int64_t retry_in_ms,
+                             int http_status) {
   StreamMessage message;
   message.type = StreamMessage::Type::State;
   message.key = target_.key;
@@ -260,12 +272,14 @@ void WatchStream::post_state(StreamState state, std::string error, int64_t retry
   message.state = state;
   message.error = std::move(error);
   message.retry_in_ms = retry_in_ms;
+  message.http_status = http_status;
   // A lost state message is superseded by the next; so is one whose wake-up threw.
   detail::run_guarded("watch " + target_.path + ": post state",
                       [&] { out_.try_push(std::move(message)); });
 }
 
-common::Result<StreamMessage> WatchStream::list() {
+common::Result<StreamMessage> WatchStream::list(int& http_status) {
+  http_status = 0;
   ClientOptions client_options;
   client_options.timeout = options_.request_timeout;
   client_options.max_response_bytes = options_.max_list_bytes;
@@ -278,6 +292,10 @@ common::Result<StreamMessage> WatchStream::list() {
   auto response = client.request(request);
   if (!response.ok()) {
     return response.error();
+  }
+  if (response->status == 401 || response->status == 403) {
+    http_status = response->status;
+    return refusal_text(response->status, response->body);
   }
   if (response->status != 200) {
     return "list " + target_.path + ": " + status_text(response->status, response->body);
@@ -315,6 +333,9 @@ WatchStream::WatchOutcome WatchStream::watch(std::string& resource_version, bool
       if (!read.ok() || *read != detail::HttpsConnection::Read::Data) {
         break;
       }
+    }
+    if (status == 401 || status == 403) {
+      return {WatchEnd::Failed, refusal_text(status, body), status};
     }
     return {status == 410 ? WatchEnd::Expired : WatchEnd::Failed,
             "watch " + target_.path + ": " + status_text(status, body)};
@@ -365,18 +386,19 @@ WatchStream::WatchOutcome WatchStream::watch(std::string& resource_version, bool
   }
 }
 
-bool WatchStream::retry(Backoff& backoff, const std::string& error) {
+bool WatchStream::retry(Backoff& backoff, const std::string& error, int http_status) {
   const auto delay = backoff.next();
-  post_state(StreamState::Retrying, error, delay.count());
+  post_state(StreamState::Retrying, error, delay.count(), http_status);
   return pause(delay);
 }
 
 bool WatchStream::round(Backoff& backoff, std::string& resource_version, bool& need_list) {
   if (need_list) {
     post_state(StreamState::Listing);
-    auto listed = list();
+    int refused = 0;
+    auto listed = list(refused);
     if (!listed.ok()) {
-      return !stop_ && retry(backoff, listed.error());
+      return !stop_ && retry(backoff, listed.error(), refused);
     }
     std::string rv = listed->resource_version;
     if (!out_.try_push(std::move(*listed))) {
@@ -402,7 +424,7 @@ bool WatchStream::round(Backoff& backoff, std::string& resource_version, bool& n
       retry(backoff, error);
       break;
     case WatchEnd::Failed:
-      retry(backoff, error);
+      retry(backoff, error, watched.http_status);
       break;
     case WatchEnd::Stopped:
       break;

@@ -3,6 +3,9 @@
 #include <imgui_stdlib.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "console/model/table_view.h"
 
@@ -80,6 +83,39 @@ void ObjectPane::draw(app::ConsoleState& state, const Frame& frame, const Fonts&
   ImGui::End();
 }
 
+namespace {
+
+// A button greyed out, with the server's reason on hover, when the user may not take its action.
+bool permitted_button(const char* label, const app::Permission& permission) {
+  ImGui::BeginDisabled(!permission.allowed);
+  const bool pressed = ImGui::Button(label);
+  ImGui::EndDisabled();
+  if (!permission.allowed && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    ImGui::SetTooltip("Not allowed:\n%s", permission.reason.c_str());
+  }
+  return pressed;
+}
+
+// What is greyed out and why, in words under the buttons, so that a glance (or a screenshot)
+// tells without hovering: the actions' names and the first reason.
+void explain_greyed(const std::vector<std::pair<const char*, app::Permission>>& actions) {
+  std::string names;
+  const std::string* reason = nullptr;
+  for (const auto& [name, permission] : actions) {
+    if (!permission.allowed) {
+      names += (names.empty() ? "" : ", ") + std::string(name);
+      reason = reason != nullptr ? reason : &permission.reason;
+    }
+  }
+  if (reason != nullptr) {
+    ImGui::PushTextWrapPos(0.0f);
+    text_dim("Greyed out: " + names + ". " + *reason + ".");
+    ImGui::PopTextWrapPos();
+  }
+}
+
+}  // namespace
+
 void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
   const model::CachedObject* object = state.selected_object();
   const app::OpenKind* kind = state.current();
@@ -88,10 +124,11 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
     if (kind != nullptr && kind->table.resource().has_verb("create")) {
       const std::string label = "New " + kind->table.resource().kind + "  (Ctrl+N)";
       ImGui::BeginDisabled(state.action_in_flight());
-      if (ImGui::Button(label.c_str())) {
+      if (permitted_button(label.c_str(), state.may_create())) {
         state.begin_create();
       }
       ImGui::EndDisabled();
+      explain_greyed({{"New", state.may_create()}});
     }
     empty_state("No object selected",
                 kind == nullptr ? "Pick a kind on the left, then a row of the table."
@@ -117,27 +154,32 @@ void ObjectPane::draw_view(app::ConsoleState& state, const Fonts& fonts) {
   text_dim(facts);
   const bool busy = state.action_in_flight();
   ImGui::BeginDisabled(busy);
-  if (ImGui::Button("Edit  (Enter)")) {
+  const app::Permission may_create = state.may_create();
+  if (permitted_button("Edit  (Enter)", state.may_edit())) {
     state.begin_edit();
   }
   ImGui::SameLine();
-  if (ImGui::Button("Duplicate")) {
+  if (permitted_button("Duplicate", may_create)) {
     state.begin_duplicate();
   }
-  if (ImGui::IsItemHovered()) {
+  if (may_create.allowed && ImGui::IsItemHovered()) {
     ImGui::SetTooltip("A copy to create, named <name>-copy, without what the server set");
   }
   ImGui::SameLine();
-  if (ImGui::Button("New")) {
+  if (permitted_button("New", may_create)) {
     state.begin_create();
   }
-  if (ImGui::IsItemHovered()) {
+  if (may_create.allowed && ImGui::IsItemHovered()) {
     ImGui::SetTooltip("A new object of this kind from a template (Ctrl+N)");
   }
   ImGui::SameLine();
-  if (ImGui::Button("Delete  (Del)")) {
+  if (permitted_button("Delete  (Del)", state.may_delete())) {
     state.request_delete();
   }
+  explain_greyed({{"Edit", state.may_edit()},
+                  {"Duplicate", may_create},
+                  {"New", may_create},
+                  {"Delete", state.may_delete()}});
   ImGui::EndDisabled();
   draw_result(state, fonts);
   ImGui::Separator();
@@ -311,19 +353,23 @@ void ObjectPane::draw_editor(app::ConsoleState& state, const Fonts& fonts) {
   const bool busy = state.action_in_flight();
   const bool creating = state.creating();
   ImGui::BeginDisabled(busy);
+  // Greyed out as the rules say; Ctrl+S still sends, and the server's refusal shows below.
+  const app::Permission may_create = state.may_editor("create");
+  const app::Permission may_patch = state.may_editor("patch");
+  const app::Permission may_update = state.may_editor("update");
   if (creating) {
-    if (ImGui::Button("Create  (Ctrl+S)")) {
+    if (permitted_button("Create  (Ctrl+S)", may_create)) {
       state.create();
     }
   } else {
-    if (ImGui::Button("Apply  (Ctrl+S)")) {
+    if (permitted_button("Apply  (Ctrl+S)", may_patch)) {
       state.apply();
     }
     ImGui::SameLine();
-    if (ImGui::Button("Replace")) {
+    if (permitted_button("Replace", may_update)) {
       state.replace();
     }
-    if (ImGui::IsItemHovered()) {
+    if (may_update.allowed && ImGui::IsItemHovered()) {
       ImGui::SetTooltip(
           "PUT the whole object as written. Without a resourceVersion in the text, the one the\n"
           "edit began from is sent: a change made since is refused (Conflict), not overwritten.");
@@ -343,6 +389,11 @@ void ObjectPane::draw_editor(app::ConsoleState& state, const Fonts& fonts) {
     }
   }
   ImGui::EndDisabled();
+  if (creating) {
+    explain_greyed({{"Create", may_create}});
+  } else {
+    explain_greyed({{"Apply", may_patch}, {"Replace", may_update}});
+  }
   ImGui::PushTextWrapPos(0.0f);
   text_dim(creating ? std::string("Create: a POST to the namespace of metadata.namespace")
                     : std::string("Apply: server-side apply as ") +

@@ -33,7 +33,9 @@ void stream_badge(const app::OpenKind& kind) {
       color = p.warning;
       break;
     case client::StreamState::Retrying:
-      text = "● retrying";
+      text = kind.refused == 403   ? "● forbidden"
+             : kind.refused == 401 ? "● unauthorized"
+                                   : "● retrying";
       color = p.error;
       break;
     case client::StreamState::Stopped:
@@ -74,12 +76,29 @@ void ObjectTableWindow::draw(app::ConsoleState& state, const Frame& frame) {
   const model::TableView& view = kind->table.view();
   const std::string& resource = kind->table.resource().resource;
   if (!kind->table.listed()) {
-    if (kind->state == client::StreamState::Retrying) {
+    if (kind->refused != 0) {
+      // The server's refusal as it worded it; the stream asks again now and then, so a role
+      // granted meanwhile fills the table.
+      empty_state(
+          ("You may not list " + resource + " in " + scope_text(state, kind->table.resource()))
+              .c_str(),
+          kind->error + "\n\n" +
+              (kind->table.resource().namespaced && kind->scope.empty()
+                   ? "Pick a namespace on the left where you may list them. "
+                   : std::string()) +
+              "The console asks again now and then.");
+    } else if (kind->state == client::StreamState::Retrying) {
       empty_state(("Cannot list " + resource).c_str(),
                   kind->error + "\n\nThe console keeps trying, waiting longer each time.");
     } else {
       empty_state(("Listing " + resource + "…").c_str(), "");
     }
+  } else if (kind->refused != 0) {
+    // Listed once, refused since (a role taken away): what is shown is no longer followed.
+    ImGui::PushTextWrapPos(0.0f);
+    ImGui::TextColored(palette().error, "%s", kind->error.c_str());
+    ImGui::PopTextWrapPos();
+    draw_rows(state, *kind);
   } else if (view.row_count() == 0) {
     empty_state(("No " + resource + " in " + scope_text(state, kind->table.resource())).c_str(),
                 "New objects appear here as soon as the server reports them.");
@@ -113,6 +132,10 @@ void ObjectTableWindow::draw_header(app::ConsoleState& state, app::OpenKind& kin
   }
   filter_active_ = ImGui::IsItemActive();
   ImGui::SameLine();
+  if (!kind.table.listed()) {
+    stream_badge(kind);  // no rows to count: nothing was listed
+    return;
+  }
   const size_t shown = view.visible_rows().size();
   std::string counts = std::to_string(shown) + " of " + std::to_string(view.row_count()) + " rows";
   if (view.filter_mode() == model::FilterMode::Labels) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <string>
 
 namespace console::ui {
 
@@ -36,25 +38,45 @@ void ResourceTreeWindow::draw_namespaces(app::ConsoleState& state) {
     }
     ImGui::EndCombo();
   }
+  if (!state.namespaces_denied().empty() && ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Only the context's namespace: the server refused the namespace list.\n%s",
+                      state.namespaces_denied().c_str());
+  }
 }
 
 void ResourceTreeWindow::draw_kind(app::ConsoleState& state, const model::ApiResource& r) {
   const std::string key = r.key();
   const bool selected = key == state.current_key();
   const bool favourite = state.is_favourite(key);
+  // A kind the user may not list here stays clickable (the table shows the server's refusal),
+  // dimmed and marked.
+  const std::optional<std::string> denied = state.list_denied(r);
   ImGui::PushID(key.c_str());
   const float right = ImGui::GetCursorPosX() + ImGui::GetContentRegionAvail().x;
+  if (denied) {
+    ImGui::PushStyleColor(ImGuiCol_Text, palette().text_dim);
+  }
   if (ImGui::Selectable(r.resource.c_str(), selected, ImGuiSelectableFlags_AllowItemOverlap)) {
     state.select_kind(r.group, r.resource);
   }
+  if (denied) {
+    ImGui::PopStyleColor();
+  }
   const bool row_hovered = ImGui::IsItemHovered();
   if (row_hovered) {
-    ImGui::SetTooltip("%s (%s%s)%s", r.kind.c_str(),
+    ImGui::SetTooltip("%s (%s%s)%s%s%s", r.kind.c_str(),
                       r.group.empty() ? "" : (r.group + "/").c_str(), r.version.c_str(),
-                      r.namespaced ? "" : ", cluster-scoped");
+                      r.namespaced ? "" : ", cluster-scoped",
+                      denied ? "\nYou may not list it here:\n" : "", denied ? denied->c_str() : "");
   }
   float star_right = right - 2.0f;
-  if (r.count) {
+  if (denied) {
+    const char* mark = "✗";
+    const float width = ImGui::CalcTextSize(mark).x;
+    ImGui::SameLine(right - width - 4.0f);
+    ImGui::TextColored(palette().error, "%s", mark);
+    star_right = right - width - 4.0f - ImGui::GetStyle().ItemSpacing.x;
+  } else if (r.count) {
     const std::string count = std::to_string(*r.count);
     const float width = ImGui::CalcTextSize(count.c_str()).x;
     ImGui::SameLine(right - width - 4.0f);
@@ -126,9 +148,9 @@ void ResourceTreeWindow::draw(app::ConsoleState& state, const Frame& frame) {
   }
   if (!pinned.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, palette().warning);
-    const bool open = ImGui::TreeNodeEx("★ Favourites###favourites",
-                                        ImGuiTreeNodeFlags_SpanAvailWidth |
-                                            ImGuiTreeNodeFlags_DefaultOpen);
+    const bool open =
+        ImGui::TreeNodeEx("★ Favourites###favourites",
+                          ImGuiTreeNodeFlags_SpanAvailWidth | ImGuiTreeNodeFlags_DefaultOpen);
     ImGui::PopStyleColor();
     if (open) {
       ImGui::PushID("favourites");

@@ -33,6 +33,21 @@ void StatusBar::draw(const app::ConsoleState& state, const Frame& frame) {
   ImGui::SameLine();
   text_dim("context " + state.access().context);
   separator();
+  // Who the server sees (kubectl auth whoami): what every refusal below is about.
+  if (const auto& user = state.user()) {
+    ImGui::TextColored(p.accent, "as %s", user->username.c_str());
+    if (ImGui::IsItemHovered()) {
+      std::string groups;
+      for (const std::string& group : user->groups) {
+        groups += "\n  " + group;
+      }
+      ImGui::SetTooltip("The server sees the console as user \"%s\"%s%s", user->username.c_str(),
+                        groups.empty() ? "" : ", in groups:", groups.c_str());
+    }
+  } else {
+    text_dim(state.whoami_error().empty() ? "as …" : "as ? (" + state.whoami_error() + ")");
+  }
+  separator();
   ImGui::TextUnformatted(
       ("Kubernetes " + (state.server_version().empty() ? std::string("…") : state.server_version()))
           .c_str());

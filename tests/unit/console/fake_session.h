@@ -120,13 +120,15 @@ class FakeSession final : public client::Session {
     m.item = {std::move(object), std::move(cells)};
     messages.push_back(std::move(m));
   }
-  void state(const std::string& key, client::StreamState state, const std::string& error = "") {
+  void state(const std::string& key, client::StreamState state, const std::string& error = "",
+             int http_status = 0) {
     client::StreamMessage m;
     m.type = client::StreamMessage::Type::State;
     m.key = key;
     m.stream_id = stream(key);
     m.state = state;
     m.error = error;
+    m.http_status = http_status;
     messages.push_back(std::move(m));
   }
 

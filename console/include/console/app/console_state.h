@@ -29,6 +29,7 @@
 
 #include "console/app/settings.h"
 #include "console/client/session.h"
+#include "console/model/access_rules.h"
 #include "console/model/event_log.h"
 #include "console/model/kind_table.h"
 #include "console/model/namespaces.h"
@@ -83,6 +84,16 @@ struct OpenKind {
   int64_t last_shown_ms = 0;  // for closing the least recently shown
   uint64_t events = 0;        // watch events applied
   uint64_t lists = 0;         // LISTs applied (more than one: it relisted)
+  // The namespace the stream watches: "" for every namespace; the selected one for a namespaced
+  // kind the user may not list cluster-wide (the server refused that with a 403).
+  std::string scope;
+  int refused = 0;  // the HTTP status (401, 403) of the server's refusal behind `error`, or 0
+};
+
+// Whether the user may take an action, as the server's rules say; `reason` says why not.
+struct Permission {
+  bool allowed = true;
+  std::string reason;
 };
 
 struct ObjectRef {
@@ -139,6 +150,9 @@ class ConsoleState {
   static constexpr int64_t kCountIntervalMs = 10000;
   static constexpr size_t kCountsInFlight = 2;
   static constexpr const char* kFieldManager = "kube-sandbox-console";
+  // How long the rules of a namespace (a SelfSubjectRulesReview) are trusted before they are
+  // asked again, while that namespace is in use.
+  static constexpr int64_t kRulesRefreshMs = 30000;
 
   // `session` must outlive the state.
   explicit ConsoleState(client::Session& session, ConsoleOptions options = {});
@@ -186,6 +200,34 @@ class ConsoleState {
   const model::CachedObject* selected_object() const;
   std::optional<ObjectRef> selected_ref() const;
   const std::string& selected_yaml();
+
+  // --- who the console is and what it may do (console_state_access.cpp)
+  // The user the server sees (a SelfSubjectReview, asked once discovery is in); nullopt until it
+  // answers, or when it cannot (`whoami_error()`).
+  const std::optional<model::UserInfo>& user() const { return user_; }
+  const std::string& whoami_error() const { return whoami_error_; }
+  // The rules of `namespace_` (a SelfSubjectRulesReview, asked for the namespaces in use: the
+  // selected one, else the context's, and the selected object's), or null while unknown.
+  const model::AccessRules* rules(const std::string& namespace_) const;
+  // The namespace whose rules stand for the selection: the selected one, else the context's.
+  std::string rules_namespace() const;
+  // Whether the user may `verb` objects of `resource` in `namespace_` (ignored for cluster-scoped
+  // kinds), named `name` ("" for the collection). Allowed while the rules are unknown: the server
+  // decides, and its refusal is shown.
+  Permission may(std::string_view verb, const model::ApiResource& resource,
+                 std::string_view namespace_, std::string_view name = {}) const;
+  // What the object pane offers: edit (patch or update) and delete the selected object; create
+  // an object of the shown kind in the selected namespace.
+  Permission may_edit() const;
+  Permission may_delete() const;
+  Permission may_create() const;
+  // The editor's object: "patch" (Apply), "update" (Replace) or "create"; allowed when not editing.
+  Permission may_editor(std::string_view verb) const;
+  // Why the user may not list `resource` in the selected namespace (all of them for "") as the
+  // server said it (a 403 to a LIST), or as its rules say; nullopt when they may, or unknown.
+  std::optional<std::string> list_denied(const model::ApiResource& resource) const;
+  // The server's refusal of the namespace LIST; the selector then offers the context's namespace.
+  const std::string& namespaces_denied() const { return namespaces_denied_; }
 
   // --- actions
   // Shows a kind (opening its stream); false when discovery does not list it.
@@ -264,10 +306,32 @@ class ConsoleState {
 
  private:
   enum class Purpose {
-    Version, DiscoveryCore, DiscoveryGroups, Apply, Create, Replace, Delete, Count
+    Version,
+    DiscoveryCore,
+    DiscoveryGroups,
+    Apply,
+    Create,
+    Replace,
+    Delete,
+    Count,
+    WhoAmI,
+    Rules
   };
 
-  void open_kind(const model::ApiResource& resource);
+  void open_kind(const model::ApiResource& resource, const std::string& scope = {});
+  // Watches an open kind in `scope` instead ("" for every namespace): a new stream and table.
+  void rescope(const std::string& key, const std::string& scope);
+  // After the selected namespace changed: kinds watched in one namespace follow it.
+  void on_namespace_changed();
+  // A stream's refusal (403): a namespaced kind refused cluster-wide is watched in the selected
+  // namespace; a refused namespace LIST leaves the selector the context's namespace.
+  void on_refused(OpenKind& kind);
+  // Asks who the user is once, and the rules of the namespaces in use when unknown or stale.
+  void ask_access();
+  void on_access_reply(Purpose purpose, uint64_t id, bool sent, int status,
+                       const std::string& body);
+  // dump()'s "access": the user, the rules' namespace, the pane's permissions, kinds not listable.
+  nlohmann::json access_json() const;
   void open_creator(const nlohmann::json& object);
   bool send_editor(Purpose purpose);
   void close_least_recent();
@@ -323,6 +387,19 @@ class ConsoleState {
   std::map<uint64_t, std::pair<std::string, std::string>> counts_pending_;
   int64_t next_count_round_ms_ = 0;
   std::string counted_namespace_;
+  // Access: who the user is, and per namespace its rules and when they were asked.
+  struct NamespaceRules {
+    std::optional<model::AccessRules> rules;
+    int64_t asked_ms = 0;
+    bool in_flight = false;
+  };
+  std::optional<model::UserInfo> user_;
+  std::string whoami_error_;
+  bool whoami_asked_ = false;
+  std::map<std::string, NamespaceRules> rules_;       // by namespace
+  std::map<uint64_t, std::string> rules_pending_;     // request id -> namespace
+  std::map<std::string, std::string> count_refused_;  // kind key -> the 403 to its count LIST
+  std::string namespaces_denied_;
   bool any_success_ = false;
   bool transport_failed_ = false;  // the last reply was a transport failure
   std::string last_error_;

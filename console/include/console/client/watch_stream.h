@@ -124,6 +124,9 @@ struct StreamMessage {
   StreamState state = StreamState::Listing;
   std::string error;  // why the stream is Retrying
   int64_t retry_in_ms = 0;
+  // The HTTP status of the refusal behind `error` (403: the user may not list or watch the
+  // target; `error` is then the server's Status message as it worded it); 0 for other failures.
+  int http_status = 0;
 };
 
 // The LIST query and the WATCH query of a target.
@@ -141,6 +144,9 @@ common::Result<StreamMessage> decode_list(std::string_view body);
 common::Result<StreamMessage> decode_event(std::string_view text);
 // "reason: message" of a Status body, or the first bytes of any other body.
 std::string status_text(int http_status, std::string_view body);
+// How a refusal is shown: for a 401 or 403 with a Status body, its message as the server worded
+// it (`pods is forbidden: User "alice" cannot list resource "pods" ...`); else status_text().
+std::string refusal_text(int http_status, std::string_view body);
 
 class WatchStream {
  public:
@@ -162,7 +168,8 @@ class WatchStream {
   enum class WatchEnd { Closed, Expired, Overflow, Failed, Stopped };
   struct WatchOutcome {
     WatchEnd end;
-    std::string error;  // why, for Expired, Overflow and Failed
+    std::string error;    // why, for Expired, Overflow and Failed
+    int http_status = 0;  // the server's refusal, when it refused the watch
   };
 
   void run();
@@ -170,13 +177,14 @@ class WatchStream {
   // exception escaping it is caught by run(), which retries with a fresh LIST.
   bool round(Backoff& backoff, std::string& resource_version, bool& need_list);
   // Posts Retrying and waits the backoff's next delay; false when stopped meanwhile.
-  bool retry(Backoff& backoff, const std::string& error);
-  // The LIST as a Listed message, or why it failed.
-  common::Result<StreamMessage> list();
+  bool retry(Backoff& backoff, const std::string& error, int http_status = 0);
+  // The LIST as a Listed message, or why it failed (`http_status`: the server's refusal, if so).
+  common::Result<StreamMessage> list(int& http_status);
   // One WATCH from `resource_version`, which each event moves on; `started` once the server
   // answered 200.
   WatchOutcome watch(std::string& resource_version, bool& started);
-  void post_state(StreamState state, std::string error = {}, int64_t retry_in_ms = 0);
+  void post_state(StreamState state, std::string error = {}, int64_t retry_in_ms = 0,
+                  int http_status = 0);
   // Waits `delay` unless stopped first; false when stopped.
   bool pause(std::chrono::milliseconds delay);
 
