@@ -10,6 +10,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -34,6 +35,23 @@ using tcp = boost::asio::ip::tcp;
 constexpr size_t kHeaderLimit = 1 << 20;
 // How long the listener waits before accepting again when the process is out of descriptors.
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+
+// Beast's request parser, but a header field longer than its fields can store (they keep 16-bit
+// offsets: 65,533 bytes of name or value; Beast 1.81 throws then) ends the read with
+// header_limit, answered as any header over the limit, instead of an exception that drops the
+// connection unanswered. Go's limit is the header's total alone.
+class RequestParser : public bhttp::request_parser<bhttp::string_body> {
+  static constexpr size_t kMaxFieldBytes = std::numeric_limits<std::uint16_t>::max() - 2;
+
+  void on_field_impl(bhttp::field name, beast::string_view name_string, beast::string_view value,
+                     beast::error_code& ec) override {
+    if (name_string.size() > kMaxFieldBytes || value.size() > kMaxFieldBytes) {
+      ec = bhttp::error::header_limit;
+      return;
+    }
+    get().insert(name, name_string, value);
+  }
+};
 
 std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
   X509* cert = SSL_get1_peer_certificate(ssl);
@@ -89,7 +107,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::Response> accept_header();
   void on_body(beast::error_code ec);
   bool closes_on_read_error(beast::error_code ec);  // answers or closes after a failed read
-  void dispatch();  // the request, read whole, to its handler
+  void dispatch();                                  // the request, read whole, to its handler
   void respond(http::Response response);
   void on_write(bool close, beast::error_code ec, size_t bytes);
   void write_stream_header(const http::Response& response);
@@ -105,9 +123,9 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::shared_ptr<http::Request> request_;  // the one being read, from its header on
-  std::chrono::nanoseconds timeout_{0};      // its deadline
+  std::chrono::nanoseconds timeout_{0};     // its deadline
   std::shared_ptr<bhttp::response<bhttp::string_body>> response_;
   std::shared_ptr<bhttp::response<bhttp::empty_body>> stream_header_;
   std::shared_ptr<http::ChunkStream> body_stream_;
@@ -272,51 +290,51 @@ class HttpsServer final : public Server {
   }
 
   void do_accept() {
-    acceptor_.async_accept(net::make_strand(ioc_), [this](beast::error_code ec,
-                                                          tcp::socket socket) {
-      if (ec) {
-        if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
-          return;
-        }
-        if (out_of_resources(ec)) {
-          if (!accept_starved_) {
-            accept_starved_ = true;  // one line per episode, not one per retry
-            log::error("accepting connections failed: " + ec.message() + "; retrying every " +
-                       std::to_string(kAcceptBackoff.count()) + " ms until it succeeds");
-          }
-          accept_backoff_.expires_after(kAcceptBackoff);
-          accept_backoff_.async_wait([this](beast::error_code wait_ec) {
-            if (!wait_ec && acceptor_.is_open()) {
-              do_accept();
+    acceptor_.async_accept(
+        net::make_strand(ioc_), [this](beast::error_code ec, tcp::socket socket) {
+          if (ec) {
+            if (ec == net::error::operation_aborted || !acceptor_.is_open()) {
+              return;
             }
-          });
-          return;
-        }
-      } else if (open_connections() >= options_.max_connections) {
-        accept_starved_ = false;
-        beast::error_code ignored;
-        socket.close(ignored);
-      } else {
-        if (accept_starved_) {
-          accept_starved_ = false;
-          log::info(0, "accepting connections again");
-        }
-        // Whatever happens to this connection, the listener goes on accepting.
-        server::run_guarded("accepting a connection", [&] {
-          // Responses go out as soon as they are written: without this, Nagle's algorithm
-          // holds the tail of a response until the peer's delayed ACK (up to 40 ms on Linux).
-          beast::error_code ignored;
-          socket.set_option(tcp::no_delay(true), ignored);
-          auto session = std::make_shared<Session>(std::move(socket), ssl_ctx_, *this);
-          {
-            std::lock_guard lock(sessions_mu_);
-            sessions_[session.get()] = session;
+            if (out_of_resources(ec)) {
+              if (!accept_starved_) {
+                accept_starved_ = true;  // one line per episode, not one per retry
+                log::error("accepting connections failed: " + ec.message() + "; retrying every " +
+                           std::to_string(kAcceptBackoff.count()) + " ms until it succeeds");
+              }
+              accept_backoff_.expires_after(kAcceptBackoff);
+              accept_backoff_.async_wait([this](beast::error_code wait_ec) {
+                if (!wait_ec && acceptor_.is_open()) {
+                  do_accept();
+                }
+              });
+              return;
+            }
+          } else if (open_connections() >= options_.max_connections) {
+            accept_starved_ = false;
+            beast::error_code ignored;
+            socket.close(ignored);
+          } else {
+            if (accept_starved_) {
+              accept_starved_ = false;
+              log::info(0, "accepting connections again");
+            }
+            // Whatever happens to this connection, the listener goes on accepting.
+            server::run_guarded("accepting a connection", [&] {
+              // Responses go out as soon as they are written: without this, Nagle's algorithm
+              // holds the tail of a response until the peer's delayed ACK (up to 40 ms on Linux).
+              beast::error_code ignored;
+              socket.set_option(tcp::no_delay(true), ignored);
+              auto session = std::make_shared<Session>(std::move(socket), ssl_ctx_, *this);
+              {
+                std::lock_guard lock(sessions_mu_);
+                sessions_[session.get()] = session;
+              }
+              session->run();
+            });
           }
-          session->run();
+          do_accept();
         });
-      }
-      do_accept();
-    });
   }
 
   ServerOptions options_;
@@ -339,9 +357,8 @@ class HttpsServer final : public Server {
 void Session::run() {
   net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
     beast::get_lowest_layer(self->stream_).expires_after(self->server_.options().handshake_timeout);
-    self->stream_.async_handshake(
-        ssl::stream_base::server,
-        [self](beast::error_code ec) { self->on_handshake(ec); });
+    self->stream_.async_handshake(ssl::stream_base::server,
+                                  [self](beast::error_code ec) { self->on_handshake(ec); });
   });
 }
 
@@ -385,10 +402,9 @@ void Session::do_read() {
   request_.reset();
   beast::get_lowest_layer(stream_).expires_after(server_.options().read_timeout);
   // The header first: a request the admit hook refuses never has its body read.
-  bhttp::async_read_header(stream_, buffer_, *parser_,
-                           [self = shared_from_this()](beast::error_code ec, size_t) {
-                             self->on_header(ec);
-                           });
+  bhttp::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, size_t) { self->on_header(ec); });
 }
 
 void Session::write_error(int status, const std::string& reason, const std::string& message,
@@ -409,9 +425,9 @@ bool Session::closes_on_read_error(beast::error_code ec) {
     return false;
   }
   if (ec == bhttp::error::body_limit) {
-    write_error(413, "RequestEntityTooLarge",
-                "Request entity too large: limit is " +
-                    std::to_string(server_.options().max_body_bytes));
+    write_error(
+        413, "RequestEntityTooLarge",
+        "Request entity too large: limit is " + std::to_string(server_.options().max_body_bytes));
   } else if (ec == bhttp::error::header_limit) {
     write_error(431, "BadRequest", "the request headers are too large");
   } else {
@@ -448,10 +464,9 @@ void Session::on_header(beast::error_code ec) {
                        "Request entity too large: limit is " + std::to_string(limit));
   }
   parser_->body_limit(limit);
-  bhttp::async_read(stream_, buffer_, *parser_,
-                    [self = shared_from_this()](beast::error_code ec, size_t) {
-                      self->on_body(ec);
-                    });
+  bhttp::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, size_t) { self->on_body(ec); });
 }
 
 std::optional<http::Response> Session::accept_header() {
@@ -541,8 +556,8 @@ void Session::dispatch() {
     self->write_timeout();
   });
   bool queued = server_.workers().submit([self, request, answered, deadline] {
-    http::Response response = server::serve_guarded(
-        *request, [&] { return self->server_.handler()(*request); });
+    http::Response response =
+        server::serve_guarded(*request, [&] { return self->server_.handler()(*request); });
     net::post(self->stream_.get_executor(),
               [self, answered, deadline, response = std::move(response)]() mutable {
                 // An answer that comes after the deadline is a timeout, even when the timer's
@@ -604,8 +619,9 @@ void Session::respond(http::Response response) {
     response.body = server::gzip(response.body);
     res->set(bhttp::field::content_encoding, "gzip");
     auto vary = res->find(bhttp::field::vary);
-    res->set(bhttp::field::vary, vary == res->end() ? std::string("Accept-Encoding")
-                                                    : std::string(vary->value()) + ", Accept-Encoding");
+    res->set(bhttp::field::vary, vary == res->end()
+                                     ? std::string("Accept-Encoding")
+                                     : std::string(vary->value()) + ", Accept-Encoding");
   }
   res->body() = std::move(response.body);
   res->prepare_payload();
@@ -653,7 +669,8 @@ void Session::write_stream_header(const http::Response& response) {
     stream_header_->set(name, value);
   }
   stream_header_->chunked(true);
-  auto serializer = std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*stream_header_);
+  auto serializer =
+      std::make_shared<bhttp::response_serializer<bhttp::empty_body>>(*stream_header_);
   beast::get_lowest_layer(stream_).expires_after(server_.options().write_timeout);
   writing_chunk_ = true;
   bhttp::async_write_header(
