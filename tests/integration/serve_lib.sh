@@ -24,3 +24,16 @@ wait_for() {
 }
 # json FILE EXPR: a value of a JSON file, e.g. json ready.json '["kubeconfig"]'
 json() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
+# serve_ready NAME [FLAGS...]: starts `serve --ephemeral --secure-port 0 --headless FLAGS` with its
+# log in $out, waits for its ready file $tmp/NAME.json, then sets url, ca and KUBECONFIG from it.
+serve_ready() {
+  local ready=$tmp/$1.json
+  shift
+  "$bin" serve --ephemeral --secure-port 0 --ready-file "$ready" --headless "$@" >"$out" 2>&1 &
+  pids+=($!)
+  wait_for "$ready"
+  url=$(json "$ready" '["url"]')
+  ca=$(json "$ready" '["caFile"]')
+  KUBECONFIG=$(json "$ready" '["kubeconfig"]')
+  export KUBECONFIG
+}

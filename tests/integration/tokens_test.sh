@@ -8,13 +8,7 @@ source "$(dirname "$0")/serve_lib.sh"
 here=$(dirname "$0")
 out=$tmp/serve.out
 
-"$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready.json" --headless \
-  --container-start-delay=200ms --container-stop-delay=200ms >"$out" 2>&1 &
-pids+=($!)
-wait_for "$tmp/ready.json"
-url=$(json "$tmp/ready.json" '["url"]')
-ca=$(json "$tmp/ready.json" '["caFile"]')
-export KUBECONFIG=$(json "$tmp/ready.json" '["kubeconfig"]')
+serve_ready ready --container-start-delay=200ms --container-stop-delay=200ms
 k() { kubectl "$@"; }
 # as TOKEN ARGS...: kubectl with nothing but the token (no client certificate).
 as() { local token=$1; shift; kubectl --kubeconfig=/dev/null --server="$url" --certificate-authority="$ca" --token="$token" "$@"; }

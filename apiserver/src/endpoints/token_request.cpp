@@ -2,6 +2,7 @@
 // gates ServiceAccountTokenJTI, ServiceAccountTokenPodNodeInfo and ServiceAccountTokenNodeBinding
 // on, as they are by default). The request names the service account in its path; the answer
 // echoes the TokenRequest with the audiences and expiration it got and the signed token.
+#include "authorization/node_authorizer.h"
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
 #include "endpoints/resources.h"
@@ -83,6 +84,47 @@ json ref_echo(const json& ref) {
   return json(out);
 }
 
+// The NodeRestriction admission plugin on a node's TokenRequest: a node asks only for tokens
+// bound, by uid, to a pod scheduled on it. Refusals name the service account.
+std::optional<http::Response> node_restriction(const http::Request& request, const json& spec,
+                                               storage::Storage& storage,
+                                               const registry::Snapshot& snapshot,
+                                               const std::string& ns, const std::string& account) {
+  std::string node;
+  if (!authorization::node_identity({request.user, request.groups}, node)) {
+    return std::nullopt;
+  }
+  auto forbidden = [&](const std::string& why) {
+    return errors::failure(
+               403, "Forbidden",
+               "serviceaccounts " + registry::go_quote(account) + " is forbidden: " + why,
+               errors::object_details(account, "", "serviceaccounts"))
+        .response();
+  };
+  const json* ref = registry::find_path(spec, {"boundObjectRef"});
+  if (ref == nullptr || !ref->is_object() || string_at(*ref, {"apiVersion"}) != "v1" ||
+      string_at(*ref, {"kind"}) != "Pod" || string_at(*ref, {"name"}).empty()) {
+    return forbidden("node requested token not bound to a pod");
+  }
+  const std::string uid = string_at(*ref, {"uid"});
+  if (uid.empty()) {
+    return forbidden("node requested token with a pod binding without a uid");
+  }
+  auto pod = look_up(storage, snapshot, "pods", ns, string_at(*ref, {"name"}));
+  if (pod.failure) {
+    return std::move(pod.failure);
+  }
+  if (string_at(*pod.object, {"metadata", "uid"}) != uid) {
+    return forbidden("the UID in the bound object reference (" + uid +
+                     ") does not match the UID in record. The object might have been deleted "
+                     "and then recreated");
+  }
+  if (string_at(*pod.object, {"spec", "nodeName"}) != node) {
+    return forbidden("node requested token bound to a pod scheduled on a different node");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 http::Response ResourceHandler::request_token(const Resource& r, const RequestInfo& info,
@@ -147,6 +189,10 @@ http::Response ResourceHandler::request_token(const Resource& r, const RequestIn
                                      ? "may not specify a duration less than 10 minutes"
                                      : "may not specify a duration larger than 2^32 seconds")})
         .response();
+  }
+  if (auto refused =
+          node_restriction(request, spec, storage_, snapshot, info.namespace_, info.name)) {
+    return std::move(*refused);
   }
   sa::BoundTokenSpec token;
   token.namespace_ = info.namespace_;

@@ -36,6 +36,11 @@ authorization::Attributes attributes_of(const Context& context) {
   a.subresource = info.subresource;
   a.namespace_ = info.namespace_;
   a.name = info.name;
+  if (a.group.empty() && a.resource == "namespaces" && !a.name.empty()) {
+    // Upstream's RequestInfo reads /api/v1/namespaces/NAME[/...] as in namespace NAME, so a
+    // RoleBinding there applies to the Namespace object itself.
+    a.namespace_ = a.name;
+  }
   if (a.verb == "list" || a.verb == "watch" || a.verb == "deletecollection") {
     if (auto it = request.query.find("fieldSelector");
         it != request.query.end() && !it->second.empty()) {

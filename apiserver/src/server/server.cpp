@@ -10,6 +10,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -34,6 +35,23 @@ using tcp = boost::asio::ip::tcp;
 constexpr size_t kHeaderLimit = 1 << 20;
 // How long the listener waits before accepting again when the process is out of descriptors.
 constexpr auto kAcceptBackoff = std::chrono::milliseconds(100);
+
+// Beast's request parser, but a header field longer than its fields can store (they keep 16-bit
+// offsets: 65,533 bytes of name or value; Beast 1.81 throws then) ends the read with
+// header_limit, answered as any header over the limit, instead of an exception that drops the
+// connection unanswered. Go's limit is the header's total alone.
+class RequestParser : public bhttp::request_parser<bhttp::string_body> {
+  static constexpr size_t kMaxFieldBytes = std::numeric_limits<std::uint16_t>::max() - 2;
+
+  void on_field_impl(bhttp::field name, beast::string_view name_string, beast::string_view value,
+                     beast::error_code& ec) override {
+    if (name_string.size() > kMaxFieldBytes || value.size() > kMaxFieldBytes) {
+      ec = bhttp::error::header_limit;
+      return;
+    }
+    get().insert(name, name_string, value);
+  }
+};
 
 std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
   X509* cert = SSL_get1_peer_certificate(ssl);
@@ -105,7 +123,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
-  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<RequestParser> parser_;
   std::shared_ptr<http::Request> request_;  // the one being read, from its header on
   std::chrono::nanoseconds timeout_{0};     // its deadline
   std::shared_ptr<bhttp::response<bhttp::string_body>> response_;

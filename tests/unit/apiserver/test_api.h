@@ -18,7 +18,8 @@ namespace apiserver::testing {
 class Api {
  public:
   // `clock`: the time of managedFields entries (nullptr: the real clock); outlives the Api.
-  explicit Api(const common::Clock* clock = nullptr) {
+  // `service_accounts`: with a signing key, tokens are issued (TokenRequest is served).
+  explicit Api(const common::Clock* clock = nullptr, ServiceAccountOptions service_accounts = {}) {
     store::Options options;
     options.durability = store::Durability::Ephemeral;
     auto opened = store::Store::open(options);
@@ -27,6 +28,7 @@ class Api {
     ApiServerConfig config;
     config.tokens["t0ken"] = {"admin", {"system:masters"}};
     config.clock = clock;
+    config.service_accounts = std::move(service_accounts);
     api_ = std::make_unique<ApiServer>(*store_, config);
     api_->bootstrap();
     api_->set_ready(true);

@@ -42,6 +42,7 @@ class TokenApi {
     db_ = std::move(store::Store::open(store_options)).value();
     apiserver::ApiServerConfig config;
     config.tokens["t0ken"] = {"admin", {"system:masters"}};
+    config.tokens["n0de"] = {"system:node:node-1", {"system:nodes"}};
     config.clock = &clock;
     config.root_ca_pem = "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n";
     if (options.signing_key_pem.empty()) {
@@ -65,11 +66,13 @@ class TokenApi {
     auto response = api_->handle(request);
     return {response.status, json::parse(response.body, nullptr, false), response};
   }
-  // POST serviceaccounts/<name>/token with this spec.
-  Reply request_token(const std::string& name, const json& spec = json::object()) {
+  // POST serviceaccounts/<name>/token with this spec, as the user of `token`.
+  Reply request_token(const std::string& name, const json& spec = json::object(),
+                      const std::string& token = "t0ken") {
     return call(
         "POST", kAccounts + "/" + name + "/token",
-        {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"}, {"spec", spec}});
+        {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenRequest"}, {"spec", spec}},
+        token);
   }
   json whoami(const std::string& token) {
     auto reply =
@@ -347,4 +350,53 @@ TEST_CASE("issuer discovery serves the configuration and the keys", "[tokens]") 
   apiserver::http::Request anonymous = apiserver::testing::get_request("/openid/v1/jwks");
   CHECK(api.raw(anonymous).status == 403);
   CHECK(api.call("POST", "/openid/v1/jwks").status == 405);
+}
+
+TEST_CASE("a node gets tokens only for pods bound to it", "[tokens]") {
+  TokenApi api;
+  for (const char* node : {"node-1", "node-2"}) {
+    json pod = pod_of(std::string("on-") + node, "default");
+    pod["spec"]["nodeName"] = node;
+    REQUIRE(api.call("POST", "/api/v1/namespaces/default/pods", pod).status == 201);
+  }
+  const std::string mine = api.uid_of("/api/v1/namespaces/default/pods/on-node-1");
+  const std::string theirs = api.uid_of("/api/v1/namespaces/default/pods/on-node-2");
+  auto bound = [](const std::string& name, const std::string& uid) {
+    json ref = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", name}};
+    if (!uid.empty()) {
+      ref["uid"] = uid;
+    }
+    return json{{"boundObjectRef", ref}};
+  };
+  auto granted = api.request_token("default", bound("on-node-1", mine), "n0de");
+  REQUIRE(granted.status == 201);
+  CHECK(claims_of(granted.body["status"]["token"])["kubernetes.io"]["node"]["name"] == "node-1");
+
+  const std::string refused = "serviceaccounts \"default\" is forbidden: ";
+  struct Case {
+    json spec;
+    std::string why;
+  };
+  const std::vector<Case> cases = {
+      {json::object(), "node requested token not bound to a pod"},
+      {{{"boundObjectRef", {{"apiVersion", "v1"}, {"kind", "Secret"}, {"name", "s"}}}},
+       "node requested token not bound to a pod"},
+      {bound("on-node-1", ""), "node requested token with a pod binding without a uid"},
+      {bound("on-node-1", "stale"),
+       "the UID in the bound object reference (stale) does not match the UID in record. The "
+       "object might have been deleted and then recreated"},
+      {bound("on-node-2", theirs),
+       "node requested token bound to a pod scheduled on a different node"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.spec.dump());
+    auto reply = api.request_token("default", c.spec, "n0de");
+    CHECK(reply.status == 403);
+    CHECK(reply.body["message"] == refused + c.why);
+    CHECK(reply.body["details"] == json({{"name", "default"}, {"kind", "serviceaccounts"}}));
+  }
+  CHECK(api.request_token("default", bound("ghost", "u"), "n0de").body["message"] ==
+        "pods \"ghost\" not found");
+  // Others are not nodes: the admin binds a token to any pod, or to none.
+  CHECK(api.request_token("default", bound("on-node-2", theirs)).status == 201);
 }

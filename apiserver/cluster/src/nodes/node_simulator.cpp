@@ -15,6 +15,7 @@ namespace {
 const ResourceRef kNodes{"", "v1", "nodes", false};
 const ResourceRef kPods{"", "v1", "pods", true};
 const ResourceRef kLeases{"coordination.k8s.io", "v1", "leases", true};
+const ResourceRef kServiceAccounts{"", "v1", "serviceaccounts", true};
 constexpr const char* kLeaseNamespace = "kube-node-lease";
 
 // The kubelet's: its lease renewed every quarter of its duration (nodeLeaseDurationSeconds, 40 s
@@ -64,7 +65,7 @@ NodeSimulator::NodeSimulator(const Handler& handler, const Client& reader, int i
   auto pod_changed = [this](const json& p) { queue().add("pod/" + Informer::key_of(p)); };
   pods_.add_handlers({.added = pod_changed,
                       .updated = [pod_changed](const json&, const json& p) { pod_changed(p); },
-                      .deleted = {}});
+                      .deleted = pod_changed});  // its tokens are dropped
 }
 
 NodeSimulator::~NodeSimulator() {
@@ -142,6 +143,7 @@ std::optional<std::string> NodeSimulator::sync_node(const std::string& name) {
     // Started again: as a kubelet process starting, then every pod of the node looked at anew.
     k.stopped = false;
     apiserver::log::info(2, "kubelet " + name + ": started");
+    std::erase_if(tokens_, [&name](const auto& entry) { return entry.second.node == name; });
     record_start(k, *node);
     for (const ObjectPtr& pod : pods_on_node(pods_, name)) {
       queue().add("pod/" + Informer::key_of(*pod));
@@ -234,6 +236,7 @@ std::optional<std::string> NodeSimulator::sync_pod(const std::string& key) {
   const std::string node_name = pod ? string_at(*pod, {"spec", "nodeName"}) : std::string();
   ObjectPtr node = pod ? nodes_.get("", node_name) : nullptr;
   if (node == nullptr) {
+    tokens_.erase(key);
     return std::nullopt;  // gone, or not on a node of this cluster: nobody runs it
   }
   if (kubelet_stopped(*node)) {
@@ -248,8 +251,21 @@ std::optional<std::string> NodeSimulator::sync_pod(const std::string& key) {
         host_ip = string_at(a, {"address"});
     }
   }
+  bool mounted = true;
+  std::optional<std::string> token_error;
+  if (being_deleted(*pod) || pod_terminal(*pod)) {
+    if (pod_terminal(*pod)) {
+      tokens_.erase(key);  // no container left to read them
+    }
+  } else {
+    token_error = refresh_tokens(k, *pod, key, mounted);
+  }
   KubeletStep step =
       next_step(*pod, pod_ip(*pod, *node, k.index), host_ip, clock().system_now(), timing_);
+  if (!mounted && !string_at(*pod, {"status", "startTime"}).empty()) {
+    // A token volume cannot be set up: the containers do not start (retried with backoff).
+    return token_error;
+  }
   if (step.remove) {
     json options = {{"apiVersion", "v1"},
                     {"kind", "DeleteOptions"},
@@ -259,6 +275,7 @@ std::optional<std::string> NodeSimulator::sync_pod(const std::string& key) {
     if (!removed && !removed.error().not_found() && removed.error().code != 409) {
       return "removing pod " + key + ": " + removed.error().message;
     }
+    tokens_.erase(key);
     return std::nullopt;
   }
   if (step.status) {
@@ -277,7 +294,52 @@ std::optional<std::string> NodeSimulator::sync_pod(const std::string& key) {
   if (step.recheck) {
     requeue_after("pod/" + key, *step.recheck);
   }
-  return std::nullopt;
+  return token_error;
+}
+
+std::optional<std::string> NodeSimulator::refresh_tokens(Kubelet& k, const json& pod,
+                                                         const std::string& key, bool& mounted) {
+  const std::vector<TokenSource> sources = token_sources(pod);
+  if (sources.empty()) {
+    tokens_.erase(key);
+    return std::nullopt;
+  }
+  PodTokens& tokens = tokens_[key];
+  if (tokens.uid != uid_of(pod)) {
+    tokens = PodTokens{string_at(pod, {"spec", "nodeName"}), uid_of(pod), {}};
+  }
+  std::string account = string_at(pod, {"spec", "serviceAccountName"});
+  if (account.empty()) {
+    account = "default";
+  }
+  const auto now = clock().system_now();
+  std::optional<std::string> failure;
+  std::optional<std::chrono::system_clock::time_point> next;
+  for (const TokenSource& source : sources) {
+    auto held = tokens.held.find(source.key());
+    if (held == tokens.held.end() || now >= held->second.refresh_due()) {
+      auto answer = k.client->create(kServiceAccounts.object(namespace_of(pod), account, "token"),
+                                     token_request(pod, source));
+      std::optional<HeldToken> got = answer ? held_token(*answer) : std::nullopt;
+      if (got) {
+        held = tokens.held.insert_or_assign(source.key(), std::move(*got)).first;
+      } else {
+        const std::string error =
+            answer ? std::string("the answer carries no token") : answer.error().message;
+        k.events->record(pod, "Warning", "FailedMount", failed_mount_message(source, error));
+        failure = "token for pod " + key + ": " + error;
+        mounted = mounted && held != tokens.held.end();
+        continue;  // retried with the sync's backoff
+      }
+    }
+    const auto due = held->second.refresh_due();
+    next = next ? std::min(*next, due) : due;
+  }
+  if (next) {
+    requeue_after("pod/" + key,
+                  std::max<common::Clock::duration>(*next - now, std::chrono::seconds(1)));
+  }
+  return failure;
 }
 
 }  // namespace cluster

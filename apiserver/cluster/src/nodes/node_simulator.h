@@ -10,6 +10,13 @@
 // lease renewal, no status, no pod work, so the node lifecycle controller sees it go quiet. When
 // the annotation goes, the kubelet starts again: "Starting kubelet.", its status (Ready again) and
 // every pod of the node looked at anew (a pod deleted meanwhile is removed then).
+//
+// Tokens: as the kubelet's token manager, each kubelet asks, as its node, for a service-account
+// token bound to each pod it runs whose projected volumes have a serviceAccountToken source
+// (pod_tokens), before the pod's containers start, and asks anew when one is due for a refresh.
+// The tokens live in this memory only; they are dropped when the pod finishes or goes, and when
+// the kubelet starts again (as a restarted kubelet has none). A pod whose first token cannot be
+// had stays in ContainerCreating with a FailedMount event, retried with backoff.
 #pragma once
 
 #include <map>
@@ -23,6 +30,7 @@
 #include "client/informer.h"
 #include "controller.h"
 #include "nodes/pod_lifecycle.h"
+#include "nodes/pod_tokens.h"
 
 namespace cluster {
 
@@ -52,6 +60,11 @@ class NodeSimulator final : public Controller {
   void record_status(Kubelet& k, const json& before, const json& after);
   std::optional<std::string> sync_node(const std::string& name);
   std::optional<std::string> sync_pod(const std::string& key);
+  // Requests the pod's tokens that are missing or due (see the file's comment) and requeues the
+  // pod for the next refresh. Returns the error of a token that could not be had, and sets
+  // `mounted` false when the pod lacks one it never had.
+  std::optional<std::string> refresh_tokens(Kubelet& k, const json& pod, const std::string& key,
+                                            bool& mounted);
   // The pod's address on its node: the one it has, else the lowest free one of the node's CIDR.
   std::string pod_ip(const json& pod, const json& node, int index);
 
@@ -64,6 +77,13 @@ class NodeSimulator final : public Controller {
   std::mutex mu_;  // protects kubelets_, next_index_
   std::map<std::string, Kubelet> kubelets_;
   int next_index_ = 1;
+
+  struct PodTokens {
+    std::string node;
+    std::string uid;                        // the pod's: another pod of the name starts over
+    std::map<std::string, HeldToken> held;  // by TokenSource::key()
+  };
+  std::map<std::string, PodTokens> tokens_;  // by pod key; the worker's alone
 };
 
 }  // namespace cluster
