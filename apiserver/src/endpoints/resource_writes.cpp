@@ -83,6 +83,34 @@ registry::Admission escalation_check(const authorization::Authorizer& authorizer
   };
 }
 
+// A CertificateSigningRequest names who asked for it: the requester's name, uid, groups and
+// extra replace whatever the body said (upstream's strategy PrepareForCreate).
+void stamp_requester(const Resource& r, const http::Request& request, json& object) {
+  if (r.group != "certificates.k8s.io" || r.kind != "CertificateSigningRequest" ||
+      !object.is_object()) {
+    return;
+  }
+  json& spec = object["spec"];
+  if (!spec.is_object()) {
+    return;  // validation answers
+  }
+  for (const char* cleared : {"username", "uid", "groups", "extra"}) {
+    spec.erase(cleared);
+  }
+  if (!request.user.empty()) {
+    spec["username"] = request.user;
+  }
+  if (!request.uid.empty()) {
+    spec["uid"] = request.uid;
+  }
+  if (!request.groups.empty()) {
+    spec["groups"] = request.groups;
+  }
+  if (!request.extra.empty()) {
+    spec["extra"] = request.extra;
+  }
+}
+
 }  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
@@ -108,6 +136,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     return options.error().response();
   }
   registry::to_stored_form(r, object);
+  stamp_requester(r, request, object);
   return written_response(
       201,
       as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,

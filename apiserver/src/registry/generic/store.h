@@ -47,9 +47,10 @@ struct CreateRequest {
 
 struct UpdateRequest {
   std::string namespace_;
-  std::string name;         // the URL's name
-  std::string subresource;  // "" or "status" (scale arrives as an update of the object)
-  nlohmann::json object;    // the whole object, or the object carrying the new status
+  std::string name;  // the URL's name
+  // "", "status", "approval" or "finalize" (scale arrives as an update of the object)
+  std::string subresource;
+  nlohmann::json object;  // the whole object, or the object carrying the new status
   const storage::Object* current = nullptr;  // what it replaces, as read; never null
   bool dry_run = false;
   Ownership own;
