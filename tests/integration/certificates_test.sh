@@ -97,4 +97,38 @@ grep -qF 'spec.signerName: Invalid value: "kubernetes.io/legacy-unknown": the le
   <<<"$(out kubectl create -f "$tmp/legacy.yaml")" || fail "legacy signer: $(out kubectl create -f "$tmp/legacy.yaml")"
 [[ -z $(kubectl get csr denied -o jsonpath='{.status.certificate}') ]] || fail "denied signed"
 
+# Admission: no system:masters through this signer; approving needs "approve" on the signer.
+openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+  -subj "/O=system:masters/CN=eve" -keyout "$tmp/eve.key" -out "$tmp/eve.csr" 2>/dev/null ||
+  fail "eve's request"
+sed "s|$(base64 -w0 "$tmp/carol.csr")|$(base64 -w0 "$tmp/eve.csr")|; s/name: denied/name: eve/" \
+  "$tmp/denied.yaml" >"$tmp/eve.yaml"
+refusal=$(out kubectl create -f "$tmp/eve.yaml")
+[[ $refusal == 'Error from server (Forbidden): error when creating "'"$tmp/eve.yaml"'": certificatesigningrequests.certificates.k8s.io "eve" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed' ]] ||
+  fail "system:masters: $refusal"
+csr_yaml pending '[client auth]' >"$tmp/pending.yaml"
+kubectl create -f "$tmp/pending.yaml" >/dev/null || fail "create pending"
+kubectl create clusterrole csr-approver --verb=get,list,watch --resource=certificatesigningrequests \
+  >/dev/null
+kubectl patch clusterrole csr-approver --type=json -p '[{"op":"add","path":"/rules/-","value":
+  {"apiGroups":["certificates.k8s.io"],"resources":["certificatesigningrequests/approval"],
+   "verbs":["update"]}}]' >/dev/null
+kubectl create clusterrolebinding carol-approves --clusterrole=csr-approver --user=carol >/dev/null
+refusal=$(out kc certificate approve pending)
+[[ $refusal == *'certificatesigningrequests.certificates.k8s.io "pending" is forbidden: user not permitted to approve requests with signerName "kubernetes.io/kube-apiserver-client"'* ]] ||
+  fail "approve without the signer: $refusal"
+kubectl create -f - >/dev/null <<'YAML' || fail "signer-approver role"
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: signer-approver}
+rules:
+- apiGroups: [certificates.k8s.io]
+  resources: [signers]
+  resourceNames: ["kubernetes.io/*"]
+  verbs: [approve]
+YAML
+kubectl create clusterrolebinding carol-signer --clusterrole=signer-approver --user=carol >/dev/null
+kc certificate approve pending >/dev/null || fail "approve with the signer's domain"
+wait_for pending '{.status.certificate}' >/dev/null || fail "pending not signed"
+
 echo "certificates: ok"

@@ -7,6 +7,7 @@
 #include "authorization/escalation.h"
 #include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
+#include "endpoints/certificate_admission.h"
 #include "endpoints/collection.h"
 #include "endpoints/continue_token.h"
 #include "endpoints/delete_options.h"
@@ -111,6 +112,16 @@ void stamp_requester(const Resource& r, const http::Request& request, json& obje
   }
 }
 
+// The admission of a write: RBAC's escalation prevention or the certificate plugins, by resource.
+registry::Admission admission_checks(const authorization::Authorizer& authorizer,
+                                     authorization::PolicyCache& policy, const Resource& r,
+                                     const RequestInfo& info, const http::Request& request) {
+  if (auto escalation = escalation_check(authorizer, policy, r, info, request)) {
+    return escalation;
+  }
+  return certificate_admission(authorizer, r, info, request);
+}
+
 }  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
@@ -141,7 +152,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
       201,
       as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
                                       served_ownership(r, std::move(options->own)),
-                                      escalation_check(authorizer_, policy_, r, info, request)})),
+                                      admission_checks(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 
@@ -181,7 +192,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
                            .dry_run = options->dry_run,
                            .own = served_ownership(r, std::move(options->own)),
                            .raced = raced,
-                           .admit = escalation_check(authorizer_, policy_, r, info, request)})),
+                           .admit = admission_checks(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 

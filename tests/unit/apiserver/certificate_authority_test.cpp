@@ -30,8 +30,8 @@ std::string make_request(EVP_PKEY* key, EVP_PKEY* claimed = nullptr) {
   X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>("alice"), -1, -1, 0);
   STACK_OF(X509_EXTENSION)* exts = sk_X509_EXTENSION_new_null();
-  sk_X509_EXTENSION_push(exts, X509V3_EXT_conf_nid(nullptr, nullptr, NID_subject_alt_name,
-                                                   "DNS:alice.example"));
+  sk_X509_EXTENSION_push(
+      exts, X509V3_EXT_conf_nid(nullptr, nullptr, NID_subject_alt_name, "DNS:alice.example"));
   X509_REQ_add_extensions(req.get(), exts);
   sk_X509_EXTENSION_pop_free(exts, X509_EXTENSION_free);
   X509_REQ_set_pubkey(req.get(), key);
@@ -90,15 +90,13 @@ TEST_CASE("the CA signs a request with its subject, its names and the usages ask
 
   SECTION("a short certificate ends exactly its duration after now") {
     policy.ttl = std::chrono::hours(1);
-    auto signed_pem =
-        pki::sign_certificate_request(ca.pki.ca_cert_pem, ca.pki.ca_key_pem,
-                                      make_request(key->get()), policy);
+    auto signed_pem = pki::sign_certificate_request(ca.pki.ca_cert_pem, ca.pki.ca_key_pem,
+                                                    make_request(key->get()), policy);
     REQUIRE(signed_pem);
     X509Ptr cert = parse(*signed_pem);
     CHECK(seconds_of(X509_get0_notBefore(cert.get())) == 1'800'000'000 - 300);
     CHECK(seconds_of(X509_get0_notAfter(cert.get())) == 1'800'000'000 + 3600);
-    CHECK(extension_text(cert.get(), NID_key_usage) ==
-          "Digital Signature, Key Encipherment");
+    CHECK(extension_text(cert.get(), NID_key_usage) == "Digital Signature, Key Encipherment");
     CHECK(extension_text(cert.get(), NID_ext_key_usage) == "TLS Web Client Authentication");
     CHECK(extension_text(cert.get(), NID_subject_alt_name) == "DNS:alice.example");
     CHECK(extension_text(cert.get(), NID_basic_constraints) == "CA:FALSE");

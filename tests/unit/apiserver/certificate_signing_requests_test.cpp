@@ -14,11 +14,15 @@ namespace {
 
 const char* const kCsrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
 
-// A real PEM certificate request (signed by a fresh key) for CN alice.
-std::string request_pem() {
+// A real PEM certificate request (signed by a fresh key) for CN alice, in `group` when given.
+std::string request_pem(const char* group = nullptr) {
   auto key = apiserver::x509_util::generate_key();
   REQUIRE(key);
   X509_REQ* req = X509_REQ_new();
+  if (group != nullptr) {
+    X509_NAME_add_entry_by_txt(X509_REQ_get_subject_name(req), "O", MBSTRING_UTF8,
+                               reinterpret_cast<const unsigned char*>(group), -1, -1, 0);
+  }
   X509_NAME_add_entry_by_txt(X509_REQ_get_subject_name(req), "CN", MBSTRING_UTF8,
                              reinterpret_cast<const unsigned char*>("alice"), -1, -1, 0);
   X509_REQ_set_pubkey(req, key->get());
@@ -57,6 +61,19 @@ TEST_CASE("a CertificateSigningRequest is validated as v1 and names who asked fo
     CHECK(created.body["spec"]["groups"] == json({"system:masters", "system:authenticated"}));
     CHECK_FALSE(created.body.contains("status"));
   }
+  SECTION("one asking this signer for system:masters is forbidden") {
+    auto refused = api.call("POST", kCsrs, csr("eve", request_pem("system:masters")));
+    REQUIRE(refused.status == 403);
+    CHECK(refused.body["message"] ==
+          "certificatesigningrequests.certificates.k8s.io \"eve\" is forbidden: use of "
+          "kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed");
+    CHECK(refused.body["details"] == json{{"name", "eve"},
+                                          {"group", "certificates.k8s.io"},
+                                          {"kind", "certificatesigningrequests"}});
+    json other = csr("eve", request_pem("system:masters"));
+    other["spec"]["signerName"] = "example.com/anything";
+    CHECK(api.call("POST", kCsrs, other).status == 201);
+  }
   SECTION("an invalid one is refused with every cause") {
     json bad = csr("bad", "hi\n");
     bad["spec"]["signerName"] = "kubernetes.io/legacy-unknown";
@@ -87,8 +104,8 @@ TEST_CASE("approval changes a request's conditions and status keeps them", "[csr
   const std::string target = std::string(kCsrs) + "/alice";
   json object = created.body;
   object["spec"]["username"] = "someone-else";
-  object["status"] = {{"conditions",
-                       {{{"type", "Approved"}, {"reason", "KubectlApprove"}, {"message", "ok"}}}}};
+  object["status"] = {
+      {"conditions", {{{"type", "Approved"}, {"reason", "KubectlApprove"}, {"message", "ok"}}}}};
 
   SECTION("/approval sets the conditions, defaulted and stamped, and nothing else") {
     auto approved = api.call("PUT", target + "/approval", object);

@@ -36,18 +36,19 @@ TEST_CASE("a certificate lasts what the request asks within 10 minutes and the l
   CHECK(cluster::signing_duration(seconds(3600), std::optional<int64_t>(7200)) == seconds(3600));
 }
 
-TEST_CASE("only approved, unfailed, unsigned kube-apiserver-client requests are signed",
-          "[csr]") {
+TEST_CASE("only approved, unfailed, unsigned kube-apiserver-client requests are signed", "[csr]") {
   json csr = {{"spec", {{"signerName", "kubernetes.io/kube-apiserver-client"}}},
               {"status", {{"conditions", json::array()}}}};
   json approved = {{"type", "Approved"}, {"status", "True"}};
-  SECTION("pending") { CHECK_FALSE(cluster::wants_signing(csr)); }
+  SECTION("pending") {
+    CHECK_FALSE(cluster::wants_signing(csr));
+  }
   SECTION("approved") {
     csr["status"]["conditions"].push_back(approved);
     CHECK(cluster::wants_signing(csr));
     SECTION("for another signer") {
-      for (const char* signer : {"kubernetes.io/legacy-unknown", "kubernetes.io/kubelet-serving",
-                                 "example.com/mine"}) {
+      for (const char* signer :
+           {"kubernetes.io/legacy-unknown", "kubernetes.io/kubelet-serving", "example.com/mine"}) {
         csr["spec"]["signerName"] = signer;
         CHECK_FALSE(cluster::wants_signing(csr));
       }
@@ -57,7 +58,8 @@ TEST_CASE("only approved, unfailed, unsigned kube-apiserver-client requests are 
       CHECK_FALSE(cluster::wants_signing(csr));
     }
     SECTION("failed") {
-      csr["status"]["conditions"].push_back(cluster::failed_condition("no", "2026-01-01T00:00:00Z"));
+      csr["status"]["conditions"].push_back(
+          cluster::failed_condition("no", "2026-01-01T00:00:00Z"));
       CHECK_FALSE(cluster::wants_signing(csr));
     }
   }

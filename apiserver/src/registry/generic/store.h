@@ -57,7 +57,9 @@ struct UpdateRequest {
   // Set when the store changed between the read of `current` and the write (the answer is then
   // a 409 Conflict the caller may retry on a fresh read).
   bool* raced = nullptr;
-  Admission admit;  // may be empty; asked for writes of the main resource only
+  // May be empty; asked for writes of the main resource, and of the subresources of kinds that
+  // prepare them (KindStrategy::prepare_for_subresource_update).
+  Admission admit;
 };
 
 struct DeleteRequest {

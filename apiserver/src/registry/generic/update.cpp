@@ -152,6 +152,11 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
       default_object(r, updated, DefaultingPhase::Update);
       strategy->prepare_for_subresource_update(request.subresource, updated, current,
                                                rfc3339(clock_.system_now()));
+      if (request.admit) {
+        if (auto refused = request.admit(&current, updated)) {
+          return *refused;
+        }
+      }
     }
   }
   if (auto refused = custom_type_meta_refusal(r, updated)) {
