@@ -132,6 +132,20 @@ TEST_CASE("approval changes a request's conditions and status keeps them", "[csr
       CHECK(kept.body["status"]["conditions"].size() == 1);
       CHECK(kept.body["status"]["conditions"][0]["type"] == "Approved");
       CHECK(kept.body["spec"]["usages"] == json({"client auth"}));
+
+      json issued = kept.body;
+      issued["status"]["certificate"] =
+          common::base64_encode("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+      auto first = api.call("PUT", target + "/status", issued);
+      REQUIRE(first.status == 200);
+      issued = first.body;
+      issued["status"]["certificate"] =
+          common::base64_encode("-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n");
+      auto second = api.call("PUT", target + "/status", issued);
+      REQUIRE(second.status == 422);
+      CHECK(second.body["message"] ==
+            "CertificateSigningRequest.certificates.k8s.io \"alice\" is invalid: "
+            "status.certificate: Forbidden: updates may not modify existing certificate content");
     }
   }
   SECTION("Approved and Denied together are refused") {

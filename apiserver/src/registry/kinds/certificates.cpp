@@ -184,6 +184,16 @@ void validate_csr(const json& object, std::vector<FieldError>& out) {
   }
 }
 
+// Once issued, a certificate stays as it is.
+void validate_csr_update(const json& object, const json& old, std::vector<FieldError>& out) {
+  const json& before = field(old, "status", "certificate");
+  if (before.is_string() && !before.get<std::string>().empty() &&
+      field(object, "status", "certificate") != before) {
+    out.push_back(
+        forbidden("status.certificate", "updates may not modify existing certificate content"));
+  }
+}
+
 // SetDefaults_CertificateSigningRequestCondition: a condition without a status is True.
 void default_csr(json& object, const DefaultingContext&) {
   auto status = object.find("status");
@@ -314,6 +324,7 @@ void add_certificates(Strategies& s) {
                .kind = "CertificateSigningRequest",
                .defaults = default_csr,
                .validate = validate_csr,
+               .validate_update = validate_csr_update,
                .print = print::print_csr,
                .prepare_for_update = keep_csr_spec_and_status,
                .prepare_for_subresource_update = prepare_csr_subresource});
