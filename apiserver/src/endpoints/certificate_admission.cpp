@@ -1,16 +1,12 @@
 #include "endpoints/certificate_admission.h"
 
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "common/base64.h"
 #include "common/go_quote.h"
 #include "errors/status.h"
-#include "openssl_io.h"
+#include "registry/certificate_request.h"
 #include "registry/json_access.h"
 
 namespace apiserver::endpoints {
@@ -28,34 +24,11 @@ errors::Status forbidden(const std::string& name, const std::string& why) {
                          errors::object_details(name, kGroup, "certificatesigningrequests"));
 }
 
-// The O entries of the subject of the request in spec.request; none when it does not parse
-// (validation refuses it then).
+// The groups the request in spec.request names (none when it does not parse: validation refuses
+// it then).
 std::vector<std::string> requested_organizations(const json& csr) {
-  std::vector<std::string> out;
   auto pem = common::base64_decode(registry::string_at(csr, {"spec", "request"}));
-  if (!pem) {
-    return out;
-  }
-  openssl_io::BioPtr bio = openssl_io::memory_bio(*pem);
-  std::unique_ptr<X509_REQ, decltype(&X509_REQ_free)> req(
-      PEM_read_bio_X509_REQ(bio.get(), nullptr, openssl_io::no_passphrase, nullptr), X509_REQ_free);
-  if (!req) {
-    return out;
-  }
-  X509_NAME* subject = X509_REQ_get_subject_name(req.get());
-  for (int i = 0; i < X509_NAME_entry_count(subject); ++i) {
-    X509_NAME_ENTRY* entry = X509_NAME_get_entry(subject, i);
-    if (OBJ_obj2nid(X509_NAME_ENTRY_get_object(entry)) != NID_organizationName) {
-      continue;
-    }
-    unsigned char* utf8 = nullptr;
-    int size = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(entry));
-    if (size >= 0) {
-      out.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(size));
-      OPENSSL_free(utf8);
-    }
-  }
-  return out;
+  return pem ? registry::certificate_request_organizations(*pem) : std::vector<std::string>();
 }
 
 // certauthorization.IsAuthorizedForSignerName: `verb` on signers named as the signer, or as its

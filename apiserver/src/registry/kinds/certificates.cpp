@@ -3,16 +3,12 @@
 // from /status) and ClusterTrustBundles; printers.
 #include "registry/kinds/kinds.h"
 
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "common/base64.h"
-#include "openssl_io.h"
+#include "registry/certificate_request.h"
 #include "registry/go_text.h"
 #include "registry/print_cells.h"
 #include "registry/table.h"
@@ -62,22 +58,6 @@ std::string go_bytes(const std::string& bytes) {
     out += kHex[b & 0xf];
   }
   return out + "}";
-}
-
-// Why `pem` is no PEM CERTIFICATE REQUEST in DER that parses (certificates' ParseCSR), or "".
-std::string csr_problem(const std::string& pem) {
-  const std::string begin = "-----BEGIN CERTIFICATE REQUEST-----";
-  const size_t at = pem.find("-----BEGIN ");
-  if (at == std::string::npos || pem.compare(at, begin.size(), begin) != 0) {
-    return "PEM block type must be CERTIFICATE REQUEST";
-  }
-  openssl_io::BioPtr bio = openssl_io::memory_bio(std::string_view(pem).substr(at));
-  X509_REQ* req = PEM_read_bio_X509_REQ(bio.get(), nullptr, openssl_io::no_passphrase, nullptr);
-  if (req == nullptr) {
-    return "x509: malformed certificate request";
-  }
-  X509_REQ_free(req);
-  return "";
 }
 
 const json& field(const json& object, const char* a, const char* b) {
@@ -135,7 +115,7 @@ void validate_csr(const json& object, std::vector<FieldError>& out) {
   const json& request = field(object, "spec", "request");
   const std::string encoded = request.is_string() ? request.get<std::string>() : "";
   const std::string pem = common::base64_decode(encoded).value_or("");
-  if (std::string problem = csr_problem(pem); !problem.empty()) {
+  if (std::string problem = certificate_request_problem(pem); !problem.empty()) {
     out.push_back(invalid_rendered("spec.request", go_bytes(pem), problem));
   }
   const json& usages = field(object, "spec", "usages");
