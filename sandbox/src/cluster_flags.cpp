@@ -3,6 +3,7 @@
 #include <charconv>
 #include <utility>
 
+#include "apiserver/certificate_authority.h"
 #include "apiserver/http.h"
 
 namespace sandbox {
@@ -67,6 +68,9 @@ std::vector<FlagSpec> cluster_flags() {
        "unreachable (default 50s)"},
       {"node-monitor-period", "", true, "DURATION",
        "how often the node lifecycle controller looks at the nodes (default 5s)"},
+      {"cluster-signing-duration", "", true, "DURATION",
+       "the longest client certificate the CSR signer issues; shorter spec.expirationSeconds "
+       "are honoured, down to 10m (default 8760h)"},
   };
 }
 
@@ -112,6 +116,15 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
     }
     *value = *parsed;
   }
+  auto signing = duration_flag(flags, "cluster-signing-duration", options.cluster_signing_duration);
+  if (!signing) {
+    return Failure::failure(signing.error());
+  }
+  if (*signing < std::chrono::minutes(10)) {
+    return Failure::failure("--cluster-signing-duration must be at least 10m, got \"" +
+                            flags.get("cluster-signing-duration") + "\"");
+  }
+  options.cluster_signing_duration = std::chrono::duration_cast<std::chrono::seconds>(*signing);
   if (flags.has("cron-clock-speed")) {
     const std::string text = flags.get("cron-clock-speed");
     double speed = 0;
@@ -124,6 +137,17 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
     options.cron_clock_speed = speed;
   }
   return options;
+}
+
+void add_certificate_signer(cluster::ClusterOptions& options, const apiserver::pki::Pki& pki) {
+  options.sign_certificate = [ca = pki.ca_cert_pem, key = pki.ca_key_pem](
+                                 const std::string& request, const std::vector<std::string>& usages,
+                                 std::chrono::seconds duration) {
+    apiserver::pki::SigningPolicy policy;
+    policy.usages = usages;
+    policy.ttl = duration;
+    return apiserver::pki::sign_certificate_request(ca, key, request, policy);
+  };
 }
 
 }  // namespace sandbox

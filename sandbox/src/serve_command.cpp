@@ -489,6 +489,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
   }
   // The controllers, the scheduler and the simulated nodes: API clients of the pipeline.
+  add_certificate_signer(*cluster_options, *pki);
   cluster::Cluster cluster([&api](apiserver::http::Request& r) { return api.handle(r); },
                            *cluster_options);
   cluster.start();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "apiserver/log.h"
+#include "certificates/csr_signing_controller.h"
 #include "client/api_client.h"
 #include "client/informer.h"
 #include "gc/garbage_collector.h"
@@ -174,6 +175,14 @@ const std::vector<Kind>& kinds() {
          timing.grace_period = s.options.node_monitor_grace_period;
          timing.monitor_period = s.options.node_monitor_period;
          return std::make_unique<NodeLifecycleController>(c, s.pods, s.nodes, timing, s.clock);
+       }},
+      {{"certificatesigningrequest-signing-controller", "csrsigning", true},
+       service_account("certificate-controller"),
+       agent("certificatesigningrequest-signing-controller"),
+       0,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<CsrSigningController>(c, s.options.sign_certificate,
+                                                       s.options.cluster_signing_duration, s.clock);
        }},
       {{"scheduler", "", true},
        {"system:kube-scheduler", {"system:authenticated"}},

@@ -7,6 +7,7 @@
 #include "authorization/escalation.h"
 #include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
+#include "endpoints/certificate_admission.h"
 #include "endpoints/collection.h"
 #include "endpoints/continue_token.h"
 #include "endpoints/delete_options.h"
@@ -83,6 +84,44 @@ registry::Admission escalation_check(const authorization::Authorizer& authorizer
   };
 }
 
+// A CertificateSigningRequest names who asked for it: the requester's name, uid, groups and
+// extra replace whatever the body said (upstream's strategy PrepareForCreate).
+void stamp_requester(const Resource& r, const http::Request& request, json& object) {
+  if (r.group != "certificates.k8s.io" || r.kind != "CertificateSigningRequest" ||
+      !object.is_object()) {
+    return;
+  }
+  json& spec = object["spec"];
+  if (!spec.is_object()) {
+    return;  // validation answers
+  }
+  for (const char* cleared : {"username", "uid", "groups", "extra"}) {
+    spec.erase(cleared);
+  }
+  if (!request.user.empty()) {
+    spec["username"] = request.user;
+  }
+  if (!request.uid.empty()) {
+    spec["uid"] = request.uid;
+  }
+  if (!request.groups.empty()) {
+    spec["groups"] = request.groups;
+  }
+  if (!request.extra.empty()) {
+    spec["extra"] = request.extra;
+  }
+}
+
+// The admission of a write: RBAC's escalation prevention or the certificate plugins, by resource.
+registry::Admission admission_checks(const authorization::Authorizer& authorizer,
+                                     authorization::PolicyCache& policy, const Resource& r,
+                                     const RequestInfo& info, const http::Request& request) {
+  if (auto escalation = escalation_check(authorizer, policy, r, info, request)) {
+    return escalation;
+  }
+  return certificate_admission(authorizer, r, info, request);
+}
+
 }  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
@@ -108,11 +147,12 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
     return options.error().response();
   }
   registry::to_stored_form(r, object);
+  stamp_requester(r, request, object);
   return written_response(
       201,
       as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
                                       served_ownership(r, std::move(options->own)),
-                                      escalation_check(authorizer_, policy_, r, info, request)})),
+                                      admission_checks(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 
@@ -152,7 +192,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
                            .dry_run = options->dry_run,
                            .own = served_ownership(r, std::move(options->own)),
                            .raced = raced,
-                           .admit = escalation_check(authorizer_, policy_, r, info, request)})),
+                           .admit = admission_checks(authorizer_, policy_, r, info, request)})),
       warnings);
 }
 

@@ -203,7 +203,10 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     }
     const bool finalize = info.subresource == "finalize" && r.group.empty() &&
                           r.resource == "namespaces" && info.verb == "update";
-    if (info.subresource != "status" && info.subresource != "scale" && !binding && !finalize) {
+    const bool approval = info.subresource == "approval" && r.group == "certificates.k8s.io" &&
+                          r.resource == "certificatesigningrequests";
+    if (info.subresource != "status" && info.subresource != "scale" && !binding && !finalize &&
+        !approval) {
       return status_with_details(405, "MethodNotAllowed",
                                  info.subresource + " is not supported on resources of kind \"" +
                                      r.group_resource() + "\" by this sandbox yet",

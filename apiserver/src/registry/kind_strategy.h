@@ -65,6 +65,12 @@ struct KindStrategy {
   // Update of the main resource, once the server-owned metadata is carried over: what only
   // another path may change is put back from `old`.
   void (*prepare_for_update)(nlohmann::json& updated, const nlohmann::json& old) = nullptr;
+  // Update through a subresource ("status", "approval"), once the generic store took from the
+  // request what that subresource changes: what else the kind keeps from `old` or stamps (`now`
+  // in RFC 3339).
+  void (*prepare_for_subresource_update)(std::string_view subresource, nlohmann::json& updated,
+                                         const nlohmann::json& old,
+                                         const std::string& now) = nullptr;
   // Delete: the refusal of a delete before anything happens.
   std::optional<errors::Status> (*refuse_delete)(const std::string& name) = nullptr;
   // The kind's own first delete of an object not yet marked (a registry that writes it itself):

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <openssl/bio.h>
-#include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -23,7 +22,7 @@
 
 #include "common/durable_file.h"
 #include "common/read_file.h"
-#include "openssl_io.h"
+#include "server/x509_util.h"
 
 namespace apiserver::pki {
 namespace {
@@ -38,78 +37,24 @@ constexpr long kRenewBeforeSeconds = 30L * 24 * 3600;
 // them at once.
 constexpr long kBackdateSeconds = 3600;
 
-template <auto Free>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using X509Ptr = std::unique_ptr<X509, Deleter<X509_free>>;
-using PkeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using openssl_io::bio_contents;
-using openssl_io::BioPtr;
-using openssl_io::memory_bio;
-using openssl_io::no_passphrase;
+using x509_util::add_extension;
+using x509_util::cert_to_pem;
+using x509_util::Deleter;
+using x509_util::generate_key;
+using x509_util::key_to_pem;
+using x509_util::openssl_error;
+using x509_util::parse_certs;
+using x509_util::parse_key;
+using x509_util::PkeyPtr;
+using x509_util::X509Ptr;
 using StorePtr = std::unique_ptr<X509_STORE, Deleter<X509_STORE_free>>;
 using StoreCtxPtr = std::unique_ptr<X509_STORE_CTX, Deleter<X509_STORE_CTX_free>>;
-using ExtPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
-using BnPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
 using NamesPtr = std::unique_ptr<GENERAL_NAMES, Deleter<GENERAL_NAMES_free>>;
 
 struct CertStackFree {
   void operator()(STACK_OF(X509) * s) const { sk_X509_pop_free(s, X509_free); }
 };
 using CertStackPtr = std::unique_ptr<STACK_OF(X509), CertStackFree>;
-
-// The reason for the most recent OpenSSL failure; empties the thread's error queue.
-std::string openssl_error() {
-  unsigned long last = 0;
-  while (unsigned long e = ERR_get_error()) {
-    last = e;
-  }
-  if (last == 0) {
-    return "unknown OpenSSL error";
-  }
-  const char* reason = ERR_reason_error_string(last);
-  return reason != nullptr ? reason : "OpenSSL error " + std::to_string(last);
-}
-
-// Every certificate in `pem`, in order; an empty vector when there is none.
-std::vector<X509Ptr> parse_certs(std::string_view pem) {
-  std::vector<X509Ptr> certs;
-  ERR_clear_error();
-  BioPtr bio = memory_bio(pem);
-  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, no_passphrase, nullptr)) {
-    certs.emplace_back(cert);
-  }
-  ERR_clear_error();  // the read that ended the loop reports "no start line"
-  return certs;
-}
-
-common::Result<PkeyPtr> parse_key(std::string_view pem) {
-  ERR_clear_error();
-  BioPtr bio = memory_bio(pem);
-  PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
-  if (!key) {
-    return pem.find("ENCRYPTED") != std::string_view::npos
-               ? std::string("encrypted private keys are not supported")
-               : "no private key found (" + openssl_error() + ")";
-  }
-  return key;
-}
-
-std::string cert_to_pem(X509* cert) {
-  BioPtr bio(BIO_new(BIO_s_mem()));
-  PEM_write_bio_X509(bio.get(), cert);
-  return bio_contents(bio.get());
-}
-
-std::string key_to_pem(EVP_PKEY* key) {
-  BioPtr bio(BIO_new(BIO_s_mem()));
-  PEM_write_bio_PrivateKey(bio.get(), key, nullptr, nullptr, 0, nullptr, nullptr);
-  return bio_contents(bio.get());
-}
 
 // --- files -----------------------------------------------------------------------------------
 
@@ -306,15 +251,6 @@ bool add_san_extension(X509* cert, const std::vector<std::string>& sans) {
 
 // --- certificates ----------------------------------------------------------------------------
 
-common::Result<PkeyPtr> generate_key() {
-  ERR_clear_error();
-  PkeyPtr key(EVP_PKEY_Q_keygen(nullptr, nullptr, "EC", "P-256"));
-  if (!key) {
-    return "generating an ECDSA P-256 key: " + openssl_error();
-  }
-  return key;
-}
-
 struct CertSpec {
   std::string common_name;
   std::vector<std::string> organizations = {};
@@ -324,23 +260,12 @@ struct CertSpec {
   std::vector<std::string> sans = {};
 };
 
-bool add_extension(X509* cert, X509V3_CTX* ctx, int nid, const char* value) {
-  ExtPtr ext(X509V3_EXT_nconf_nid(nullptr, ctx, nid, value));
-  return ext && X509_add_ext(cert, ext.get(), -1) == 1;
-}
-
 // Builds and signs a certificate for `key`. With no issuer, it is self-signed.
 common::Result<X509Ptr> make_cert(const CertSpec& spec, EVP_PKEY* key, X509* issuer,
                                   EVP_PKEY* issuer_key) {
   ERR_clear_error();
   X509Ptr cert(X509_new());
-  unsigned char serial[16];
-  bool ok = cert && RAND_bytes(serial, sizeof serial) == 1;
-  if (ok) {
-    serial[0] = static_cast<unsigned char>((serial[0] & 0x7f) | 0x40);  // positive, 16 bytes
-    BnPtr bn(BN_bin2bn(serial, sizeof serial, nullptr));
-    ok = bn && BN_to_ASN1_INTEGER(bn.get(), X509_get_serialNumber(cert.get())) != nullptr;
-  }
+  bool ok = cert && x509_util::set_random_serial(cert.get());
   ok = ok && X509_set_version(cert.get(), X509_VERSION_3) == 1;
   ok = ok && X509_gmtime_adj(X509_getm_notBefore(cert.get()), -kBackdateSeconds) != nullptr;
   ok = ok && X509_time_adj_ex(X509_getm_notAfter(cert.get()), spec.days, 0, nullptr) != nullptr;

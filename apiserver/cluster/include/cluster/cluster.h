@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +16,12 @@
 #include "common/result.h"
 
 namespace cluster {
+
+// Signs a PEM certificate request with the cluster CA for the given certificates.k8s.io usages
+// and duration; the certificate as PEM, or why not.
+using CertificateSigner = std::function<common::Result<std::string>(
+    const std::string& request_pem, const std::vector<std::string>& usages,
+    std::chrono::seconds duration)>;
 
 struct ClusterOptions {
   // Simulated nodes to create at start (node-1 ... node-N) when missing. Nodes created later
@@ -41,6 +48,11 @@ struct ClusterOptions {
   std::chrono::milliseconds node_monitor_grace_period{std::chrono::seconds(50)};
   // --node-monitor-period: how often that controller looks at every node.
   std::chrono::milliseconds node_monitor_period{std::chrono::seconds(5)};
+  // The csrsigning controller's CA (kube-controller-manager's --cluster-signing-cert-file and
+  // --cluster-signing-key-file); empty: approved requests stay unsigned.
+  CertificateSigner sign_certificate;
+  // --cluster-signing-duration: the longest certificate it signs.
+  std::chrono::seconds cluster_signing_duration{std::chrono::hours(24 * 365)};
   // Timestamps and delays; nullptr for the real clock. Must outlive the cluster.
   const common::Clock* clock = nullptr;
 };

@@ -47,16 +47,19 @@ struct CreateRequest {
 
 struct UpdateRequest {
   std::string namespace_;
-  std::string name;         // the URL's name
-  std::string subresource;  // "" or "status" (scale arrives as an update of the object)
-  nlohmann::json object;    // the whole object, or the object carrying the new status
+  std::string name;  // the URL's name
+  // "", "status", "approval" or "finalize" (scale arrives as an update of the object)
+  std::string subresource;
+  nlohmann::json object;  // the whole object, or the object carrying the new status
   const storage::Object* current = nullptr;  // what it replaces, as read; never null
   bool dry_run = false;
   Ownership own;
   // Set when the store changed between the read of `current` and the write (the answer is then
   // a 409 Conflict the caller may retry on a fresh read).
   bool* raced = nullptr;
-  Admission admit;  // may be empty; asked for writes of the main resource only
+  // May be empty; asked for writes of the main resource, and of the subresources of kinds that
+  // prepare them (KindStrategy::prepare_for_subresource_update).
+  Admission admit;
 };
 
 struct DeleteRequest {

@@ -1,8 +1,8 @@
-// The generic store's update: the whole object (or its status, through /status, or a namespace's
-// spec.finalizers, through /finalize) replaces the one read, with the metadata the server owns
-// carried over, generation counted, defaults, validation and field ownership; a write that changes
-// nothing is no new revision, and one that takes the last finalizer from an object being deleted
-// deletes it.
+// The generic store's update: the whole object (or its status, through /status, a CSR's
+// conditions, through /approval, or a namespace's spec.finalizers, through /finalize) replaces the
+// one read, with the metadata the server owns carried over, generation counted, defaults,
+// validation and field ownership; a write that changes nothing is no new revision, and one that
+// takes the last finalizer from an object being deleted deletes it.
 #include "registry/generic/store.h"
 
 #include "registry/generic/resource_errors.h"
@@ -110,6 +110,15 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
     if (!request.own && fields != nullptr) {
       updated["metadata"]["managedFields"] = *fields;  // as apply recorded them
     }
+  } else if (request.subresource == "approval") {
+    // certificatesigningrequests/<name>/approval: the conditions alone change.
+    updated = current;
+    const json* conditions = find_path(body, {"status", "conditions"});
+    if (conditions != nullptr && !conditions->is_null()) {
+      updated["status"]["conditions"] = *conditions;
+    } else if (updated.contains("status") && updated["status"].is_object()) {
+      updated["status"].erase("conditions");
+    }
   } else if (request.subresource == "finalize") {
     // namespaces/<name>/finalize: spec.finalizers alone changes, each a standard or a qualified
     // name (ValidateNamespaceFinalizeUpdate).
@@ -134,6 +143,19 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
     if (request.admit) {
       if (auto refused = request.admit(&current, updated)) {
         return *refused;
+      }
+    }
+  }
+  if (request.subresource == "status" || request.subresource == "approval") {
+    const KindStrategy* strategy = kind_strategy(r.group, r.kind);
+    if (strategy != nullptr && strategy->prepare_for_subresource_update != nullptr) {
+      default_object(r, updated, DefaultingPhase::Update);
+      strategy->prepare_for_subresource_update(request.subresource, updated, current,
+                                               rfc3339(clock_.system_now()));
+      if (request.admit) {
+        if (auto refused = request.admit(&current, updated)) {
+          return *refused;
+        }
       }
     }
   }
