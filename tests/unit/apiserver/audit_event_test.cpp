@@ -1,11 +1,17 @@
 // Audit events as the log backend writes them, the request's stages, and the rotated log file
 // (audit/event, audit/auditor, audit/log_file, audit/log_writer).
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../temp_dir.h"
@@ -306,20 +312,39 @@ TEST_CASE("maxage removes backups older than so many days", "[audit][log]") {
 
 TEST_CASE("the writer's queue is bounded: what does not fit is dropped and counted",
           "[audit][log]") {
+  // The log is a FIFO nobody reads yet: the writer thread blocks on its first line, larger than
+  // a pipe holds, and the queue fills behind it.
   testing_support::TempDir dir("ks-audit");
-  const fs::path path = dir.path() / "audit.log";
+  const fs::path path = dir.path() / "audit.fifo";
+  REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+  const int reader = ::open(path.c_str(), O_RDONLY | O_NONBLOCK);
+  REQUIRE(reader >= 0);
   auto file = std::make_unique<audit::LogFile>(path.string(), audit::RotationOptions{});
   REQUIRE_FALSE(file->open());
-  std::size_t accepted = 0;
+  std::string received;
+  std::thread drain;
+  size_t accepted = 0;
   {
     audit::LogWriter writer(std::move(file), 4);
-    for (int i = 0; i < 1000; ++i) {
+    accepted += writer.add(std::string(256 * 1024, 'x')) ? 1 : 0;
+    for (int i = 0; i < 6; ++i) {
       accepted += writer.add("line " + std::to_string(i)) ? 1 : 0;
     }
+    // At most the big line and 4 more were taken, whenever the writer took the big one.
+    CHECK(accepted <= 5);
+    CHECK(writer.dropped() == 7 - accepted);
+    ::fcntl(reader, F_SETFL, 0);  // blocking reads from here on
+    drain = std::thread([&received, reader] {
+      char buffer[65536];
+      ssize_t n = 0;
+      while ((n = ::read(reader, buffer, sizeof buffer)) > 0) {
+        received.append(buffer, static_cast<size_t>(n));
+      }
+    });
     writer.flush();
-    CHECK(writer.dropped() == 1000 - accepted);
-  }
-  CHECK(accepted >= 4);
-  const std::string text = testing_support::read_file(path);
-  CHECK(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) == accepted);
+  }  // the writer closes the FIFO: the reader sees its end
+  drain.join();
+  ::close(reader);
+  CHECK(static_cast<size_t>(std::count(received.begin(), received.end(), '\n')) == accepted);
+  CHECK(received.starts_with(std::string(256 * 1024, 'x') + "\nline 0\n"));
 }
