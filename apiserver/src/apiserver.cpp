@@ -598,19 +598,25 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 }
 
 std::vector<pipeline::Stage> ApiServer::stages() {
-  return {pipeline::request_info_stage(),
-          pipeline::authentication_stage(*authenticator_),
-          pipeline::audit_stage(),
-          pipeline::authorization_stage(*authorizer_),
-          {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
-             http::Request& request = *context.writable;
-             request.user = std::move(context.user.name);
-             request.groups = std::move(context.user.groups);
-             request.uid = std::move(context.user.uid);
-             request.extra = std::move(context.user.extra);
-             http::Response response = route(request, context.info ? &*context.info : nullptr);
-             return {response.stream ? "streaming" : "answered", std::move(response)};
-           }}};
+  std::vector<pipeline::Stage> stages = {
+      pipeline::request_info_stage(),
+      pipeline::authentication_stage(*authenticator_),
+      pipeline::authorization_stage(*authorizer_),
+      {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
+         http::Request& request = *context.writable;
+         request.user = std::move(context.user.name);
+         request.groups = std::move(context.user.groups);
+         request.uid = std::move(context.user.uid);
+         request.extra = std::move(context.user.extra);
+         http::Response response = route(request, context.info ? &*context.info : nullptr);
+         return {response.stream ? "streaming" : "answered", std::move(response)};
+       }}};
+  if (config_.auditor) {
+    // After authentication (the policy needs the user), before authorization (whose decision
+    // the event carries), as upstream's audit filter.
+    stages.insert(stages.begin() + 2, pipeline::audit_stage());
+  }
+  return stages;
 }
 
 http::Response ApiServer::route(http::Request& request, const endpoints::RequestInfo* info) {

@@ -117,6 +117,10 @@ expect "forbidden message" \
   'pods is forbidden: User "nobody" cannot list resource "pods" in API group "" in the namespace "default"' \
   "$(of .responseStatus.message "$e")"
 expect "user groups" "devs,system:authenticated" "$(of '.user.groups | join(",")' "$e")"
+# The request's trace names the level the policy chose.
+trace=$(kubectl get --raw '/debug/requests?user=nobody&verb=list&resource=pods&limit=1')
+expect "trace's audit stage" "level Metadata" \
+  "$(jq -r '.items[0].stages[] | select(.stage == "audit") | .decision' <<<"$trace")"
 # Once bound, allowed: RBAC's reason names the binding.
 kubectl create rolebinding nobody-view -n meta --clusterrole=view --user=nobody >/dev/null
 for _ in $(seq 1 50); do as nobody-token get configmaps -n meta >/dev/null 2>&1 && break; sleep 0.2; done

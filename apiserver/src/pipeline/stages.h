@@ -18,12 +18,13 @@ Stage request_info_stage();
 // system:anonymous. Decides "authenticated".
 Stage authentication_stage(const filters::Authenticator& authenticator);
 
-// Audit: once the user is known, the policy of --audit-policy-file picks the request's audit
-// level and its RequestReceived event is written, on the thread's current audit::RequestAudit
-// (made by ApiServer::handle, which also writes the later stages). Never answers; decides
-// "level <Level>", or "off" without audit. Impersonation, when it comes, goes after it: the
-// policy sees the user who authenticated, and the impersonation stage reports the user acted as
-// with audit::log_impersonated_user().
+// Audit, in the list only when the server audits (ApiServerConfig::auditor): once the user is
+// known, the policy of --audit-policy-file picks the request's audit level and its
+// RequestReceived event is written, on the thread's current audit::RequestAudit (made by
+// ApiServer::handle, which also writes the later stages). Never answers; decides
+// "level <Level>" ("off" on a pass with no request audit). Impersonation, when it comes, goes
+// after it: the policy sees the user who authenticated, and the impersonation stage reports the
+// user acted as with audit::log_impersonated_user().
 Stage audit_stage();
 
 // The request as the authorizers and the audit policy see it (authorizer.Attributes), from what

@@ -165,8 +165,7 @@ TEST_CASE("each request's trace is served at /debug/requests", "[pipeline][trace
   CHECK(created["code"] == 201);
   CHECK(stage_lines(created) ==
         std::vector<std::string>{"request info=resource", "authentication=authenticated",
-                                 "audit=off", "authorization=allow (system:masters)",
-                                 "handler=answered"});
+                                 "authorization=allow (system:masters)", "handler=answered"});
   bool stored = false;
   for (const auto& n : created["notes"]) {
     const std::string text = n["text"];
