@@ -10,6 +10,7 @@
 #include "endpoints/protobuf.h"
 #include "endpoints/yaml_json.h"
 #include "registry/objects.h"
+#include "registry/print_cells.h"
 
 namespace apiserver::audit {
 namespace {
@@ -29,14 +30,6 @@ std::string canonical_ip(const std::string& text) {
   return "";
 }
 
-std::string trimmed(const std::string& s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string::npos) {
-    return "";
-  }
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
 // utilnet.SourceIPs: the X-Forwarded-For chain, X-Real-Ip when not in it, then the peer.
 std::vector<std::string> source_ips(const http::Request& request) {
   std::vector<std::string> ips;
@@ -47,7 +40,8 @@ std::vector<std::string> source_ips(const http::Request& request) {
     if (comma == std::string::npos) {
       comma = forwarded.size();
     }
-    if (auto ip = canonical_ip(trimmed(forwarded.substr(start, comma - start))); !ip.empty()) {
+    if (auto ip = canonical_ip(registry::cells::trim_space(forwarded.substr(start, comma - start)));
+        !ip.empty()) {
       ips.push_back(ip);
     }
     start = comma + 1;
@@ -74,7 +68,7 @@ std::vector<std::string> source_ips(const http::Request& request) {
 // What a refused request tried, as upstream's failed-authentication audit words it.
 std::string authentication_methods(const http::Request& request) {
   std::vector<std::string> methods;
-  const std::string authorization = trimmed(request.header("Authorization"));
+  const std::string authorization = registry::cells::trim_space(request.header("Authorization"));
   auto lower_prefix = [&authorization](std::string_view word) {
     if (authorization.size() <= word.size() || authorization[word.size()] != ' ') {
       return false;
@@ -92,7 +86,7 @@ std::string authentication_methods(const http::Request& request) {
   if (lower_prefix("bearer")) {
     methods.push_back("bearer");
   }
-  if (!trimmed(request.query_value("access_token")).empty()) {
+  if (!registry::cells::trim_space(request.query_value("access_token")).empty()) {
     methods.push_back("access_token");
   }
   if (request.client_certificate) {
