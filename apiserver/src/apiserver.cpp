@@ -8,6 +8,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "audit/auditor.h"
 #include "authorization/authorizer.h"
 #include "authorization/bootstrap_policy.h"
 #include "authorization/node_authorizer.h"
@@ -432,11 +433,22 @@ http::Response ApiServer::handle(http::Request& request) {
   metrics_->begin_request();
   trace::RequestTrace trace = begin_trace(request);
   pipeline::Context context(request, &trace, &request);
+  audit::RequestAudit audit(config_.auditor, request, trace.received);
   http::Response response;
   {
     trace::Scope scope(trace);
-    response = server::serve_guarded(request, [&] { return pipeline::run(stages_, context); });
+    audit::Scope audit_scope(audit);
+    response = server::serve_guarded(request, [&] {
+      try {
+        return pipeline::run(stages_, context);
+      } catch (...) {
+        audit.panicked(describe_exception(std::current_exception()));
+        throw;
+      }
+    });
   }
+  audit.finish(response, pipeline::request_attributes(context),
+               audit.enabled() && long_running(request));
   auto elapsed = std::chrono::steady_clock::now() - started;
   // Only what a route serves is counted, as upstream instruments its routes: a path of the
   // client's choosing never becomes a label.
@@ -573,7 +585,13 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
     log_request(request, request.method, refused->status, std::chrono::nanoseconds(0));
     trace::RequestTrace trace = begin_trace(request);
     pipeline::Context traced(request, &trace);
-    pipeline::run_stages(stages_, before_handler, traced);
+    audit::RequestAudit audit(config_.auditor, request, trace.received);
+    {
+      audit::Scope audit_scope(audit);
+      pipeline::run_stages(stages_, before_handler, traced);
+    }
+    audit.finish(*refused, pipeline::request_attributes(traced),
+                 audit.enabled() && long_running(request));
     keep_trace(std::move(trace), request, refused->status,
                std::chrono::steady_clock::now() - started);
   }
@@ -581,19 +599,27 @@ std::optional<http::Response> ApiServer::admit(const http::Request& request) con
 }
 
 std::vector<pipeline::Stage> ApiServer::stages() {
-  return {pipeline::request_info_stage(),
-          pipeline::authentication_stage(*authenticator_),
-          pipeline::impersonation_stage(*authorizer_),
-          pipeline::authorization_stage(*authorizer_),
-          {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
-             http::Request& request = *context.writable;
-             request.user = std::move(context.user.name);
-             request.groups = std::move(context.user.groups);
-             request.uid = std::move(context.user.uid);
-             request.extra = std::move(context.user.extra);
-             http::Response response = route(request, context.info ? &*context.info : nullptr);
-             return {response.stream ? "streaming" : "answered", std::move(response)};
-           }}};
+  std::vector<pipeline::Stage> stages = {
+      pipeline::request_info_stage(),
+      pipeline::authentication_stage(*authenticator_),
+      pipeline::impersonation_stage(*authorizer_),
+      pipeline::authorization_stage(*authorizer_),
+      {"handler", [this](pipeline::Context& context) -> pipeline::Outcome {
+         http::Request& request = *context.writable;
+         request.user = std::move(context.user.name);
+         request.groups = std::move(context.user.groups);
+         request.uid = std::move(context.user.uid);
+         request.extra = std::move(context.user.extra);
+         http::Response response = route(request, context.info ? &*context.info : nullptr);
+         return {response.stream ? "streaming" : "answered", std::move(response)};
+       }}};
+  if (config_.auditor) {
+    // After authentication (the policy needs the user), before authorization (whose decision
+    // the event carries) and impersonation (the policy judges who authenticated), as upstream's
+    // audit filter.
+    stages.insert(stages.begin() + 2, pipeline::audit_stage());
+  }
+  return stages;
 }
 
 http::Response ApiServer::route(http::Request& request, const endpoints::RequestInfo* info) {

@@ -25,6 +25,7 @@
 #include "apiserver/pki.h"
 #include "apiserver/server.h"
 #include "apiserver/version.h"
+#include "audit_flags.h"
 #include "cli.h"
 #include "cluster/cluster.h"
 #include "cluster_flags.h"
@@ -271,6 +272,15 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!account_flags) {
     return usage_error(command, account_flags.error(), ctx);
   }
+  auto audit_options = sandbox::audit_options(flags);
+  if (!audit_options) {
+    return usage_error(command, audit_options.error(), ctx);
+  }
+  // Read and opened at start, as kube-apiserver does: a policy it refuses is a usage error.
+  auto auditor = apiserver::start_audit(*audit_options);
+  if (!auditor) {
+    return usage_error(command, auditor.error(), ctx);
+  }
   if (flags.has("tls-cert-file") != flags.has("tls-private-key-file")) {
     return usage_error(command, "--tls-cert-file and --tls-private-key-file go together", ctx);
   }
@@ -431,6 +441,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.authorization_mode = authorization_mode;
   const auto anonymous = flags.all("anonymous-auth");
   api_config.anonymous_auth = anonymous.empty() || anonymous.back() == "true";
+  api_config.auditor = *auditor;
   api_config.tokens = std::move(file_tokens);
   api_config.service_accounts = std::move(*account_options);
   api_config.root_ca_pem = pki->ca_cert_pem;
@@ -588,6 +599,9 @@ Command serve_command() {
        "log verbosity as kube-apiserver's -v: 0 start-up and errors, 2 controllers, 3 requests"},
   };
   for (FlagSpec& spec : service_account_flags()) {
+    specs.push_back(std::move(spec));
+  }
+  for (FlagSpec& spec : audit_flags()) {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : cluster_flags()) {

@@ -1,7 +1,7 @@
 // The API server: the request pipeline over the store. One call per request (ApiServer::handle),
 // made by the server layer on a worker thread.
 //
-// The pipeline's stages run in order (ApiServer::stages(): request info, authentication,
+// The pipeline's stages run in order (ApiServer::stages(): request info, authentication, audit,
 // authorization, then the handler), inside a barrier, and each request's trace is kept for
 // GET /debug/requests. The handler serves /version, /healthz, /livez, /readyz, /metrics,
 // discovery, OpenAPI, service-account issuer discovery and the resources of the registry.
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/audit.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/service_accounts.h"
@@ -61,6 +62,8 @@ struct ApiServerConfig {
   // kube-apiserver's --anonymous-auth: requests without credentials are system:anonymous (true)
   // or refused with a 401 (false).
   bool anonymous_auth = true;
+  // The audit policy and log (start_audit); null: no audit.
+  std::shared_ptr<audit::Auditor> auditor;
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;

@@ -1,3 +1,4 @@
+#include "audit/auditor.h"
 #include "authorization/authorizer.h"
 #include "pipeline/forbidden.h"
 #include "pipeline/stages.h"
@@ -11,9 +12,11 @@ bool path_segment_name(const std::string& name) {
          name.find('%') == std::string::npos;
 }
 
+}  // namespace
+
 // What the authorizers decide on, from the request info (RequestInfo and the authorization
 // filter's GetAuthorizerAttributes, with AuthorizeWithSelectors on as in v1.32).
-authorization::Attributes attributes_of(const Context& context) {
+authorization::Attributes request_attributes(const Context& context) {
   authorization::Attributes a;
   a.user.name = context.user.name;
   a.user.groups = context.user.groups;
@@ -58,15 +61,15 @@ authorization::Attributes attributes_of(const Context& context) {
   return a;
 }
 
-}  // namespace
-
 Stage authorization_stage(const authorization::Authorizer& authorizer) {
   return {"authorization", [&authorizer](Context& context) -> Outcome {
             if (!context.info && context.trace == nullptr) {
               context.info = endpoints::parse_resource_path(context.request);
             }
-            const authorization::Attributes attributes = attributes_of(context);
+            const authorization::Attributes attributes = request_attributes(context);
             authorization::Verdict verdict = authorizer.authorize(attributes);
+            audit::annotate(audit::kDecisionAnnotation, verdict.allowed() ? "allow" : "forbid");
+            audit::annotate(audit::kReasonAnnotation, verdict.reason);
             if (verdict.allowed()) {
               if (context.trace == nullptr) {
                 return {"", std::nullopt};

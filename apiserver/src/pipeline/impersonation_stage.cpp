@@ -2,6 +2,7 @@
 #include <cctype>
 
 #include "apiserver/log.h"
+#include "audit/auditor.h"
 #include "pipeline/forbidden.h"
 #include "pipeline/stages.h"
 #include "serviceaccount/claims.h"
@@ -152,6 +153,7 @@ Stage impersonation_stage(const authorization::Authorizer& authorizer) {
         } else if (!contains(acting.groups, kUnauthenticated)) {
           acting.groups.push_back(kUnauthenticated);
         }
+        audit::log_impersonated_user({acting.name, acting.uid, acting.groups, acting.extra});
         std::string decision = context.user.name + " is acting as " + acting.name;
         context.requestor = std::move(context.user);
         context.user = std::move(acting);
