@@ -22,7 +22,7 @@ out=$tmp/first.out
   --fixtures "$sets" >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/ready1.json"
-[[ $(grep -c ' created$' "$out") -eq 12 ]] || fail "expected 12 objects created"
+[[ $(grep -c ' created$' "$out") -eq 15 ]] || fail "expected 15 objects created"
 grep -q 'basics/20-web.yaml:1: deployment.apps/web created' "$out" || fail "no file:line report"
 export KUBECONFIG=$tmp/data/kubeconfig
 [[ $(kubectl get deployment web -n demo -o jsonpath='{.spec.replicas}') == 2 ]] || fail "deployment"
@@ -40,7 +40,7 @@ out=$tmp/second.out
   --fixtures "$sets" >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/ready2.json"
-[[ $(grep -c ' unchanged$' "$out") -eq 12 ]] || fail "a second load did not report 12 unchanged"
+[[ $(grep -c ' unchanged$' "$out") -eq 15 ]] || fail "a second load did not report 15 unchanged"
 stop_last
 
 # the generated `many` set, scaled down: namespaces first, then their ConfigMaps
