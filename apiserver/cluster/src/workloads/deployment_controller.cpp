@@ -125,16 +125,21 @@ std::optional<std::string> DeploymentController::write_status(json& d, const jso
 }
 
 // The Deployment's revision annotation follows its new ReplicaSet's. The status subresource
-// keeps metadata as it is, so it is written to the object itself (no new generation: only the
-// spec counts).
+// keeps metadata as it is, so it is written to the object itself with an update, as upstream's
+// controller does (its role may update deployments, not patch them; a conflict fails this sync
+// and the Deployment is synced again). No new generation: only the spec counts.
 static Result<bool> set_revision(const Client& client, json& d, int64_t revision) {
   const std::string text = std::to_string(revision);
   if (string_at(d, {"metadata", "annotations", kRevision}) == text) {
     return false;
   }
-  auto patched =
-      client.patch(kDeployments.object(namespace_of(d), name_of(d)), "application/merge-patch+json",
-                   {{"metadata", {{"annotations", {{kRevision, text}}}}}});
+  json updated = d;
+  json& metadata = updated["metadata"];
+  if (!metadata["annotations"].is_object()) {
+    metadata["annotations"] = json::object();
+  }
+  metadata["annotations"][kRevision] = text;
+  auto patched = client.update(kDeployments.object(namespace_of(d), name_of(d)), updated);
   if (!patched) {
     return patched.error();
   }
