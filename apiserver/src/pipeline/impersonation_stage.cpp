@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "apiserver/log.h"
 #include "audit/auditor.h"
 #include "pipeline/forbidden.h"
 #include "pipeline/stages.h"
