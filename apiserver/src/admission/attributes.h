@@ -1,0 +1,73 @@
+// What the admission chain is asked about (kube-apiserver's admission.Attributes): one write of
+// one object, by one user, and what the plugins leave for the answer (warnings, audit
+// annotations). Plain data; any admission file may include it.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apiserver/registry.h"
+#include "errors/status.h"
+
+namespace apiserver::admission {
+
+enum class Operation { Create, Update, Delete, Connect };
+
+// "CREATE", "UPDATE", "DELETE", "CONNECT": as AdmissionReview and webhook rules spell them.
+std::string_view operation_name(Operation operation);
+
+// The user a request runs as (after impersonation).
+struct UserInfo {
+  std::string name;
+  std::string uid;
+  std::vector<std::string> groups;
+  std::map<std::string, std::vector<std::string>> extra;
+};
+
+struct Attributes {
+  Operation operation = Operation::Create;
+  // The resource as the request named it (group, version, resource, kind, scope); never null.
+  const registry::Resource* resource = nullptr;
+  std::string subresource;  // "" for the main resource
+  std::string namespace_;   // "" for cluster-scoped resources
+  // The object's name; "" on a create that names it by generateName (the name is chosen after
+  // mutating admission, as upstream).
+  std::string name;
+  // The object being written, in its stored form: mutating plugins may change it. Null on
+  // delete and connect.
+  nlohmann::json* object = nullptr;
+  // What the write replaces (update) or removes (delete); null on create.
+  const nlohmann::json* old_object = nullptr;
+  // The request's CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as JSON (kind and
+  // apiVersion set), as AdmissionReview's `options`.
+  nlohmann::json options;
+  bool dry_run = false;
+  UserInfo user;
+
+  // What the plugins leave for the answer. Warnings go to the client's Warning headers, in
+  // order; audit annotations go on the request's audit event.
+  std::vector<std::string> warnings;
+  std::vector<std::pair<std::string, std::string>> audit_annotations;
+  // Set by the chain: plugin `name` changed the object in this request (reinvocation of
+  // webhooks asks for it).
+  bool mutated_by_webhook = false;
+};
+
+// A plugin's answer to one request: nullopt admits; a Status refuses the write with it.
+using Decision = std::optional<errors::Status>;
+
+// admission.NewForbidden's 403 about the request's object:
+// `<resource>[.<group>] "<name>" is forbidden: <why>` (the name is the generateName when the
+// object has no name yet, as upstream words it).
+errors::Status forbidden(const Attributes& a, const std::string& why);
+
+// The name the errors about the request's object show: its name, or its generateName.
+std::string shown_name(const Attributes& a);
+
+}  // namespace apiserver::admission

@@ -1,0 +1,48 @@
+#include "admission/plugins.h"
+
+namespace apiserver::admission {
+
+const std::vector<PluginEntry>& ordered_plugins() {
+  // kube-apiserver v1.32's AllOrderedPlugins, and the default-on set of its
+  // DefaultOffAdmissionPlugins complement. Null factories: plugins kube-sandbox does not have.
+  static const std::vector<PluginEntry> kPlugins = {
+      {"AlwaysAdmit", false, &make_always_admit},
+      {"NamespaceAutoProvision", false, nullptr},
+      {"NamespaceLifecycle", true, nullptr},
+      {"NamespaceExists", false, nullptr},
+      {"LimitPodHardAntiAffinityTopology", false, nullptr},
+      {"LimitRanger", true, nullptr},
+      {"ServiceAccount", true, nullptr},
+      {"NodeRestriction", false, nullptr},
+      {"TaintNodesByCondition", true, nullptr},
+      {"AlwaysPullImages", false, nullptr},
+      {"ImagePolicyWebhook", false, nullptr},
+      {"PodSecurity", true, nullptr},
+      {"PodNodeSelector", false, nullptr},
+      {"Priority", true, nullptr},
+      {"DefaultTolerationSeconds", true, nullptr},
+      {"PodTolerationRestriction", false, nullptr},
+      {"EventRateLimit", false, nullptr},
+      {"ExtendedResourceToleration", false, nullptr},
+      {"DefaultStorageClass", true, nullptr},
+      {"StorageObjectInUseProtection", true, nullptr},
+      {"OwnerReferencesPermissionEnforcement", false, nullptr},
+      {"PersistentVolumeClaimResize", true, nullptr},
+      {"RuntimeClass", true, nullptr},
+      {"CertificateApproval", true, nullptr},
+      {"CertificateSigning", true, nullptr},
+      {"ClusterTrustBundleAttest", true, nullptr},
+      {"CertificateSubjectRestriction", true, nullptr},
+      {"DefaultIngressClass", true, nullptr},
+      {"DenyServiceExternalIPs", false, nullptr},
+      {"MutatingAdmissionPolicy", false, nullptr},
+      {"MutatingAdmissionWebhook", true, nullptr},
+      {"ValidatingAdmissionPolicy", true, nullptr},
+      {"ValidatingAdmissionWebhook", true, nullptr},
+      {"ResourceQuota", true, nullptr},
+      {"AlwaysDeny", false, &make_always_deny},
+  };
+  return kPlugins;
+}
+
+}  // namespace apiserver::admission
