@@ -8,6 +8,7 @@
 
 #include "apiserver/log.h"
 #include "apiserver/version.h"
+#include "admission/chain.h"
 #include "audit/auditor.h"
 #include "authorization/authorizer.h"
 #include "authorization/bootstrap_policy.h"
@@ -86,6 +87,15 @@ http::Response json(int code, const nlohmann::json& doc) {
   return r;
 }
 
+std::vector<std::string> admission_plugins_or_throw(const std::vector<std::string>& enable,
+                                                    const std::vector<std::string>& disable) {
+  auto names = admission::enabled_plugins({enable, disable});
+  if (!names) {
+    throw std::invalid_argument(names.error());
+  }
+  return *names;
+}
+
 std::vector<authorization::Mode> modes_or_throw(const std::string& text) {
   auto modes = authorization::parse_modes(text);
   if (!modes) {
@@ -95,6 +105,15 @@ std::vector<authorization::Mode> modes_or_throw(const std::string& text) {
 }
 
 }  // namespace
+
+std::optional<std::string> ApiServer::check_admission_plugins(
+    const std::vector<std::string>& enable, const std::vector<std::string>& disable) {
+  auto names = admission::enabled_plugins({enable, disable});
+  if (!names) {
+    return names.error();
+  }
+  return std::nullopt;
+}
 
 std::optional<std::string> ApiServer::check_authorization_mode(const std::string& mode) {
   auto modes = authorization::parse_modes(mode);
@@ -138,6 +157,13 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           *storage_, *generic_store_, *authenticator_, *authorizer_, *policy_,
           service_accounts_.get(),
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
+      admission_services_(std::make_unique<admission::Services>(admission::Services{
+          *storage_, [this] { return registry_->snapshot(); }, *authorizer_,
+          config_.clock != nullptr ? *config_.clock : common::Clock::real()})),
+      admission_(std::make_unique<admission::Chain>(
+          *admission_services_,
+          admission_plugins_or_throw(config_.enable_admission_plugins,
+                                     config_.disable_admission_plugins))),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
       snapshots_(std::make_unique<endpoints::SnapshotEndpoint>(
@@ -153,6 +179,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)),
       aggregation_(std::make_unique<controllers::ClusterRoleAggregationController>(
           *policy_, [this](http::Request& r) { return handle(r); })) {
+  admission_services_->metrics = metrics_.get();
+  resources_->set_admission(admission_.get());
   for (const auto& [token, user] : config_.tokens) {
     filters::UserInfo info;
     info.name = user.first;
@@ -446,6 +474,9 @@ http::Response ApiServer::handle(http::Request& request) {
         throw;
       }
     });
+  }
+  for (const auto& [key, value] : trace.audit_annotations) {
+    audit.annotate(key, value);
   }
   audit.finish(response, pipeline::request_attributes(context),
                audit.enabled() && long_running(request));

@@ -341,6 +341,11 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (auto problem = apiserver::ApiServer::check_authorization_mode(authorization_mode)) {
     return usage_error(command, *problem, ctx);
   }
+  const auto enable_plugins = split_list(flags.get("enable-admission-plugins"));
+  const auto disable_plugins = split_list(flags.get("disable-admission-plugins"));
+  if (auto problem = apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
+    return usage_error(command, *problem, ctx);
+  }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
@@ -439,6 +444,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
+  api_config.enable_admission_plugins = enable_plugins;
+  api_config.disable_admission_plugins = disable_plugins;
   const auto anonymous = flags.all("anonymous-auth");
   api_config.anonymous_auth = anonymous.empty() || anonymous.back() == "true";
   api_config.auditor = *auditor;
@@ -584,6 +591,11 @@ Command serve_command() {
       {"anonymous-auth", "", false, "",
        "requests without credentials are system:anonymous (default true; =false answers them "
        "401)"},
+      {"enable-admission-plugins", "", true, "NAMES",
+       "admission plugins to run besides the default-on ones, comma-separated (run in "
+       "kube-apiserver's order whatever the order given)"},
+      {"disable-admission-plugins", "", true, "NAMES",
+       "admission plugins to turn off, comma-separated, default-on ones included"},
       {"token-auth-file", "", true, "FILE",
        "also accept the bearer tokens of this CSV file (token,user,uid,\"group1,group2\")"},
       {"request-timeout", "", true, "DURATION",

@@ -62,6 +62,11 @@ struct ApiServerConfig {
   // kube-apiserver's --anonymous-auth: requests without credentials are system:anonymous (true)
   // or refused with a 401 (false).
   bool anonymous_auth = true;
+  // kube-apiserver's --enable-admission-plugins and --disable-admission-plugins: the plugins
+  // added to and taken from the default-on ones (check_admission_plugins() tells whether they
+  // are valid).
+  std::vector<std::string> enable_admission_plugins;
+  std::vector<std::string> disable_admission_plugins;
   // The audit policy and log (start_audit); null: no audit.
   std::shared_ptr<audit::Auditor> auditor;
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
@@ -76,6 +81,10 @@ class Compactor;
 namespace registry {
 class GenericStore;
 }
+namespace admission {
+struct Services;
+class Chain;
+}  // namespace admission
 namespace endpoints {
 struct RequestInfo;
 class ResourceHandler;
@@ -116,12 +125,17 @@ class Authenticator;
 
 class ApiServer {
  public:
-  // Throws std::invalid_argument when config.authorization_mode is not valid.
+  // Throws std::invalid_argument when config.authorization_mode or the admission plugins are
+  // not valid.
   ApiServer(store::Store& store, ApiServerConfig config);
   ~ApiServer();
 
   // Why `mode` is not a valid --authorization-mode, in kube-apiserver's words; nullopt when it is.
   static std::optional<std::string> check_authorization_mode(const std::string& mode);
+  // Why --enable-admission-plugins `enable` and --disable-admission-plugins `disable` are not
+  // valid, in kube-apiserver's words; nullopt when they are.
+  static std::optional<std::string> check_admission_plugins(const std::vector<std::string>& enable,
+                                                            const std::vector<std::string>& disable);
 
   // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
   // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`); reconciles the
@@ -196,6 +210,8 @@ class ApiServer {
   std::unique_ptr<authorization::NodeAuthorizer> node_authorizer_;
   std::unique_ptr<authorization::Authorizer> authorizer_;
   std::unique_ptr<endpoints::ResourceHandler> resources_;
+  std::unique_ptr<admission::Services> admission_services_;
+  std::unique_ptr<admission::Chain> admission_;
   std::unique_ptr<filters::Metrics> metrics_;
   std::unique_ptr<endpoints::OpenApi> openapi_;
   std::unique_ptr<endpoints::SnapshotEndpoint> snapshots_;

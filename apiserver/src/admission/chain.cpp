@@ -68,23 +68,6 @@ std::string changed_fields(const nlohmann::json& before, const nlohmann::json& a
 
 }  // namespace
 
-std::vector<std::string> split_plugin_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) {
-      comma = text.size();
-    }
-    std::string item = text.substr(start, comma - start);
-    if (!item.empty()) {
-      out.push_back(std::move(item));
-    }
-    start = comma + 1;
-  }
-  return out;
-}
-
 common::Result<std::vector<std::string>> enabled_plugins(const PluginFlags& flags) {
   using R = common::Result<std::vector<std::string>>;
   std::vector<std::string> problems;

@@ -26,9 +26,6 @@ struct PluginFlags {
 // and (kube-sandbox's own) for a plugin kube-sandbox does not have.
 common::Result<std::vector<std::string>> enabled_plugins(const PluginFlags& flags);
 
-// "A,B,C": a comma-separated flag value split (empty entries dropped).
-std::vector<std::string> split_plugin_list(const std::string& text);
-
 class Chain {
  public:
   // Builds the plugins `names` lists (from enabled_plugins). `services` outlive the chain.

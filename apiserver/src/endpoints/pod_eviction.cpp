@@ -120,7 +120,8 @@ http::Response ResourceHandler::evict(const Resource& r, const RequestInfo& info
                                                .dry_run = request.has_query("dryRun"),
                                                .own = nullptr,
                                                .raced = nullptr,
-                                               .admit = nullptr});
+                                               .admit = nullptr,
+                                               .admission = {}});
       if (!written) {
         // Another eviction got there first: the caller retries, as on upstream's conflict.
         return too_many_requests(

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "authorization/escalation.h"
+#include "endpoints/admission_request.h"
 #include "endpoints/accept.h"
 #include "endpoints/body_decode.h"
 #include "endpoints/certificate_admission.h"
@@ -148,12 +149,15 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   }
   registry::to_stored_form(r, object);
   stamp_requester(r, request, object);
-  return written_response(
-      201,
-      as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                                      served_ownership(r, std::move(options->own)),
-                                      admission_checks(authorizer_, policy_, r, info, request)})),
-      warnings);
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
+                             info.verb == "patch" ? "PatchOptions" : "CreateOptions",
+                             options->dry_run);
+  auto written = as_served(
+      r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
+                            served_ownership(r, std::move(options->own)),
+                            admission_checks(authorizer_, policy_, r, info, request),
+                            admission.passes()}));
+  return written_response(201, written, with_admission_warnings(warnings, admission));
 }
 
 http::Response ResourceHandler::update(const Resource& r, const RequestInfo& info,
@@ -181,8 +185,9 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
     return options.error().response();
   }
   registry::to_stored_form(r, object);
-  return written_response(
-      200,
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Update,
+                             patching ? "PatchOptions" : "UpdateOptions", options->dry_run);
+  auto written =
       as_served(r, store_->update(
                        r, {.namespace_ = info.namespace_,
                            .name = info.name,
@@ -192,8 +197,9 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
                            .dry_run = options->dry_run,
                            .own = served_ownership(r, std::move(options->own)),
                            .raced = raced,
-                           .admit = admission_checks(authorizer_, policy_, r, info, request)})),
-      warnings);
+                           .admit = admission_checks(authorizer_, policy_, r, info, request),
+                           .admission = admission.passes()}));
+  return written_response(200, written, with_admission_warnings(warnings, admission));
 }
 
 http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& info,
@@ -201,6 +207,11 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
   auto options = decode_delete_options(request, *field_validator_);
   if (!options) {
     return options.error().response();
+  }
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Delete,
+                             "DeleteOptions", !options->dry_run.empty());
+  if (auto refused = admission.admit_delete()) {
+    return refused->response();
   }
   auto deleted =
       store_->remove(r, {.namespace_ = info.namespace_,
@@ -210,7 +221,8 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
                          .precondition_resource_version = options->precondition_resource_version,
                          .grace_period_seconds = options->grace_period_seconds,
                          .orphan_dependents = options->orphan_dependents,
-                         .propagation_policy = options->propagation_policy});
+                         .propagation_policy = options->propagation_policy,
+                         .admission = admission.passes()});
   http::Response response;
   if (deleted) {
     registry::to_served_form(r, deleted->object);
@@ -225,7 +237,8 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
     const bool accepted = options->orphan_dependents == false;
     response = json_response(accepted ? 202 : 200, deleted->object);
   }
-  add_warnings(response, default_policy_warnings(r, *options));
+  add_warnings(response,
+               with_admission_warnings(default_policy_warnings(r, *options), admission));
   return response;
 }
 

@@ -24,6 +24,10 @@
 #include "registry/generic/store.h"
 #include "storage/storage.h"
 
+namespace apiserver::admission {
+class Chain;
+}
+
 namespace apiserver::serviceaccount {
 class ServiceAccountTokens;
 }
@@ -63,6 +67,10 @@ class ResourceHandler {
   // path already read by parse_resource_path, if it was (else serve reads it).
   std::optional<http::Response> serve(http::Request& request, const registry::Snapshot& snapshot,
                                       const RequestInfo* known = nullptr);
+
+  // The admission chain every write passes (null, the default: none). `chain` outlives the
+  // handler; set before requests are served.
+  void set_admission(const admission::Chain* chain) { admission_ = chain; }
 
   // Ends every open watch (graceful shutdown).
   void close_watches();
@@ -128,6 +136,7 @@ class ResourceHandler {
   const common::Clock& clock_;
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;
+  const admission::Chain* admission_ = nullptr;
 };
 
 }  // namespace apiserver::endpoints

@@ -1,7 +1,7 @@
 // The defaults kube-apiserver v1.32 fills into objects: the SetDefaults_* functions of the
 // versioned API packages (run whenever an object is decoded: on create, on update and again when
-// it is read back from storage), plus the create-time effects that users see in the stored object
-// (the registry strategies' PrepareForCreate and the default-on mutating admission plugins).
+// it is read back from storage), plus the registry strategies' PrepareForCreate effects. The
+// admission plugins' effects are theirs (admission/plugins/).
 //
 // Every function here is pure apart from the one random volume-name suffix (which the context can
 // fix): no storage, no clock, no locks; safe from any thread.
@@ -17,22 +17,12 @@ namespace apiserver::registry {
 // Which request is being served; decides which effects apply.
 enum class DefaultingPhase {
   Decode,  // decoding only (a stored object read back): SetDefaults_* and conversion effects
-  Create,  // Decode + PrepareForCreate + admission on CREATE
-  Update,  // Decode + admission on UPDATE (status and immutable fields stay the caller's job)
+  Create,  // Decode + PrepareForCreate
+  Update,  // Decode (status and immutable fields stay the caller's job)
 };
 
 struct DefaultingContext {
   DefaultingPhase phase = DefaultingPhase::Create;
-  // The ServiceAccount the pod will run as (ServiceAccount admission), when the caller looked it
-  // up; null means "it exists and says nothing" (automount on, no imagePullSecrets). The caller
-  // answers 403 itself when it does not exist.
-  const nlohmann::json* service_account = nullptr;
-  // Suffix of the injected `kube-api-access-<suffix>` volume; empty: random_name_suffix().
-  std::string volume_suffix;
-  // Value of the PriorityClass named by spec.priorityClassName when it is not a system class
-  // and the caller looked it up (Priority admission); -1: unknown, priority left unset.
-  long long priority_class_value = -1;
-  std::string priority_class_preemption_policy;  // empty: PreemptLowerPriority
 };
 
 // Fills `object` (a whole object of `resource`'s kind, as JSON) with the defaults of the phase.

@@ -71,8 +71,6 @@ struct KindStrategy {
   void (*prepare_for_subresource_update)(std::string_view subresource, nlohmann::json& updated,
                                          const nlohmann::json& old,
                                          const std::string& now) = nullptr;
-  // Delete: the refusal of a delete before anything happens.
-  std::optional<errors::Status> (*refuse_delete)(const std::string& name) = nullptr;
   // The kind's own first delete of an object not yet marked (a registry that writes it itself):
   // what changes, deletionTimestamp included, before its finalizers are read; the request's
   // propagation policy does not apply to it. `now` is the time in RFC 3339.

@@ -37,6 +37,13 @@ void note(std::string_view layer, std::string text) {
   current->notes.push_back({layer, std::move(text)});
 }
 
+void annotate_audit(std::string key, std::string value) {
+  if (current == nullptr || current->audit_annotations.size() >= kMaxAuditAnnotations) {
+    return;
+  }
+  current->audit_annotations.emplace_back(std::move(key), std::move(value));
+}
+
 std::string RequestTrace::summary() const {
   std::string line = "request " + std::to_string(id) + ": ";
   line += user.empty() ? std::string("(not authenticated)") : user;

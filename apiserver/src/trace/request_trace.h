@@ -17,6 +17,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace apiserver::trace {
@@ -54,6 +55,9 @@ struct RequestTrace {
   std::chrono::nanoseconds took{0};
   std::vector<Step> steps;
   std::vector<Note> notes;
+  // Audit annotations the layers under the pipeline added (admission plugins' and webhooks'):
+  // the request's audit event carries them.
+  std::vector<std::pair<std::string, std::string>> audit_annotations;
 
   // One line: id, who, what, the answer and time, each stage's decision, the notes.
   std::string summary() const;
@@ -78,6 +82,10 @@ bool active();
 // `layer` must be a string literal.
 void note(std::string_view layer, std::string text);
 inline constexpr size_t kMaxNotes = 64;
+// Adds an audit annotation to the current thread's trace, if there is one (at most
+// kMaxAuditAnnotations are kept).
+void annotate_audit(std::string key, std::string value);
+inline constexpr size_t kMaxAuditAnnotations = 64;
 
 // The last `capacity` traces. Thread-safe, and built for many request threads adding at once:
 // a trace goes into the slot its id picks (id modulo capacity), each slot with a lock of its own,

@@ -26,18 +26,7 @@ std::optional<errors::Status> GenericStore::refuse_create_in(const Resource& r,
     }
     return from_storage(r, shown, e);
   }
-  json ns_json = json::parse(ns_object.value, nullptr, false);
-  if (string_at(ns_json, {"status", "phase"}) != "Terminating") {
-    return std::nullopt;
-  }
-  errors::Details details = errors::object_details(shown, "", r.resource);
-  details.causes.push_back(
-      {"NamespaceTerminating", "namespace " + ns + " is being terminated", "metadata.namespace"});
-  return errors::failure(403, "Forbidden",
-                         r.group_resource() + " \"" + shown +
-                             "\" is forbidden: unable to create new content in namespace " + ns +
-                             " because it is being terminated",
-                         std::move(details));
+  return refuse_create_in_namespace(r, shown, ns, json::parse(ns_object.value, nullptr, false));
 }
 
 errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest request) {
@@ -57,23 +46,36 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
   } else {
     meta.erase("namespace");
   }
-  const std::string name = string_at(meta, {"name"});
-  const std::string generate = string_at(meta, {"generateName"});
-  if (r.namespaced) {
-    if (auto refused = refuse_create_in(r, ns, name.empty() ? generate : name)) {
+  if (auto refused = custom_type_meta_refusal(r, object)) {
+    return *refused;
+  }
+  // The object as decoded (its decode-time defaults set) goes through mutating admission
+  // before the server fills in what it owns.
+  default_object(r, object, DefaultingPhase::Decode);
+  if (request.admission.mutate) {
+    if (auto refused = request.admission.mutate(nullptr, object)) {
       return *refused;
     }
+    if (!object.is_object() || !object["metadata"].is_object()) {
+      return errors::internal_error("admission left no object metadata");
+    }
   }
+  json& meta_after = object["metadata"];
+  if (r.namespaced) {
+    meta_after["namespace"] = ns;
+  }
+  const std::string name = string_at(meta_after, {"name"});
+  const std::string generate = string_at(meta_after, {"generateName"});
 
-  meta["uid"] = new_uid();
-  meta["creationTimestamp"] = rfc3339(clock_.system_now());
-  meta.erase("resourceVersion");
-  meta.erase("deletionTimestamp");
-  meta.erase("deletionGracePeriodSeconds");
+  meta_after["uid"] = new_uid();
+  meta_after["creationTimestamp"] = rfc3339(clock_.system_now());
+  meta_after.erase("resourceVersion");
+  meta_after.erase("deletionTimestamp");
+  meta_after.erase("deletionGracePeriodSeconds");
   if (tracks_generation(r.group, r.resource) || r.custom) {
-    meta["generation"] = 1;
+    meta_after["generation"] = 1;
   } else {
-    meta.erase("generation");
+    meta_after.erase("generation");
   }
   if (has_status_subresource(r)) {
     const KindStrategy* strategy = kind_strategy(r.group, r.kind);
@@ -83,12 +85,9 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
   }
   const bool generated = name.empty() && !generate.empty();
   if (generated) {
-    meta["name"] = generate + random_name_suffix();
+    meta_after["name"] = generate + random_name_suffix();
   }
-  if (auto refused = custom_type_meta_refusal(r, object)) {
-    return *refused;
-  }
-  default_object(r, object, DefaultingPhase::Create);
+  default_object(r, object, DefaultingPhase::Create, "prepare for create");
   if (request.admit) {
     if (auto refused = request.admit(nullptr, object)) {
       return *refused;
@@ -96,6 +95,11 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
   }
   if (auto errors = validation_errors(r, object, nullptr); !errors.empty()) {
     return invalid(r, string_at(object, {"metadata", "name"}), errors);
+  }
+  if (request.admission.validate) {
+    if (auto refused = request.admission.validate(nullptr, object)) {
+      return *refused;
+    }
   }
   if (request.own) {
     object = request.own(nullptr, object);

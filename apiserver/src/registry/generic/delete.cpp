@@ -55,8 +55,8 @@ errors::Result<Deleted> GenericStore::remove(const Resource& r, const DeleteRequ
     return *failed;
   }
   const KindStrategy* strategy = kind_strategy(r.group, r.kind);
-  if (strategy != nullptr && strategy->refuse_delete != nullptr) {
-    if (auto refused = strategy->refuse_delete(request.name)) {
+  if (request.admission.validate) {
+    if (auto refused = request.admission.validate(&current, current)) {
       return *refused;
     }
   }

@@ -1,5 +1,7 @@
 #include "registry/generic/resource_errors.h"
 
+#include "registry/json_access.h"
+
 namespace apiserver::registry {
 
 errors::Status not_found(const Resource& r, const std::string& name) {
@@ -10,6 +12,23 @@ errors::Status not_found(const Resource& r, const std::string& name) {
 errors::Status namespace_not_found(const std::string& ns) {
   return errors::failure(404, "NotFound", "namespaces \"" + ns + "\" not found",
                          errors::object_details(ns, "", "namespaces"));
+}
+
+std::optional<errors::Status> refuse_create_in_namespace(const Resource& r,
+                                                         const std::string& shown,
+                                                         const std::string& ns,
+                                                         const nlohmann::json& namespace_object) {
+  if (string_at(namespace_object, {"status", "phase"}) != "Terminating") {
+    return std::nullopt;
+  }
+  errors::Details details = errors::object_details(shown, "", r.resource);
+  details.causes.push_back(
+      {"NamespaceTerminating", "namespace " + ns + " is being terminated", "metadata.namespace"});
+  return errors::failure(403, "Forbidden",
+                         r.group_resource() + " \"" + shown +
+                             "\" is forbidden: unable to create new content in namespace " + ns +
+                             " because it is being terminated",
+                         std::move(details));
 }
 
 errors::Status already_exists(const Resource& r, const std::string& name) {

@@ -2,8 +2,11 @@
 // (k8s.io/apimachinery/pkg/api/errors), and the one translation of storage errors into them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "apiserver/registry.h"
 #include "errors/status.h"
@@ -16,6 +19,12 @@ namespace apiserver::registry {
 errors::Status not_found(const Resource& r, const std::string& name);
 // 404 for the namespace a namespaced create names.
 errors::Status namespace_not_found(const std::string& ns);
+// NamespaceLifecycle's refusal of a create of `shown` (its name, or generateName) of `r` in
+// namespace `ns`, stored as `namespace_object`: 403 while it terminates, else nullopt.
+std::optional<errors::Status> refuse_create_in_namespace(const Resource& r,
+                                                         const std::string& shown,
+                                                         const std::string& ns,
+                                                         const nlohmann::json& namespace_object);
 // 409: `configmaps "x" already exists`.
 errors::Status already_exists(const Resource& r, const std::string& name);
 // 409: the object changed since the resourceVersion the write was made against.

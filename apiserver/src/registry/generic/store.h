@@ -37,12 +37,24 @@ using Ownership =
 using Admission = std::function<std::optional<errors::Status>(const nlohmann::json* old,
                                                               const nlohmann::json& object)>;
 
+// The admission chain's two passes around a write (admission/chain.h), as kube-apiserver runs
+// them: `mutate` may change the object before the server fills what it owns and validates it
+// (on create: before uid, creationTimestamp and a generated name; the decode-time defaults are
+// set); `validate` sees the object as it would be stored, once validation passed. On delete,
+// `validate` gets the object as stored (and `old` is the same object). Either may be empty.
+struct AdmissionPasses {
+  std::function<std::optional<errors::Status>(const nlohmann::json* old, nlohmann::json& object)>
+      mutate;
+  Admission validate;
+};
+
 struct CreateRequest {
   std::string namespace_;  // the URL's namespace ("" when it names none)
   nlohmann::json object;   // the decoded body
   bool dry_run = false;
   Ownership own;
   Admission admit;  // may be empty
+  AdmissionPasses admission;
 };
 
 struct UpdateRequest {
@@ -60,6 +72,7 @@ struct UpdateRequest {
   // May be empty; asked for writes of the main resource, and of the subresources of kinds that
   // prepare them (KindStrategy::prepare_for_subresource_update).
   Admission admit;
+  AdmissionPasses admission;  // asked for every write, subresources included
 };
 
 struct DeleteRequest {
@@ -76,6 +89,8 @@ struct DeleteRequest {
   // policy is Orphan, Background or Foreground); nullopt leaves it to the kind's default.
   std::optional<bool> orphan_dependents;
   std::optional<std::string> propagation_policy;
+  // Its `validate` is asked with the object as stored before anything is deleted or marked.
+  AdmissionPasses admission;
 };
 
 // A change computed from the object as stored, written as upstream's storage GuaranteedUpdate

@@ -159,11 +159,27 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
       }
     }
   }
+  if (request.admission.mutate) {
+    if (auto refused = request.admission.mutate(&current, updated)) {
+      return *refused;
+    }
+    if (!updated.is_object() || !updated["metadata"].is_object()) {
+      return errors::internal_error("admission left no object metadata");
+    }
+    if (request.subresource.empty()) {
+      default_object(r, updated, DefaultingPhase::Update, "defaults after admission");
+    }
+  }
   if (auto refused = custom_type_meta_refusal(r, updated)) {
     return *refused;
   }
   if (auto errors = validation_errors(r, updated, &current); !errors.empty()) {
     return invalid(r, request.name, errors);
+  }
+  if (request.admission.validate) {
+    if (auto refused = request.admission.validate(&current, updated)) {
+      return *refused;
+    }
   }
   if (request.own) {
     updated = request.own(&current, updated);

@@ -20,14 +20,14 @@ bool defaults_may_change(const Resource& r) {
 }
 
 // Names in the request's trace the fields defaulting set, between `before` and `after`.
-void note_defaults(const json& before, const json& after) {
+void note_defaults(std::string_view layer, const json& before, const json& after) {
   size_t more = 0;
   auto paths = changed_paths(before, after, 20, &more);
   std::string text = paths.empty() ? "none" : "set " + join(paths, ", ");
   if (more != 0) {
     text += " and " + std::to_string(more) + " more";
   }
-  trace::note("defaults", std::move(text));
+  trace::note(layer, std::move(text));
 }
 
 }  // namespace
@@ -38,7 +38,8 @@ void custom_defaults(const Resource& r, json& object) {
   }
 }
 
-void default_object(const Resource& r, json& object, DefaultingPhase phase) {
+void default_object(const Resource& r, json& object, DefaultingPhase phase,
+                    std::string_view layer) {
   DefaultingContext context;
   context.phase = phase;
   const bool compare = trace::active() && defaults_may_change(r);
@@ -46,9 +47,9 @@ void default_object(const Resource& r, json& object, DefaultingPhase phase) {
   apply_defaults(r, object, context);
   custom_defaults(r, object);
   if (compare) {
-    note_defaults(undefaulted, object);
+    note_defaults(layer, undefaulted, object);
   } else {
-    trace::note("defaults", "none");
+    trace::note(layer, "none");
   }
 }
 

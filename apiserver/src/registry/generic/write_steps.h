@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,8 +22,11 @@ namespace apiserver::registry {
 void custom_defaults(const Resource& r, nlohmann::json& object);
 
 // The kind's defaults for `phase`, then a custom resource's; the trace notes which fields they
-// set.
-void default_object(const Resource& r, nlohmann::json& object, DefaultingPhase phase);
+// set under `layer` (a string literal): "defaults" when an object is decoded, another name when
+// they run again after admission (what the plugins added gets its defaults, and a create its
+// PrepareForCreate effects).
+void default_object(const Resource& r, nlohmann::json& object, DefaultingPhase phase,
+                    std::string_view layer = "defaults");
 
 // The field errors of a create (`old` null) or an update from `old`.
 std::vector<FieldError> validation_errors(const Resource& r, const nlohmann::json& object,

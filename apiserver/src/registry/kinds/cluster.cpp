@@ -140,31 +140,10 @@ void default_namespace(json& ns, const DefaultingContext& ctx) {
   }
 }
 
-void default_node(json& node, const DefaultingContext& ctx) {
+void default_node(json& node, const DefaultingContext&) {
   if (json* status = existing_object(node, "status")) {
     if (unset(*status, "allocatable") && existing_object(*status, "capacity") != nullptr) {
       (*status)["allocatable"] = (*status)["capacity"];
-    }
-  }
-  if (ctx.phase == DefaultingPhase::Create) {
-    // TaintNodesByCondition admission.
-    json* spec = object_at(node, "spec");
-    if (spec == nullptr) {
-      return;
-    }
-    bool has = false;
-    for_each_object(*spec, "taints", [&](json& t) {
-      if (string_at(t, "key") == "node.kubernetes.io/not-ready" &&
-          string_at(t, "effect") == "NoSchedule") {
-        has = true;
-      }
-    });
-    if (!has) {
-      if (unset(*spec, "taints") || !(*spec)["taints"].is_array()) {
-        (*spec)["taints"] = json::array();
-      }
-      (*spec)["taints"].push_back(
-          {{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}});
     }
   }
 }
@@ -178,16 +157,6 @@ namespace lifecycle {
 void keep_spec(json& updated, const json& old) {
   const json* spec = find_path(old, {"spec"});
   updated["spec"] = spec != nullptr ? *spec : json::object();
-}
-
-std::optional<errors::Status> refuse_system_namespace(const std::string& name) {
-  if (name != "default" && name != "kube-system" && name != "kube-public") {
-    return std::nullopt;
-  }
-  return errors::failure(
-      403, "Forbidden",
-      "namespaces \"" + name + "\" is forbidden: this namespace may not be deleted",
-      errors::object_details(name, "", "namespaces"));
 }
 
 bool spec_finalizers_hold(const json& ns) {
@@ -213,7 +182,6 @@ void add_cluster(Strategies& s) {
                .defaults = defaulting::default_namespace,
                .print = print::print_namespace,
                .prepare_for_update = lifecycle::keep_spec,
-               .refuse_delete = lifecycle::refuse_system_namespace,
                .holds_deletion = lifecycle::spec_finalizers_hold,
                .mark_deleting = lifecycle::mark_terminating,
                .gc_policy = GcPolicy::AsRequested});

@@ -1,0 +1,92 @@
+#include "endpoints/admission_request.h"
+
+#include "registry/json_access.h"
+#include "trace/request_trace.h"
+
+namespace apiserver::endpoints {
+
+using nlohmann::json;
+
+AdmissionRequest::AdmissionRequest(const admission::Chain* chain, const registry::Resource& r,
+                                   const RequestInfo& info, const http::Request& request,
+                                   admission::Operation operation, const std::string& options_kind,
+                                   bool dry_run)
+    : chain_(chain) {
+  attributes_.operation = operation;
+  attributes_.resource = &r;
+  attributes_.subresource = info.subresource;
+  attributes_.namespace_ = info.namespace_;
+  attributes_.name = info.name;
+  attributes_.dry_run = dry_run;
+  attributes_.user = {request.user, request.uid, request.groups, request.extra};
+  json options = {{"kind", options_kind}, {"apiVersion", "meta.k8s.io/v1"}};
+  if (dry_run) {
+    options["dryRun"] = json::array({"All"});
+  }
+  if (request.has_query("fieldManager") && options_kind != "DeleteOptions") {
+    options["fieldManager"] = request.query_value("fieldManager");
+  }
+  attributes_.options = std::move(options);
+}
+
+void AdmissionRequest::publish_annotations() {
+  for (; published_ < attributes_.audit_annotations.size(); ++published_) {
+    const auto& [key, value] = attributes_.audit_annotations[published_];
+    trace::annotate_audit(key, value);
+  }
+}
+
+registry::AdmissionPasses AdmissionRequest::passes() {
+  if (chain_ == nullptr) {
+    return {};
+  }
+  registry::AdmissionPasses passes;
+  passes.mutate = [this](const json* old, json& object) -> std::optional<errors::Status> {
+    if (attributes_.operation == admission::Operation::Delete) {
+      return std::nullopt;
+    }
+    attributes_.object = &object;
+    attributes_.old_object = old;
+    if (attributes_.name.empty()) {
+      attributes_.name = registry::string_at(object, {"metadata", "name"});
+    }
+    auto decision = chain_->admit(attributes_);
+    publish_annotations();
+    return decision;
+  };
+  passes.validate = [this](const json* old, const json& object) -> std::optional<errors::Status> {
+    // The validating pass may not change the object: it sees a copy.
+    json seen = object;
+    if (attributes_.operation == admission::Operation::Delete) {
+      attributes_.object = nullptr;
+      attributes_.old_object = &object;
+    } else {
+      attributes_.object = &seen;
+      attributes_.old_object = old;
+      attributes_.name = registry::string_at(object, {"metadata", "name"});
+    }
+    auto decision = chain_->validate(attributes_);
+    publish_annotations();
+    return decision;
+  };
+  return passes;
+}
+
+admission::Decision AdmissionRequest::admit_delete() {
+  if (chain_ == nullptr) {
+    return std::nullopt;
+  }
+  attributes_.object = nullptr;
+  attributes_.old_object = nullptr;
+  auto decision = chain_->admit(attributes_);
+  publish_annotations();
+  return decision;
+}
+
+std::vector<std::string> with_admission_warnings(std::vector<std::string> warnings,
+                                                 const AdmissionRequest& admission) {
+  warnings.insert(warnings.end(), admission.warnings().begin(), admission.warnings().end());
+  return warnings;
+}
+
+}  // namespace apiserver::endpoints

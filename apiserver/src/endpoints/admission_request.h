@@ -1,0 +1,49 @@
+// One request's admission (admission/chain.h): the attributes the chain is asked about, built
+// from the request (the resource as the request named it, the user it runs as, its options and
+// dryRun), and the two passes handed to the generic store. What the plugins leave (warnings,
+// audit annotations) is read back once the write is done.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "admission/chain.h"
+#include "apiserver/http.h"
+#include "endpoints/resources.h"
+#include "registry/generic/store.h"
+
+namespace apiserver::endpoints {
+
+class AdmissionRequest {
+ public:
+  // `chain` may be null (nothing is admitted then); `chain`, `r` and `request` outlive this.
+  // `options_kind`: "CreateOptions", "UpdateOptions", "PatchOptions" or "DeleteOptions".
+  AdmissionRequest(const admission::Chain* chain, const registry::Resource& r,
+                   const RequestInfo& info, const http::Request& request,
+                   admission::Operation operation, const std::string& options_kind, bool dry_run);
+  AdmissionRequest(const AdmissionRequest&) = delete;
+  AdmissionRequest& operator=(const AdmissionRequest&) = delete;
+
+  // The passes for the store (empty without a chain). They refer to this object.
+  registry::AdmissionPasses passes();
+  // A delete's mutating pass, run before the store reads the object (as upstream's delete
+  // handler: no object, no old object); the refusal, if any.
+  admission::Decision admit_delete();
+
+  // The plugins' warnings, in order; their audit annotations go to the request's trace (and
+  // from there on its audit event) as they are made.
+  const std::vector<std::string>& warnings() const { return attributes_.warnings; }
+
+ private:
+  void publish_annotations();
+
+  const admission::Chain* chain_;
+  admission::Attributes attributes_;
+  size_t published_ = 0;
+};
+
+// `warnings` followed by the admission's.
+std::vector<std::string> with_admission_warnings(std::vector<std::string> warnings,
+                                                 const AdmissionRequest& admission);
+
+}  // namespace apiserver::endpoints
