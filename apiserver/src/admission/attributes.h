@@ -44,8 +44,9 @@ struct Attributes {
   nlohmann::json* object = nullptr;
   // What the write replaces (update) or removes (delete); null on create.
   const nlohmann::json* old_object = nullptr;
-  // The request's CreateOptions, UpdateOptions, PatchOptions or DeleteOptions as JSON (kind and
-  // apiVersion set), as AdmissionReview's `options`.
+  // The request's CreateOptions, UpdateOptions or DeleteOptions as JSON (kind and apiVersion
+  // set), as AdmissionReview's `options` (a patch's are the UpdateOptions or CreateOptions
+  // upstream converts them to).
   nlohmann::json options;
   bool dry_run = false;
   UserInfo user;

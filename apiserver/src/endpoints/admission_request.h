@@ -17,7 +17,7 @@ namespace apiserver::endpoints {
 class AdmissionRequest {
  public:
   // `chain` may be null (nothing is admitted then); `chain`, `r` and `request` outlive this.
-  // `options_kind`: "CreateOptions", "UpdateOptions", "PatchOptions" or "DeleteOptions".
+  // `options_kind`: "CreateOptions", "UpdateOptions" or "DeleteOptions".
   AdmissionRequest(const admission::Chain* chain, const registry::Resource& r,
                    const RequestInfo& info, const http::Request& request,
                    admission::Operation operation, const std::string& options_kind, bool dry_run);

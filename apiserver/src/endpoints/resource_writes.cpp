@@ -149,9 +149,10 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   }
   registry::to_stored_form(r, object);
   stamp_requester(r, request, object);
+  // A patch that creates (apply) is admitted with CreateOptions, one that updates with
+  // UpdateOptions, as upstream's patcher converts them.
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
-                             info.verb == "patch" ? "PatchOptions" : "CreateOptions",
-                             options->dry_run);
+                             "CreateOptions", options->dry_run);
   auto written = as_served(
       r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
                             served_ownership(r, std::move(options->own)),
@@ -186,7 +187,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   }
   registry::to_stored_form(r, object);
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Update,
-                             patching ? "PatchOptions" : "UpdateOptions", options->dry_run);
+                             "UpdateOptions", options->dry_run);
   auto written =
       as_served(r, store_->update(
                        r, {.namespace_ = info.namespace_,
