@@ -1,5 +1,6 @@
 #include "endpoints/admission_request.h"
 
+#include "registry/field_validation.h"
 #include "registry/json_access.h"
 #include "trace/request_trace.h"
 
@@ -85,7 +86,8 @@ admission::Decision AdmissionRequest::admit_delete() {
 
 std::vector<std::string> with_admission_warnings(std::vector<std::string> warnings,
                                                  const AdmissionRequest& admission) {
-  warnings.insert(warnings.end(), admission.warnings().begin(), admission.warnings().end());
+  auto headers = registry::warning_headers(admission.warnings());
+  warnings.insert(warnings.end(), headers.begin(), headers.end());
   return warnings;
 }
 

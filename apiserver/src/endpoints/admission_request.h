@@ -42,7 +42,8 @@ class AdmissionRequest {
   size_t published_ = 0;
 };
 
-// `warnings` followed by the admission's.
+// `warnings` (Warning header values) followed by the admission's, made header values (299, the
+// text quoted, kube-apiserver's limits).
 std::vector<std::string> with_admission_warnings(std::vector<std::string> warnings,
                                                  const AdmissionRequest& admission);
 
