@@ -20,26 +20,25 @@ std::string_view operation_name(Operation operation) {
 }
 
 std::string shown_name(const Attributes& a) {
-  if (!a.name.empty()) {
-    return a.name;
+  if (a.object == nullptr) {
+    return "Unknown";  // a delete's: upstream names the object it has, and it has none
   }
-  if (a.object != nullptr) {
-    return registry::string_at(*a.object, {"metadata", "generateName"});
+  std::string name = registry::string_at(*a.object, {"metadata", "name"});
+  if (name.empty()) {
+    name = registry::string_at(*a.object, {"metadata", "generateName"});
   }
-  return {};
+  return name;
 }
 
 errors::Status forbidden(const Attributes& a, const std::string& why) {
-  const std::string name = shown_name(a);
-  std::string resource = a.resource->resource;
-  if (!a.subresource.empty()) {
-    resource += "/" + a.subresource;
-  }
-  const std::string group_resource =
-      a.resource->group.empty() ? resource : resource + "." + a.resource->group;
-  return errors::failure(403, "Forbidden",
-                         group_resource + " " + common::go_quote(name) + " is forbidden: " + why,
-                         errors::object_details(name, a.resource->group, resource));
+  return forbidden(a, why, shown_name(a));
+}
+
+errors::Status forbidden(const Attributes& a, const std::string& why, const std::string& name) {
+  return errors::failure(
+      403, "Forbidden",
+      a.resource->group_resource() + " " + common::go_quote(name) + " is forbidden: " + why,
+      errors::object_details(name, a.resource->group, a.resource->resource));
 }
 
 }  // namespace apiserver::admission

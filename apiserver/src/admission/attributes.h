@@ -64,11 +64,13 @@ struct Attributes {
 using Decision = std::optional<errors::Status>;
 
 // admission.NewForbidden's 403 about the request's object:
-// `<resource>[.<group>] "<name>" is forbidden: <why>` (the name is the generateName when the
-// object has no name yet, as upstream words it).
+// `<resource>[.<group>] "<name>" is forbidden: <why>` (the resource without its subresource).
 errors::Status forbidden(const Attributes& a, const std::string& why);
+// The same 403 about the object named `name` (errors.NewForbidden with the request's name).
+errors::Status forbidden(const Attributes& a, const std::string& why, const std::string& name);
 
-// The name the errors about the request's object show: its name, or its generateName.
+// The name admission.NewForbidden shows: the object's name, else its generateName (a create's
+// name comes later), or "Unknown" when the pass has no object (a delete).
 std::string shown_name(const Attributes& a);
 
 }  // namespace apiserver::admission

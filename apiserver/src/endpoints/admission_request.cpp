@@ -73,6 +73,20 @@ registry::AdmissionPasses AdmissionRequest::passes() {
   return passes;
 }
 
+admission::Decision AdmissionRequest::admit_body(json& body) {
+  if (chain_ == nullptr) {
+    return std::nullopt;
+  }
+  attributes_.object = &body;
+  attributes_.old_object = nullptr;
+  auto decision = chain_->admit(attributes_);
+  if (!decision) {
+    decision = chain_->validate(attributes_);
+  }
+  publish_annotations();
+  return decision;
+}
+
 admission::Decision AdmissionRequest::admit_delete() {
   if (chain_ == nullptr) {
     return std::nullopt;

@@ -26,6 +26,10 @@ class AdmissionRequest {
 
   // The passes for the store (empty without a chain). They refer to this object.
   registry::AdmissionPasses passes();
+  // A create through a subresource whose body is not what gets stored (a pod's binding or
+  // eviction, a TokenRequest): both passes over `body` (which the mutating one may change), with
+  // no old object; the refusal, if any.
+  admission::Decision admit_body(nlohmann::json& body);
   // A delete's mutating pass, run before the store reads the object (as upstream's delete
   // handler: no object, no old object); the refusal, if any.
   admission::Decision admit_delete();

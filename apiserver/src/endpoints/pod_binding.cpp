@@ -1,5 +1,7 @@
 #include "endpoints/pod_binding.h"
 
+#include "endpoints/admission_request.h"
+
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
 #include "endpoints/resources.h"
@@ -105,7 +107,12 @@ http::Response ResourceHandler::bind(const Resource& r, const RequestInfo& info,
   if (!options) {
     return options.error().response();
   }
-  const json& binding = decoded->object;
+  json& binding = decoded->object;
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
+                             "CreateOptions", options->dry_run);
+  if (auto refused = admission.admit_body(binding)) {
+    return refused->response();
+  }
   static const json kNone = json::object();
   const json* found = registry::find_path(binding, {"metadata"});
   const json& meta = found != nullptr && found->is_object() ? *found : kNone;
@@ -119,9 +126,6 @@ http::Response ResourceHandler::bind(const Resource& r, const RequestInfo& info,
         "the namespace of the provided object does not match the namespace sent on the request");
   }
   const std::string name = legacy ? string_at(meta, {"name"}) : info.name;
-  if (auto refused = store_->refuse_create_in(r, info.namespace_, name)) {
-    return refused->response();
-  }
   if (!legacy && string_at(meta, {"name"}) != info.name) {
     return bad_request("name in URL does not match name in Binding object");
   }
@@ -159,7 +163,7 @@ http::Response ResourceHandler::bind(const Resource& r, const RequestInfo& info,
   success.code = 201;
   success.status = "Success";
   http::Response response = success.response();
-  add_warnings(response, decoded->warnings);
+  add_warnings(response, with_admission_warnings(decoded->warnings, admission));
   return response;
 }
 

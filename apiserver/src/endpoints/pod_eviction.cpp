@@ -5,6 +5,7 @@
 // the pod gets the DisruptionTarget condition, and it is deleted with the eviction's
 // DeleteOptions. Otherwise 429 TooManyRequests, which `kubectl drain` retries. Pods that are not
 // running (Pending, Succeeded, Failed) go without asking the budget.
+#include "endpoints/admission_request.h"
 #include "endpoints/collection.h"
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
@@ -48,6 +49,11 @@ http::Response ResourceHandler::evict(const Resource& r, const RequestInfo& info
   }
   if (string_at(body->object, {"metadata", "name"}) != info.name) {
     return errors::bad_request("name in URL does not match name in Eviction object").response();
+  }
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
+                             "CreateOptions", request.has_query("dryRun"));
+  if (auto refused = admission.admit_body(body->object)) {
+    return refused->response();
   }
   storage::Object stored;
   if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
@@ -158,6 +164,7 @@ http::Response ResourceHandler::evict(const Resource& r, const RequestInfo& info
       {"metadata", json::object()},
       {"status",
        "Success"}}.dump();
+  add_warnings(answer, with_admission_warnings({}, admission));
   return answer;
 }
 

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "authorization/escalation.h"
-#include "endpoints/admission_request.h"
 #include "endpoints/accept.h"
+#include "endpoints/admission_request.h"
 #include "endpoints/body_decode.h"
 #include "endpoints/certificate_admission.h"
 #include "endpoints/collection.h"
@@ -153,11 +153,11 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   // UpdateOptions, as upstream's patcher converts them.
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
                              "CreateOptions", options->dry_run);
-  auto written = as_served(
-      r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                            served_ownership(r, std::move(options->own)),
-                            admission_checks(authorizer_, policy_, r, info, request),
-                            admission.passes()}));
+  auto written =
+      as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
+                                      served_ownership(r, std::move(options->own)),
+                                      admission_checks(authorizer_, policy_, r, info, request),
+                                      admission.passes()}));
   return written_response(201, written, with_admission_warnings(warnings, admission));
 }
 
@@ -188,18 +188,17 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   registry::to_stored_form(r, object);
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Update,
                              "UpdateOptions", options->dry_run);
-  auto written =
-      as_served(r, store_->update(
-                       r, {.namespace_ = info.namespace_,
-                           .name = info.name,
-                           .subresource = info.subresource,
-                           .object = std::move(object),
-                           .current = &stored,
-                           .dry_run = options->dry_run,
-                           .own = served_ownership(r, std::move(options->own)),
-                           .raced = raced,
-                           .admit = admission_checks(authorizer_, policy_, r, info, request),
-                           .admission = admission.passes()}));
+  auto written = as_served(
+      r, store_->update(r, {.namespace_ = info.namespace_,
+                            .name = info.name,
+                            .subresource = info.subresource,
+                            .object = std::move(object),
+                            .current = &stored,
+                            .dry_run = options->dry_run,
+                            .own = served_ownership(r, std::move(options->own)),
+                            .raced = raced,
+                            .admit = admission_checks(authorizer_, policy_, r, info, request),
+                            .admission = admission.passes()}));
   return written_response(200, written, with_admission_warnings(warnings, admission));
 }
 
@@ -238,8 +237,7 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
     const bool accepted = options->orphan_dependents == false;
     response = json_response(accepted ? 202 : 200, deleted->object);
   }
-  add_warnings(response,
-               with_admission_warnings(default_policy_warnings(r, *options), admission));
+  add_warnings(response, with_admission_warnings(default_policy_warnings(r, *options), admission));
   return response;
 }
 

@@ -3,6 +3,7 @@
 // on, as they are by default). The request names the service account in its path; the answer
 // echoes the TokenRequest with the audiences and expiration it got and the signed token.
 #include "authorization/node_authorizer.h"
+#include "endpoints/admission_request.h"
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
 #include "endpoints/resources.h"
@@ -142,6 +143,11 @@ http::Response ResourceHandler::request_token(const Resource& r, const RequestIn
   auto options = write_options(r, info, request, "CreateOptions", false, true, clock_);
   if (!options) {
     return options.error().response();
+  }
+  AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
+                             "CreateOptions", options->dry_run);
+  if (auto refused = admission.admit_body(decoded->object)) {
+    return refused->response();
   }
   const json& body = decoded->object;
   std::vector<std::string> warnings;
@@ -312,6 +318,7 @@ http::Response ResourceHandler::request_token(const Resource& r, const RequestIn
   response.body = answer.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   add_warnings(response, decoded->warnings);
   add_warnings(response, registry::warning_headers(warnings));
+  add_warnings(response, with_admission_warnings({}, admission));
   return response;
 }
 

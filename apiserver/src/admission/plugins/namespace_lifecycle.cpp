@@ -24,7 +24,7 @@ class NamespaceLifecycle final : public Plugin {
     if (is_namespace) {
       if (a.operation == Operation::Delete && a.subresource.empty() && immortal(a.name)) {
         note = "namespace " + a.name + " may not be deleted";
-        return forbidden(a, "this namespace may not be deleted");
+        return forbidden(a, "this namespace may not be deleted", a.name);
       }
       return std::nullopt;
     }

@@ -16,19 +16,6 @@ constexpr int kGenerateNameAttempts = 8;
 
 }  // namespace
 
-std::optional<errors::Status> GenericStore::refuse_create_in(const Resource& r,
-                                                             const std::string& ns,
-                                                             const std::string& shown) const {
-  storage::Object ns_object;
-  if (auto e = storage_.get("/registry/namespaces/" + ns, ns_object)) {
-    if (e.kind == storage::ErrorKind::NotFound) {
-      return namespace_not_found(ns);
-    }
-    return from_storage(r, shown, e);
-  }
-  return refuse_create_in_namespace(r, shown, ns, json::parse(ns_object.value, nullptr, false));
-}
-
 errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest request) {
   json& object = request.object;
   json& meta = object["metadata"];

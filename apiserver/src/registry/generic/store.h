@@ -140,10 +140,6 @@ class GenericStore {
   errors::Result<Written> create(const Resource& r, CreateRequest request);
   errors::Result<Written> update(const Resource& r, UpdateRequest request);
   errors::Result<Deleted> remove(const Resource& r, const DeleteRequest& request);
-  // NamespaceLifecycle's admission of a create in namespace `ns` of `shown` (the name, or the
-  // generateName): 404 when the namespace does not exist, 403 while it terminates, else nullopt.
-  std::optional<errors::Status> refuse_create_in(const Resource& r, const std::string& ns,
-                                                 const std::string& shown) const;
   // An object changed by the caller's rule (ChangeRequest); unchanged, it is not written.
   errors::Result<Written> change(const Resource& r, const ChangeRequest& request);
 
