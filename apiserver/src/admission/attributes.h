@@ -35,7 +35,12 @@ struct Attributes {
   // The resource as the request named it (group, version, resource, kind, scope); never null.
   const registry::Resource* resource = nullptr;
   std::string subresource;  // "" for the main resource
-  std::string namespace_;   // "" for cluster-scoped resources
+  // The kind of `object` (GetKind): the resource's own, or the subresource's (autoscaling/v1
+  // Scale for /scale, v1 Binding, policy/v1 Eviction, authentication.k8s.io/v1 TokenRequest).
+  std::string kind_group;
+  std::string kind_version;
+  std::string kind;
+  std::string namespace_;  // "" for cluster-scoped resources
   // The object's name; "" on a create that names it by generateName (the name is chosen after
   // mutating admission, as upstream).
   std::string name;

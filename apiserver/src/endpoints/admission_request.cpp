@@ -1,5 +1,6 @@
 #include "endpoints/admission_request.h"
 
+#include "endpoints/scale_subresource.h"
 #include "registry/field_validation.h"
 #include "registry/json_access.h"
 #include "trace/request_trace.h"
@@ -12,10 +13,18 @@ AdmissionRequest::AdmissionRequest(const admission::Chain* chain, const registry
                                    const RequestInfo& info, const http::Request& request,
                                    admission::Operation operation, const std::string& options_kind,
                                    bool dry_run)
-    : chain_(chain) {
+    : chain_(chain), resource_(&r) {
   attributes_.operation = operation;
   attributes_.resource = &r;
   attributes_.subresource = info.subresource;
+  attributes_.kind_group = r.group;
+  attributes_.kind_version = r.version;
+  attributes_.kind = r.kind;
+  if (info.subresource == "scale") {
+    attributes_.kind_group = "autoscaling";
+    attributes_.kind_version = "v1";
+    attributes_.kind = "Scale";
+  }
   attributes_.namespace_ = info.namespace_;
   attributes_.name = info.name;
   attributes_.dry_run = dry_run;
@@ -46,24 +55,39 @@ registry::AdmissionPasses AdmissionRequest::passes() {
     if (attributes_.operation == admission::Operation::Delete) {
       return std::nullopt;
     }
-    attributes_.object = &object;
-    attributes_.old_object = old;
     if (attributes_.name.empty()) {
       attributes_.name = registry::string_at(object, {"metadata", "name"});
     }
+    if (attributes_.subresource == "scale") {
+      // The chain sees the Scale the request wrote; its replicas go back into the object.
+      json scale = scale_of(*resource_, object);
+      const json old_scale = old != nullptr ? scale_of(*resource_, *old) : json();
+      attributes_.object = &scale;
+      attributes_.old_object = old != nullptr ? &old_scale : nullptr;
+      auto decision = chain_->admit(attributes_);
+      publish_annotations();
+      if (!decision) {
+        object = with_scale(*resource_, object, scale);
+      }
+      return decision;
+    }
+    attributes_.object = &object;
+    attributes_.old_object = old;
     auto decision = chain_->admit(attributes_);
     publish_annotations();
     return decision;
   };
   passes.validate = [this](const json* old, const json& object) -> std::optional<errors::Status> {
     // The validating pass may not change the object: it sees a copy.
-    json seen = object;
+    const bool scale = attributes_.subresource == "scale";
+    json seen = scale ? scale_of(*resource_, object) : object;
+    const json old_scale = scale && old != nullptr ? scale_of(*resource_, *old) : json();
     if (attributes_.operation == admission::Operation::Delete) {
       attributes_.object = nullptr;
       attributes_.old_object = &object;
     } else {
       attributes_.object = &seen;
-      attributes_.old_object = old;
+      attributes_.old_object = scale && old != nullptr ? &old_scale : old;
       attributes_.name = registry::string_at(object, {"metadata", "name"});
     }
     auto decision = chain_->validate(attributes_);
@@ -79,6 +103,12 @@ admission::Decision AdmissionRequest::admit_body(json& body) {
   }
   attributes_.object = &body;
   attributes_.old_object = nullptr;
+  const std::string api_version = registry::string_at(body, {"apiVersion"});
+  const size_t slash = api_version.find('/');
+  attributes_.kind_group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+  attributes_.kind_version =
+      slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+  attributes_.kind = registry::string_at(body, {"kind"});
   auto decision = chain_->admit(attributes_);
   if (!decision) {
     decision = chain_->validate(attributes_);

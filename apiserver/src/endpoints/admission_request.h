@@ -24,7 +24,8 @@ class AdmissionRequest {
   AdmissionRequest(const AdmissionRequest&) = delete;
   AdmissionRequest& operator=(const AdmissionRequest&) = delete;
 
-  // The passes for the store (empty without a chain). They refer to this object.
+  // The passes for the store (empty without a chain). They refer to this object. Through /scale
+  // the chain sees the autoscaling/v1 Scale (as upstream's), not the workload.
   registry::AdmissionPasses passes();
   // A create through a subresource whose body is not what gets stored (a pod's binding or
   // eviction, a TokenRequest): both passes over `body` (which the mutating one may change), with
@@ -42,6 +43,7 @@ class AdmissionRequest {
   void publish_annotations();
 
   const admission::Chain* chain_;
+  const registry::Resource* resource_;
   admission::Attributes attributes_;
   size_t published_ = 0;
 };
