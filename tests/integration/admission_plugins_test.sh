@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The built-in admission plugins with kubectl 1.32, as on a real cluster: the refusals of
-# ServiceAccount, Priority and NamespaceLifecycle in upstream's words, the Warning on a
+# ServiceAccount, Priority and NamespaceLifecycle (a missing namespace, an immortal one, a
+# Terminating one) in upstream's words, the Warning on a
 # ValidatingAdmissionPolicy (kube-sandbox evaluates none), and serve's plugin flags refusing what
 # kube-apiserver refuses. Run through with_sandbox.sh.
 set -euo pipefail
@@ -16,6 +17,16 @@ expect "immortal namespace" 'Error from server (Forbidden): namespaces "kube-sys
   "$(out k delete namespace kube-system)"
 expect "pod admitted" "default 0 PreemptLowerPriority 300" \
   "$(k run z --image=nginx >/dev/null && k get pod z -o jsonpath='{.spec.serviceAccountName} {.spec.priority} {.spec.preemptionPolicy} {.spec.tolerations[0].tolerationSeconds}')"
+
+# A namespace held in Terminating by an object's finalizer takes nothing new.
+k create namespace ending >/dev/null
+k create configmap held -n ending >/dev/null
+k patch configmap held -n ending --type=merge -p '{"metadata":{"finalizers":["example.com/hold"]}}' >/dev/null
+k delete namespace ending --wait=false >/dev/null
+until_equal "namespace terminating" "Terminating" k get namespace ending -o jsonpath='{.status.phase}'
+expect "terminating namespace" 'error: failed to create configmap: configmaps "late" is forbidden: unable to create new content in namespace ending because it is being terminated' \
+  "$(out k create configmap late -n ending)"
+k patch configmap held -n ending --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null
 
 policy=$(out k create -f - <<'YAML'
 apiVersion: admissionregistration.k8s.io/v1
