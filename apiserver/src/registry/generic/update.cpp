@@ -20,7 +20,7 @@ using nlohmann::json;
 // metadata and (with a status subresource) the status stay, defaults apply, and a change of
 // spec (of anything outside metadata, for custom resources) is a new generation.
 void prepare_main_update(const Resource& r, const std::string& ns, const json& current,
-                         json& updated) {
+                         json& updated, std::string_view defaults_layer) {
   static const json kNone = json::object();
   json& m = updated["metadata"];
   const json* old_meta = find_path(current, {"metadata"});
@@ -43,7 +43,7 @@ void prepare_main_update(const Resource& r, const std::string& ns, const json& c
       updated.erase("status");
     }
   }
-  default_object(r, updated, DefaultingPhase::Update);
+  default_object(r, updated, DefaultingPhase::Update, defaults_layer);
   if (tracks_generation(r.group, r.resource) &&
       updated.value("spec", json()) != current.value("spec", json())) {
     m["generation"] = integer_at(old, {"generation"}).value_or(0) + 1;
@@ -139,7 +139,20 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
     updated["spec"]["finalizers"] = std::move(finalizers);
   } else {
     updated = std::move(body);
-    prepare_main_update(r, request.namespace_, current, updated);
+    if (request.admission.mutate) {
+      // Mutating admission sees the object as the request sent it (decoded, defaulted), with what
+      // it replaces; the server's own fields and the new generation come after.
+      default_object(r, updated, DefaultingPhase::Update);
+      if (auto refused = request.admission.mutate(&current, updated)) {
+        return *refused;
+      }
+      if (!updated.is_object() || !updated["metadata"].is_object()) {
+        return errors::internal_error("admission left no object metadata");
+      }
+      prepare_main_update(r, request.namespace_, current, updated, "defaults after admission");
+    } else {
+      prepare_main_update(r, request.namespace_, current, updated, "defaults");
+    }
     if (request.admit) {
       if (auto refused = request.admit(&current, updated)) {
         return *refused;
@@ -159,15 +172,13 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
       }
     }
   }
-  if (request.admission.mutate) {
+  if (request.admission.mutate && !request.subresource.empty()) {
+    // Through a subresource, the chain sees the object the subresource's write makes.
     if (auto refused = request.admission.mutate(&current, updated)) {
       return *refused;
     }
     if (!updated.is_object() || !updated["metadata"].is_object()) {
       return errors::internal_error("admission left no object metadata");
-    }
-    if (request.subresource.empty()) {
-      default_object(r, updated, DefaultingPhase::Update, "defaults after admission");
     }
   }
   if (auto refused = custom_type_meta_refusal(r, updated)) {
