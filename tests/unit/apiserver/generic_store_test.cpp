@@ -101,3 +101,26 @@ TEST_CASE("a namespace keeps its spec on update and holds creates while it termi
               {"field", "metadata.namespace"}}));
   CHECK(api.call("POST", kConfigMaps, configmap("elsewhere")).status == 201);
 }
+
+TEST_CASE("empty metadata lists and maps are not kept, as Go's omitempty", "[generic-store]") {
+  Api api;
+  json empty = configmap("empty");
+  empty["metadata"]["labels"] = json::object();
+  empty["metadata"]["annotations"] = nullptr;
+  empty["metadata"]["finalizers"] = json::array();
+  empty["metadata"]["ownerReferences"] = json::array();
+  auto created = api.call("POST", kConfigMaps, empty);
+  REQUIRE(created.status == 201);
+  for (const char* field : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+    CAPTURE(field);
+    CHECK_FALSE(created.body["metadata"].contains(field));
+  }
+  // Sending them empty again changes nothing: no new revision.
+  json again = created.body;
+  again["metadata"]["labels"] = json::object();
+  again["metadata"]["finalizers"] = json::array();
+  auto updated = api.call("PUT", std::string(kConfigMaps) + "/empty", again);
+  REQUIRE(updated.status == 200);
+  CHECK(updated.body["metadata"]["resourceVersion"] == created.body["metadata"]["resourceVersion"]);
+  CHECK_FALSE(updated.body["metadata"].contains("labels"));
+}

@@ -80,6 +80,7 @@ errors::Result<Written> GenericStore::create(const Resource& r, CreateRequest re
       return *refused;
     }
   }
+  drop_empty_metadata(object);
   if (auto errors = validation_errors(r, object, nullptr); !errors.empty()) {
     return invalid(r, string_at(object, {"metadata", "name"}), errors);
   }

@@ -184,6 +184,7 @@ errors::Result<Written> GenericStore::update(const Resource& r, UpdateRequest re
   if (auto refused = custom_type_meta_refusal(r, updated)) {
     return *refused;
   }
+  drop_empty_metadata(updated);
   if (auto errors = validation_errors(r, updated, &current); !errors.empty()) {
     return invalid(r, request.name, errors);
   }

@@ -53,6 +53,21 @@ void default_object(const Resource& r, json& object, DefaultingPhase phase,
   }
 }
 
+void drop_empty_metadata(json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) {
+    return;
+  }
+  for (const char* field :
+       {"labels", "annotations", "finalizers", "ownerReferences", "managedFields"}) {
+    auto it = meta->find(field);
+    if (it != meta->end() &&
+        (it->is_null() || ((it->is_object() || it->is_array()) && it->empty()))) {
+      meta->erase(it);
+    }
+  }
+}
+
 std::vector<FieldError> validation_errors(const Resource& r, const json& object, const json* old) {
   auto errors = old == nullptr ? validate_create(r, object) : validate_update(r, object, *old);
   if (r.custom && r.custom->structural) {

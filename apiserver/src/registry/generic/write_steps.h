@@ -42,6 +42,10 @@ std::optional<errors::Status> custom_type_meta_refusal(const Resource& r,
 // held, so that the writes may change it without checking.
 nlohmann::json stored_object(const storage::Object& stored);
 
+// Go's encoding leaves out an ObjectMeta list or map that is empty (omitempty): labels,
+// annotations, finalizers, ownerReferences and managedFields sent empty are not kept.
+void drop_empty_metadata(nlohmann::json& object);
+
 // The object as stored: without resourceVersion (the store revision is the truth).
 std::string stored_text(nlohmann::json& object);
 
