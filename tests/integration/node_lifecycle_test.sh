@@ -24,6 +24,9 @@ until_equal "nodes ready" "node-1=True node-2=True node-3=True" \
 # that tolerate the unreachable taint for 2 s, for ever, and for the API server's default 300 s.
 k cordon node-1 >/dev/null
 k cordon node-2 >/dev/null
+# A cordoned node gets the unschedulable taint from the node lifecycle controller.
+until_equal "cordoned node tainted" "node.kubernetes.io/unschedulable:NoSchedule" \
+  k get node node-1 -o jsonpath='{range .spec.taints[*]}{.key}:{.effect}{end}'
 k apply -f - >/dev/null <<'YAML'
 apiVersion: apps/v1
 kind: ReplicaSet
@@ -67,6 +70,7 @@ until_equal "pods ready on node-3" "node-3/True node-3/True node-3/True node-3/T
   "kubectl get pods -o jsonpath='{range .items[*]}{.spec.nodeName}/{.status.conditions[?(@.type==\"Ready\")].status} {end}' | sed 's/ \$//'"
 k uncordon node-1 >/dev/null
 k uncordon node-2 >/dev/null
+until_equal "uncordoned node untainted" "" k get node node-1 -o jsonpath='{.spec.taints}'
 old=$(k get pods -l app=web -o jsonpath='{.items[0].metadata.name}')
 # DefaultTolerationSeconds admission: 300 s for not-ready and unreachable.
 expect "default tolerations" \

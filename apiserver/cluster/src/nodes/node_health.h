@@ -23,6 +23,7 @@ using nlohmann::json;
 
 inline constexpr const char* kTaintNotReady = "node.kubernetes.io/not-ready";
 inline constexpr const char* kTaintUnreachable = "node.kubernetes.io/unreachable";
+inline constexpr const char* kTaintUnschedulable = "node.kubernetes.io/unschedulable";
 
 // The node's conditions once its kubelet stopped posting status, at `now` (RFC 3339): Ready,
 // MemoryPressure, DiskPressure and PIDPressure Unknown (reason NodeStatusUnknown, message

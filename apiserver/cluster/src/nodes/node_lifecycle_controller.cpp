@@ -420,11 +420,19 @@ std::optional<std::string> NodeLifecycleController::sync_no_schedule(const std::
   if (node == nullptr) {
     return std::nullopt;
   }
-  const std::vector<json> wanted = condition_taints(*node);
+  // The conditions' taints, and the unschedulable one of a cordoned node, as upstream's
+  // NoSchedule tainting pass.
+  std::vector<json> wanted = condition_taints(*node);
+  if (const json* cordoned = at(*node, {"spec", "unschedulable"});
+      cordoned != nullptr && cordoned->is_boolean() && cordoned->get<bool>()) {
+    wanted.push_back(taint(kTaintUnschedulable, "NoSchedule"));
+  }
   std::vector<json> present;
   if (const json* taints = at(*node, {"spec", "taints"}); taints && taints->is_array()) {
     for (const json& t : *taints) {
-      if (string_at(t, {"effect"}) == "NoSchedule" && condition_taint_key(string_at(t, {"key"}))) {
+      const std::string key = string_at(t, {"key"});
+      if (string_at(t, {"effect"}) == "NoSchedule" &&
+          (condition_taint_key(key) || key == kTaintUnschedulable)) {
         present.push_back(t);
       }
     }
