@@ -13,6 +13,8 @@
 #include "scheduler/scheduler.h"
 #include "services/endpoint_slice_controller.h"
 #include "services/endpoints_controller.h"
+#include "volumes/pv_protection_controller.h"
+#include "volumes/pvc_protection_controller.h"
 #include "workloads/cron_job_controller.h"
 #include "workloads/daemon_set_controller.h"
 #include "workloads/deployment_controller.h"
@@ -150,6 +152,20 @@ const std::vector<Kind>& kinds() {
        0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<TtlAfterFinishedController>(c, s.clock);
+       }},
+      {{"persistentvolumeclaim-protection-controller", "pvc-protection", true},
+       service_account("pvc-protection-controller"),
+       agent("persistentvolumeclaim-protection-controller"),
+       kSharedPods,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<PvcProtectionController>(c, s.pods, s.clock);
+       }},
+      {{"persistentvolume-protection-controller", "pv-protection", true},
+       service_account("pv-protection-controller"),
+       agent("persistentvolume-protection-controller"),
+       0,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<PvProtectionController>(c, s.clock);
        }},
       {{"garbage-collector-controller", "garbagecollector", true},
        service_account("generic-garbage-collector"),

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "gc/discovery.h"
+#include "client/objects.h"
 #include "gc/graph.h"
 
 using cluster::ResourceRef;
@@ -152,11 +153,11 @@ TEST_CASE("a dependent is deleted only when no owner is solid, else its gone own
 TEST_CASE("finalizers and owner references are removed by name and uid", "[cluster][gc]") {
   json o = object("x", json::array({ref("a"), ref("b")}), {"orphan", "example.com/keep"});
   SECTION("a finalizer") {
-    CHECK(cluster::gc::remove_finalizer(o, "orphan"));
+    CHECK(cluster::remove_finalizer(o, "orphan"));
     CHECK(o["metadata"]["finalizers"] == json::array({"example.com/keep"}));
-    CHECK_FALSE(cluster::gc::remove_finalizer(o, "orphan"));
-    CHECK_FALSE(cluster::gc::has_finalizer(o, "orphan"));
-    CHECK(cluster::gc::remove_finalizer(o, "example.com/keep"));
+    CHECK_FALSE(cluster::remove_finalizer(o, "orphan"));
+    CHECK_FALSE(cluster::has_finalizer(o, "orphan"));
+    CHECK(cluster::remove_finalizer(o, "example.com/keep"));
     CHECK(o["metadata"]["finalizers"] == json::array());
   }
   SECTION("owner references") {

@@ -198,4 +198,25 @@ void set_condition(json& conditions, const std::string& type, const std::string&
   conditions.push_back(std::move(entry));
 }
 
+bool has_finalizer(const json& object, const std::string& finalizer) {
+  const json* list = at(object, {"metadata", "finalizers"});
+  return list != nullptr && list->is_array() &&
+         std::find(list->begin(), list->end(), finalizer) != list->end();
+}
+
+bool remove_finalizer(json& object, const std::string& finalizer) {
+  if (!has_finalizer(object, finalizer)) {
+    return false;
+  }
+  json& list = object["metadata"]["finalizers"];
+  json kept = json::array();
+  for (const json& f : list) {
+    if (f != finalizer) {
+      kept.push_back(f);
+    }
+  }
+  list = std::move(kept);
+  return true;
+}
+
 }  // namespace cluster

@@ -26,6 +26,10 @@ std::string name_of(const json& object);
 std::string namespace_of(const json& object);
 std::string uid_of(const json& object);
 bool being_deleted(const json& object);
+// Whether metadata.finalizers holds `finalizer`.
+bool has_finalizer(const json& object, const std::string& finalizer);
+// Removes `finalizer` from metadata.finalizers; false when it was not there.
+bool remove_finalizer(json& object, const std::string& finalizer);
 
 // Whether `labels` (an object of strings) satisfies a metav1.LabelSelector (matchLabels and
 // matchExpressions: In, NotIn, Exists, DoesNotExist). A null selector matches nothing, an empty

@@ -41,27 +41,6 @@ std::vector<OwnerReference> owner_references_of(const json& object) {
   return refs;
 }
 
-bool has_finalizer(const json& object, const std::string& finalizer) {
-  const json* list = at(object, {"metadata", "finalizers"});
-  return list != nullptr && list->is_array() &&
-         std::find(list->begin(), list->end(), finalizer) != list->end();
-}
-
-bool remove_finalizer(json& object, const std::string& finalizer) {
-  if (!has_finalizer(object, finalizer)) {
-    return false;
-  }
-  json& list = object["metadata"]["finalizers"];
-  json kept = json::array();
-  for (const json& f : list) {
-    if (f != finalizer) {
-      kept.push_back(f);
-    }
-  }
-  list = std::move(kept);
-  return true;
-}
-
 bool remove_owner_references(json& object, const std::set<std::string>& uids) {
   const json* list = at(object, {"metadata", "ownerReferences"});
   if (list == nullptr || !list->is_array()) {

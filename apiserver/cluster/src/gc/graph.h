@@ -53,10 +53,7 @@ struct OwnerReference {
 
 // The object's metadata.ownerReferences (entries without a uid are skipped).
 std::vector<OwnerReference> owner_references_of(const json& object);
-bool has_finalizer(const json& object, const std::string& finalizer);
 
-// Removes `finalizer` from metadata.finalizers; false when it was not there.
-bool remove_finalizer(json& object, const std::string& finalizer);
 // Removes the ownerReferences whose uid is in `uids` (metadata.ownerReferences goes when none is
 // left); false when none matched.
 bool remove_owner_references(json& object, const std::set<std::string>& uids);
