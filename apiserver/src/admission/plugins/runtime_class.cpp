@@ -5,6 +5,9 @@
 // value is a conflict) and its scheduling.tolerations are merged with the pod's. The validating
 // pass refuses a pod whose overhead is not its class's, or that sets one without a class that
 // defines it. Only creates are checked, as upstream.
+#include <algorithm>
+#include <cmath>
+
 #include "admission/plugins.h"
 #include "admission/plugins/toleration_merge.h"
 #include "common/go_quote.h"
@@ -43,7 +46,9 @@ bool same_resources(const json* a, const json* b) {
     }
     auto x = registry::go_quantity_value(quantity);
     auto y = registry::go_quantity_value(*other);
-    if (!x || !y || *x != *y) {
+    // Go compares the exact decimals; the values here are long doubles, in which "250m" and
+    // "0.25" may differ in the last bits: equal within a relative 1e-15.
+    if (!x || !y || fabsl(*x - *y) > 1e-15L * std::max(fabsl(*x), fabsl(*y))) {
       return false;
     }
   }
