@@ -40,6 +40,12 @@ expect "default class and protection" "standard kubernetes.io/pvc-protection" \
   "$(k get pvc data -o jsonpath='{.spec.storageClassName} {.metadata.finalizers[0]}')"
 grep -qE '^data +Pending +standard ' <<<"$(k get pvc data --no-headers)" ||
   fail "pvc row: $(k get pvc data)"
+# The request's trace says which plugin set what, and why.
+trace=$(k get --raw '/debug/requests?verb=create&resource=persistentvolumeclaims&limit=1')
+grep -qF 'DefaultStorageClass: set spec.storageClassName; the default StorageClass is \"standard\"' \
+  <<<"$trace" || fail "trace: $trace"
+grep -qF 'StorageObjectInUseProtection: set metadata.finalizers; kubernetes.io/pvc-protection' \
+  <<<"$trace" || fail "trace: $trace"
 expect "grow while pending" 'Error from server (Forbidden): persistentvolumeclaims "data" is forbidden: Only bound persistent volume claims can be expanded' \
   "$(out k patch pvc data -p '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}')"
 # No binder runs here: the claims are marked Bound through /status, as the binder would.
