@@ -23,21 +23,6 @@ errors::Status forbidden(const std::string& resource, const std::string& name,
   return errors::failure(403, "Forbidden", message, errors::object_details(name, kGroup, resource));
 }
 
-// IsOnlyMutatingGCFields: the objects are the same but for what the garbage collector writes.
-bool only_gc_fields(const json& old, const json& object) {
-  auto stripped = [](json o) {
-    if (o.is_object() && o.contains("metadata") && o["metadata"].is_object()) {
-      json& m = o["metadata"];
-      for (const char* key : {"ownerReferences", "finalizers", "deletionTimestamp",
-                              "deletionGracePeriodSeconds", "resourceVersion", "managedFields"}) {
-        m.erase(key);
-      }
-    }
-    return o;
-  };
-  return stripped(old) == stripped(object);
-}
-
 // ConfirmNoEscalation: nullopt when `user` holds every rule of `rules` in `ns`, else why not.
 std::optional<std::string> escalation(PolicyCache& policy, const User& user, const std::string& ns,
                                       const std::vector<PolicyRule>& rules) {
@@ -80,6 +65,20 @@ bool allowed(const Authorizer& authorizer, const User& user, const std::string& 
 }
 
 }  // namespace
+
+bool only_gc_fields(const json& old, const json& object) {
+  auto stripped = [](json o) {
+    if (o.is_object() && o.contains("metadata") && o["metadata"].is_object()) {
+      json& m = o["metadata"];
+      for (const char* key : {"ownerReferences", "finalizers", "deletionTimestamp",
+                              "deletionGracePeriodSeconds", "resourceVersion", "managedFields"}) {
+        m.erase(key);
+      }
+    }
+    return o;
+  };
+  return stripped(old) == stripped(object);
+}
 
 bool guards_escalation(const std::string& group, const std::string& resource) {
   return group == kGroup && (resource == "roles" || resource == "clusterroles" ||

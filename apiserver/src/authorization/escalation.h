@@ -24,6 +24,12 @@ namespace apiserver::authorization {
 // Whether `resource` (group rbac.authorization.k8s.io) is one the check covers.
 bool guards_escalation(const std::string& group, const std::string& resource);
 
+// rbac.IsOnlyMutatingGCFields: whether `old` and `object` differ only in what the garbage
+// collector writes (owner references, finalizers, the deletion marks) or the server keeps
+// (resourceVersion, managedFields). Other checks of writes (ClusterTrustBundleAttest) skip such
+// updates too.
+bool only_gc_fields(const nlohmann::json& old, const nlohmann::json& object);
+
 // The check of a create (`old` null) or update of `object`, a `resource` of group
 // rbac.authorization.k8s.io written by `user` at `ns`/`name` (the request's; name empty on
 // create). nullopt: allowed.

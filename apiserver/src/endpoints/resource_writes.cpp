@@ -8,7 +8,6 @@
 #include "endpoints/accept.h"
 #include "endpoints/admission_request.h"
 #include "endpoints/body_decode.h"
-#include "endpoints/certificate_admission.h"
 #include "endpoints/collection.h"
 #include "endpoints/continue_token.h"
 #include "endpoints/delete_options.h"
@@ -120,7 +119,7 @@ registry::Admission admission_checks(const authorization::Authorizer& authorizer
   if (auto escalation = escalation_check(authorizer, policy, r, info, request)) {
     return escalation;
   }
-  return certificate_admission(authorizer, r, info, request);
+  return {};
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// Volumes and their classes: PersistentVolumes and claims (defaults, protection finalizers,
-// validation), StorageClasses, VolumeAttributesClasses, the CSI kinds and VolumeAttachments.
+// Volumes and their classes: PersistentVolumes and claims (defaults and validation; their
+// protection finalizers and default class are admission's), StorageClasses,
+// VolumeAttributesClasses, the CSI kinds and VolumeAttachments.
 #include "registry/kinds/kinds.h"
 
 #include <algorithm>
@@ -203,19 +204,16 @@ json print_volume_attachment(const json& obj, const Context& c) {
 namespace defaulting {
 using namespace fields;
 
-void default_pvc(json& pvc, const DefaultingContext& ctx) {
+void default_pvc(json& pvc, const DefaultingContext&) {
   if (json* status = object_at(pvc, "status")) {
     default_string(*status, "phase", "Pending");
   }
   if (json* spec = object_at(pvc, "spec")) {
     default_pvc_spec(*spec);
   }
-  if (ctx.phase == DefaultingPhase::Create) {
-    add_finalizer(pvc, "kubernetes.io/pvc-protection");
-  }
 }
 
-void default_pv(json& pv, const DefaultingContext& ctx) {
+void default_pv(json& pv, const DefaultingContext&) {
   if (json* status = object_at(pv, "status")) {
     default_string(*status, "phase", "Pending");
   }
@@ -225,9 +223,6 @@ void default_pv(json& pv, const DefaultingContext& ctx) {
     if (json* host_path = existing_object(*spec, "hostPath")) {
       default_value(*host_path, "type", "");
     }
-  }
-  if (ctx.phase == DefaultingPhase::Create) {
-    add_finalizer(pv, "kubernetes.io/pv-protection");
   }
 }
 
