@@ -17,7 +17,7 @@ const std::vector<PluginEntry>& ordered_plugins() {
       {"TaintNodesByCondition", true, &make_taint_nodes_by_condition},
       {"AlwaysPullImages", false, nullptr},
       {"ImagePolicyWebhook", false, nullptr},
-      {"PodSecurity", true, nullptr},
+      {"PodSecurity", true, &make_pod_security},
       {"PodNodeSelector", false, nullptr},
       {"Priority", true, &make_priority},
       {"DefaultTolerationSeconds", true, &make_default_toleration_seconds},

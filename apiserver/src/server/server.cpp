@@ -31,6 +31,17 @@ namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 
+// A response header onto Beast's message: each Warning is a header of its own (a response may
+// carry many, as Go's header map does); any other name keeps its last value.
+template <class Message>
+void put_header(Message& message, const std::string& name, const std::string& value) {
+  if (beast::iequals(name, "Warning")) {
+    message.insert(name, value);
+  } else {
+    message.set(name, value);
+  }
+}
+
 // The request line and headers together, as Go's http.DefaultMaxHeaderBytes bounds them (1 MiB).
 constexpr size_t kHeaderLimit = 1 << 20;
 // How long the listener waits before accepting again when the process is out of descriptors.
@@ -616,7 +627,7 @@ void Session::respond(http::Response response) {
   res->result(static_cast<unsigned>(response.status));
   res->version(11);
   for (const auto& [name, value] : response.headers) {
-    res->set(name, value);
+    put_header(*res, name, value);
   }
   res->keep_alive(keep_alive_ && !server_.stopping());
   if (accepts_gzip_ && response.body.size() >= server::kGzipThresholdBytes &&
@@ -671,7 +682,7 @@ void Session::write_stream_header(const http::Response& response) {
   stream_header_->result(static_cast<unsigned>(response.status));
   stream_header_->version(11);
   for (const auto& [name, value] : response.headers) {
-    stream_header_->set(name, value);
+    put_header(*stream_header_, name, value);
   }
   stream_header_->chunked(true);
   auto serializer =
