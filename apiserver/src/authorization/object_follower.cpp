@@ -24,10 +24,22 @@ ObjectFollower::ObjectFollower(storage::Storage& storage, std::vector<std::strin
       written_(prefixes_.size(), 0),
       followed_(prefixes_.size(), 0) {
   for (size_t i = 0; i < prefixes_.size(); ++i) {
-    storage_.observe_writes(prefixes_[i], [this, i](int64_t revision) {
+    storage::Storage::WriteObserver observer;
+    observer.begin = [this] {
       std::lock_guard lock(mu_);
-      written_[i] = std::max(written_[i], revision);
-    });
+      const uint64_t ticket = next_ticket_++;
+      in_flight_.insert(ticket);
+      return ticket;
+    };
+    observer.end = [this, i](uint64_t ticket, int64_t revision) {
+      {
+        std::lock_guard lock(mu_);
+        in_flight_.erase(ticket);
+        written_[i] = std::max(written_[i], revision);
+      }
+      caught_.notify_all();
+    };
+    storage_.observe_writes(prefixes_[i], std::move(observer));
   }
 }
 
@@ -167,7 +179,11 @@ void ObjectFollower::run() {
 
 bool ObjectFollower::wait_current(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mu_);
-  return caught_.wait_for(lock, timeout, [this] {
+  const uint64_t begun = next_ticket_;  // the writes announced before now
+  return caught_.wait_for(lock, timeout, [this, begun] {
+    if (!in_flight_.empty() && *in_flight_.begin() < begun) {
+      return false;
+    }
     for (size_t i = 0; i < written_.size(); ++i) {
       if (followed_[i] < written_[i]) {
         return false;

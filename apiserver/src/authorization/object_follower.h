@@ -3,10 +3,12 @@
 // changes to a sink, as an informer feeds kube-apiserver's authorizers. A watch that is cut off
 // (it fell behind, or the store was replaced by a snapshot restore) is followed by a fresh list.
 //
-// Read-your-writes: the storage tells the follower of every write under its prefixes
-// (Storage::observe_writes), and wait_current() waits until the sink has been handed each write
-// made so far. A request that follows a write of a Role on the same server thus sees the Role,
-// which upstream's informers only promise eventually (its clients retry).
+// Read-your-writes: the storage tells the follower of every write under its prefixes, before it
+// goes to the store and once it is done (Storage::observe_writes), and wait_current() waits until
+// the writes begun so far are done and the sink has been handed each of them (so a watcher that
+// acts on a write before the writing thread returns is covered too). A request that follows a write
+// of a Role on the same server thus sees the Role, which upstream's informers only promise
+// eventually (its clients retry).
 //
 // Threads: the sink is called on the follower's thread (and by start() on the caller's), one
 // call at a time. Every public method is thread-safe.
@@ -18,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -89,6 +92,10 @@ class ObjectFollower {
   // Per prefix: the newest write observed, and the revision its watch has been followed to.
   std::vector<int64_t> written_;
   std::vector<int64_t> followed_;
+  // The writes under the prefixes announced and not yet done (Storage::WriteObserver), by
+  // ticket, and the next ticket: wait_current() also waits for the writes that began before it.
+  std::set<uint64_t> in_flight_;
+  uint64_t next_ticket_ = 1;
   std::thread thread_;
 };
 

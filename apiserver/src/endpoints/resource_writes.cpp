@@ -112,16 +112,6 @@ void stamp_requester(const Resource& r, const http::Request& request, json& obje
   }
 }
 
-// The admission of a write: RBAC's escalation prevention or the certificate plugins, by resource.
-registry::Admission admission_checks(const authorization::Authorizer& authorizer,
-                                     authorization::PolicyCache& policy, const Resource& r,
-                                     const RequestInfo& info, const http::Request& request) {
-  if (auto escalation = escalation_check(authorizer, policy, r, info, request)) {
-    return escalation;
-  }
-  return {};
-}
-
 }  // namespace
 
 http::Response ResourceHandler::create(const Resource& r, const RequestInfo& info,
@@ -155,7 +145,7 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   auto written =
       as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
                                       served_ownership(r, std::move(options->own)),
-                                      admission_checks(authorizer_, policy_, r, info, request),
+                                      escalation_check(authorizer_, policy_, r, info, request),
                                       admission.passes()}));
   return written_response(201, written, with_admission_warnings(warnings, admission));
 }
@@ -196,7 +186,7 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
                             .dry_run = options->dry_run,
                             .own = served_ownership(r, std::move(options->own)),
                             .raced = raced,
-                            .admit = admission_checks(authorizer_, policy_, r, info, request),
+                            .admit = escalation_check(authorizer_, policy_, r, info, request),
                             .admission = admission.passes()}));
   return written_response(200, written, with_admission_warnings(warnings, admission));
 }

@@ -74,6 +74,32 @@ Error Storage::list(const std::string& prefix, const std::string& start_key, int
   return {};
 }
 
+// A write announced to the observers of its key before it goes to the store, and told done
+// (with its revision, or 0 when it changed nothing) once it has, whatever way it ends.
+class Storage::Announced {
+ public:
+  Announced(const Storage& storage, const std::string& key) {
+    for (const auto& [prefix, observer] : storage.observers_) {
+      if (key.compare(0, prefix.size(), prefix) == 0) {
+        tickets_.emplace_back(&observer, observer.begin());
+      }
+    }
+  }
+  ~Announced() { done(0); }
+  Announced(const Announced&) = delete;
+  Announced& operator=(const Announced&) = delete;
+
+  void done(int64_t revision) {
+    for (const auto& [observer, ticket] : tickets_) {
+      observer->end(ticket, revision);
+    }
+    tickets_.clear();
+  }
+
+ private:
+  std::vector<std::pair<const WriteObserver*, uint64_t>> tickets_;
+};
+
 Error Storage::create(const std::string& key, const std::string& value, int64_t& revision) {
   store::TxnRequest txn;
   store::Compare absent;
@@ -87,6 +113,7 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
   put.value = value;
   put.lease = lease_for(key);
   txn.success.push_back(store::RequestOp::of(put));
+  Announced announced(*this, key);
   auto result = store_.txn(txn);
   if (!result.is_ok()) {
     return translate(result.status());
@@ -98,7 +125,7 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
     return {ErrorKind::AlreadyExists, ""};
   }
   revision = result->header.revision;
-  observed(key, revision);
+  announced.done(revision);
   if (trace::active()) {
     trace::note("storage", "txn if " + key + " absent then put (" + std::to_string(value.size()) +
                                " bytes): revision " + std::to_string(revision));
@@ -175,6 +202,7 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
   current.key = key;
   current.keys_only = true;
   txn.failure.push_back(store::RequestOp::of(current));
+  Announced announced(*this, key);
   auto result = store_.txn(txn);
   if (!result.is_ok()) {
     return translate(result.status());
@@ -194,7 +222,7 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
     return {exists ? ErrorKind::Conflict : ErrorKind::NotFound, ""};
   }
   revision = result->header.revision;
-  observed(key, revision);
+  announced.done(revision);
   if (trace::active()) {
     trace::note("storage", what + ": revision " + std::to_string(revision));
     note_watchers(key);
@@ -202,16 +230,8 @@ Error Storage::write_if_unchanged(const std::string& key, int64_t expected_revis
   return {};
 }
 
-void Storage::observe_writes(std::string prefix, std::function<void(int64_t)> observer) {
+void Storage::observe_writes(std::string prefix, WriteObserver observer) {
   observers_.emplace_back(std::move(prefix), std::move(observer));
-}
-
-void Storage::observed(const std::string& key, int64_t revision) const {
-  for (const auto& [prefix, observer] : observers_) {
-    if (key.compare(0, prefix.size(), prefix) == 0) {
-      observer(revision);
-    }
-  }
 }
 
 void Storage::note_watchers(const std::string& key) const {

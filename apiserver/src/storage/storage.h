@@ -92,16 +92,21 @@ class Storage {
   // so a burst of events costs one lease. Call before serving.
   void expire_prefix(std::string prefix, std::chrono::seconds ttl);
 
-  // After each successful write (create, update, delete) of a key under `prefix`, `observer` is
-  // called on the writing thread with the write's revision, so that a reader of the storage
-  // watch can tell when it has caught up with the writes made so far (the authorizers read
-  // their objects from a watch, and a request after a write must see it). Keep it short; it
-  // must not write. Call before serving: the list is not guarded.
-  void observe_writes(std::string prefix, std::function<void(int64_t revision)> observer);
+  // What a reader of the storage watch is told of the writes under a prefix, so that it can
+  // tell when it has caught up with the writes made so far (the authorizers read their objects
+  // from a watch, and a request after a write must see it, even one that a watcher of that
+  // write makes before the writing thread returns): `begin` before the write goes to the store
+  // (it returns a ticket), `end` once it is done, with the ticket and the write's revision (0
+  // when it changed nothing). Both run on the writing thread; keep them short, never write.
+  struct WriteObserver {
+    std::function<uint64_t()> begin;
+    std::function<void(uint64_t ticket, int64_t revision)> end;
+  };
+  // Call before serving: the list is not guarded.
+  void observe_writes(std::string prefix, WriteObserver observer);
 
  private:
-  // Tells the observers of `key` that it was written at `revision`.
-  void observed(const std::string& key, int64_t revision) const;
+  class Announced;
   // The lease a write of `key` attaches (0: none).
   store::LeaseId lease_for(const std::string& key);
   // Applies `write` in one txn if the key's mod revision is still `expected_revision` (0: if the
@@ -119,7 +124,7 @@ class Storage {
   store::LeaseId lease_ = 0;
   std::chrono::steady_clock::time_point lease_granted_;
   // Set before serving, read-only afterwards.
-  std::vector<std::pair<std::string, std::function<void(int64_t)>>> observers_;
+  std::vector<std::pair<std::string, WriteObserver>> observers_;
 };
 
 }  // namespace apiserver::storage

@@ -43,7 +43,7 @@ class StorageObjectInUseProtection final : public Plugin {
     }
     registry::fields::add_finalizer(*a.object, finalizer);
     note = std::string(finalizer) + " holds a deletion while " + what +
-           " (no controller here removes it)";
+           " (the protection controller removes it then)";
     return std::nullopt;
   }
 };
