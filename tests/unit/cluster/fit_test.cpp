@@ -1,9 +1,9 @@
-// The scheduler's filters (scheduler/fit) and resource quantities (client/quantity).
+// The scheduler's filters (scheduler/fit) and resource quantities (common/quantity).
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "client/quantity.h"
 #include "cluster/cluster.h"
+#include "common/quantity.h"
 #include "nodes/taint_eviction_controller.h"
 #include "scheduler/fit.h"
 
@@ -26,15 +26,15 @@ json pod_requesting(const std::string& cpu, const std::string& memory) {
 }  // namespace
 
 TEST_CASE("quantities read as numbers of base units", "[cluster][scheduler]") {
-  CHECK(cluster::parse_quantity("100m") == Approx(0.1));
-  CHECK(cluster::parse_quantity("2") == Approx(2));
-  CHECK(cluster::parse_quantity("1.5") == Approx(1.5));
-  CHECK(cluster::parse_quantity("128Mi") == Approx(128.0 * 1024 * 1024));
-  CHECK(cluster::parse_quantity("1G") == Approx(1e9));
-  CHECK(cluster::parse_quantity("1e3") == Approx(1000));
-  CHECK_FALSE(cluster::parse_quantity(""));
-  CHECK_FALSE(cluster::parse_quantity("lots"));
-  CHECK_FALSE(cluster::parse_quantity("1Qi"));
+  CHECK(common::parse_quantity("100m") == Approx(0.1));
+  CHECK(common::parse_quantity("2") == Approx(2));
+  CHECK(common::parse_quantity("1.5") == Approx(1.5));
+  CHECK(common::parse_quantity("128Mi") == Approx(128.0 * 1024 * 1024));
+  CHECK(common::parse_quantity("1G") == Approx(1e9));
+  CHECK(common::parse_quantity("1e3") == Approx(1000));
+  CHECK_FALSE(common::parse_quantity(""));
+  CHECK_FALSE(common::parse_quantity("lots"));
+  CHECK_FALSE(common::parse_quantity("1Qi"));
 }
 
 TEST_CASE("a pod fits when its requests fit what is left", "[cluster][scheduler]") {

@@ -4,10 +4,12 @@
 #include <charconv>
 
 #include "client/objects.h"
-#include "client/quantity.h"
+#include "common/quantity.h"
 
 namespace cluster {
 namespace {
+
+using common::parse_quantity;
 
 // What a container that names no cpu or memory request counts as when nodes are scored
 // (schedutil.DefaultMilliCPURequest and DefaultMemoryRequest).

@@ -1,11 +1,16 @@
 #include "workloads/resource_quota_controller.h"
 
 #include "client/objects.h"
-#include "client/quantity.h"
+#include "common/quantity.h"
 #include "nodes/pod_lifecycle.h"
 
 namespace cluster {
 namespace {
+
+using common::format_quantity;
+using common::parse_quantity;
+using common::quantity_format;
+using common::QuantityFormat;
 
 const ResourceRef kQuotas{"", "v1", "resourcequotas", true};
 constexpr auto kResync = std::chrono::seconds(30);

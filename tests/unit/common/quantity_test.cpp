@@ -1,23 +1,23 @@
-// Quantities written back as resource.Quantity's canonical String() does (client/quantity), as
+// Quantities written back as resource.Quantity's canonical String() does (common/quantity), as
 // ResourceQuota's status.used shows them.
 #include <catch2/catch.hpp>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include "client/quantity.h"
+#include "common/quantity.h"
 
-using cluster::QuantityFormat;
+using common::QuantityFormat;
 
-TEST_CASE("a quantity's format is binary with a binary suffix", "[cluster][quantity]") {
-  CHECK(cluster::quantity_format("256Mi") == QuantityFormat::BinarySI);
-  CHECK(cluster::quantity_format("1Ki") == QuantityFormat::BinarySI);
-  CHECK(cluster::quantity_format("1G") == QuantityFormat::DecimalSI);
-  CHECK(cluster::quantity_format("300m") == QuantityFormat::DecimalSI);
-  CHECK(cluster::quantity_format("128974848") == QuantityFormat::DecimalSI);
+TEST_CASE("a quantity's format is binary with a binary suffix", "[common][quantity]") {
+  CHECK(common::quantity_format("256Mi") == QuantityFormat::BinarySI);
+  CHECK(common::quantity_format("1Ki") == QuantityFormat::BinarySI);
+  CHECK(common::quantity_format("1G") == QuantityFormat::DecimalSI);
+  CHECK(common::quantity_format("300m") == QuantityFormat::DecimalSI);
+  CHECK(common::quantity_format("128974848") == QuantityFormat::DecimalSI);
 }
 
-TEST_CASE("sums are written in canonical form, in their format", "[cluster][quantity]") {
+TEST_CASE("sums are written in canonical form, in their format", "[common][quantity]") {
   const std::vector<std::tuple<std::string, QuantityFormat, std::string>> cases = {
       // cpu: millicores until whole, then the largest decimal exponent.
       {"0.6", QuantityFormat::DecimalSI, "600m"},
@@ -42,11 +42,11 @@ TEST_CASE("sums are written in canonical form, in their format", "[cluster][quan
   };
   for (const auto& [input, format, want] : cases) {
     CAPTURE(input, want);
-    auto value = cluster::parse_quantity(input);
+    auto value = common::parse_quantity(input);
     REQUIRE(value);
-    CHECK(cluster::format_quantity(*value, format) == want);
+    CHECK(common::format_quantity(*value, format) == want);
   }
   // A sum: 1G + 500M in the first one's format.
-  CHECK(cluster::format_quantity(*cluster::parse_quantity("1G") + *cluster::parse_quantity("500M"),
-                                 QuantityFormat::DecimalSI) == "1500M");
+  CHECK(common::format_quantity(*common::parse_quantity("1G") + *common::parse_quantity("500M"),
+                                QuantityFormat::DecimalSI) == "1500M");
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace cluster {
+namespace common {
 
 // The value in base units (cores, bytes, pods); nullopt when `text` is not a quantity.
 std::optional<double> parse_quantity(std::string_view text);
@@ -22,4 +22,4 @@ QuantityFormat quantity_format(std::string_view text);
 // DecimalSI below 1024 or when not a whole number of units ("512", "0").
 std::string format_quantity(double value, QuantityFormat format);
 
-}  // namespace cluster
+}  // namespace common

@@ -1,4 +1,4 @@
-#include "client/quantity.h"
+#include "common/quantity.h"
 
 #include <algorithm>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <iterator>
 #include <utility>
 
-namespace cluster {
+namespace common {
 namespace {
 
 constexpr std::pair<std::string_view, double> kSuffixes[] = {
@@ -106,4 +106,4 @@ std::optional<double> parse_quantity(std::string_view text) {
   return value * scale;
 }
 
-}  // namespace cluster
+}  // namespace common
