@@ -11,7 +11,7 @@ const std::vector<PluginEntry>& ordered_plugins() {
       {"NamespaceLifecycle", true, &make_namespace_lifecycle},
       {"NamespaceExists", false, nullptr},
       {"LimitPodHardAntiAffinityTopology", false, nullptr},
-      {"LimitRanger", true, nullptr},
+      {"LimitRanger", true, &make_limit_ranger},
       {"ServiceAccount", true, &make_service_account},
       {"NodeRestriction", false, nullptr},
       {"TaintNodesByCondition", true, &make_taint_nodes_by_condition},
