@@ -49,6 +49,10 @@ struct Services {
   // resource), parsed, in key order.
   std::vector<nlohmann::json> list(const std::string& group, const std::string& resource,
                                    const std::string& ns) const;
+  // The same as stored (key, JSON text, revision), for a plugin that writes back with a compare
+  // on the revision.
+  std::vector<storage::Object> list_stored(const std::string& group, const std::string& resource,
+                                           const std::string& ns) const;
 };
 
 class Plugin {

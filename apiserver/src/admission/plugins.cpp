@@ -39,7 +39,7 @@ const std::vector<PluginEntry>& ordered_plugins() {
       {"MutatingAdmissionWebhook", true, nullptr},
       {"ValidatingAdmissionPolicy", true, &make_validating_admission_policy},
       {"ValidatingAdmissionWebhook", true, nullptr},
-      {"ResourceQuota", true, nullptr},
+      {"ResourceQuota", true, &make_resource_quota},
       {"AlwaysDeny", false, &make_always_deny},
   };
   return kPlugins;

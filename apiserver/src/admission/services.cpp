@@ -25,8 +25,9 @@ std::optional<nlohmann::json> Services::get(const std::string& group, const std:
   return object;
 }
 
-std::vector<nlohmann::json> Services::list(const std::string& group, const std::string& resource,
-                                           const std::string& ns) const {
+std::vector<storage::Object> Services::list_stored(const std::string& group,
+                                                   const std::string& resource,
+                                                   const std::string& ns) const {
   auto snapshot = this->snapshot();
   std::string prefix;
   for (const auto& r : snapshot->resources()) {
@@ -38,15 +39,17 @@ std::vector<nlohmann::json> Services::list(const std::string& group, const std::
       break;
     }
   }
-  std::vector<nlohmann::json> out;
-  if (prefix.empty()) {
-    return out;
-  }
   storage::ListResult result;
-  if (storage.list(prefix, "", 0, 0, result)) {
-    return out;
+  if (prefix.empty() || storage.list(prefix, "", 0, 0, result)) {
+    return {};
   }
-  for (const auto& item : result.items) {
+  return std::move(result.items);
+}
+
+std::vector<nlohmann::json> Services::list(const std::string& group, const std::string& resource,
+                                           const std::string& ns) const {
+  std::vector<nlohmann::json> out;
+  for (const auto& item : list_stored(group, resource, ns)) {
     nlohmann::json object = nlohmann::json::parse(item.value, nullptr, false);
     if (object.is_object()) {
       out.push_back(std::move(object));

@@ -18,7 +18,13 @@ struct Amount {
   double value = 0;
   common::QuantityFormat format = common::QuantityFormat::DecimalSI;
 
-  void add(const Amount& other) { value += other.value; }
+  // As Quantity.Add: a sum keeps the receiver's format, unless the receiver is zero.
+  void add(const Amount& other) {
+    if (value == 0) {
+      format = other.format;
+    }
+    value += other.value;
+  }
   // The canonical text ("500m", "1Gi", "3").
   std::string text() const { return common::format_quantity(value, format); }
 };
