@@ -2,9 +2,10 @@
 # ResourceQuota with kubectl 1.32, as on a real cluster: `kubectl create quota`, the
 # resourcequota-controller's status.hard and status.used (pods and their requests and limits,
 # object counts), usage that follows pods created and deleted, and what `kubectl get quota` and
-# `kubectl describe quota` print. The server has no ResourceQuota admission yet: a create over
-# the quota is not refused, and object counts are refreshed when the controller syncs the quota
-# (on a pod change, or every 30 s) instead of at once. Run through with_sandbox.sh.
+# `kubectl describe quota` print. ResourceQuota admission refuses a create over the quota, or a
+# pod that leaves out a resource the quota tracks, with kube-apiserver's messages, and charges
+# each create to status.used at once (object counts too, which the controller only recounts on
+# a pod change or every 30 s). Run through with_sandbox.sh.
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=cluster_lib.sh
@@ -55,10 +56,40 @@ expect "get quota header" "NAME REQUEST LIMIT AGE" "$(k get quota -n "$ns" | hea
 expect "get quota row" "compute|configmaps: 2/3, count/deployments.apps: 0/1, pods: 2/3, requests.cpu: 600m/1, requests.memory: 512Mi/1Gi, secrets: 1/4, services: 1/2|limits.cpu: 1/2, limits.memory: 1Gi/2Gi" \
   "$(k get quota -n "$ns" --no-headers | sed -E 's/  +/|/g; s/\|[^|]*$//')"
 
+# Admission: a pod must state every compute resource the quota tracks.
+expect "failed quota" 'Error from server (Forbidden): pods "bare" is forbidden: failed quota: compute: must specify limits.cpu for: bare; limits.memory for: bare; requests.cpu for: bare; requests.memory for: bare' \
+  "$(out k run bare -n "$ns" --image=nginx)"
+# An object is charged at once, and the one over the quota is refused.
+k create configmap extra -n "$ns" --from-literal=a=b >/dev/null
+expect "configmap charged at once" "3" "$(k get quota compute -n "$ns" -o jsonpath='{.status.used.configmaps}')"
+expect "configmap over quota" 'error: failed to create configmap: configmaps "over" is forbidden: exceeded quota: compute, requested: configmaps=1, used: configmaps=3, limited: configmaps=3' \
+  "$(out k create configmap over -n "$ns" --from-literal=a=b)"
+k delete configmap extra -n "$ns" >/dev/null
+
 # A Deployment counts as one, its pods as theirs.
-k create deployment web -n "$ns" --image=nginx --replicas=1 >/dev/null
+k apply -n "$ns" -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: c
+        image: nginx
+        resources: {requests: {cpu: 100m, memory: 64Mi}, limits: {cpu: 100m, memory: 64Mi}}
+EOF
 until_equal "deployment counted" '1/3' \
   k get quota compute -n "$ns" -o jsonpath='{.status.used.count/deployments\.apps}/{.status.used.pods}'
+# The quota is full: the next pod is refused with kube-apiserver's message, a second Deployment
+# too.
+expect "pod over quota" 'Error from server (Forbidden): pods "three" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=3, limited: pods=3' \
+  "$(out sized_pod three)"
+expect "deployment over quota" 'error: failed to create deployment: deployments.apps "more" is forbidden: exceeded quota: compute, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1' \
+  "$(out k create deployment more -n "$ns" --image=nginx)"
 
 # Deleting gives the usage back.
 k delete deployment web -n "$ns" >/dev/null
@@ -67,16 +98,16 @@ until_equal "usage released" '{"configmaps":"2","count/deployments.apps":"0","li
 
 # Quantities add up in the format they were given in: decimal stays decimal ("1500M").
 for pod in d1 d2; do
-  k run "$pod" -n "$ns" --image=nginx --overrides='{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"750m","memory":"750M"},"limits":{"cpu":"1","memory":"1G"}}}]}}' >/dev/null
+  k run "$pod" -n "$ns" --image=nginx --overrides='{"spec":{"containers":[{"name":"c","image":"nginx","resources":{"requests":{"cpu":"400m","memory":"450M"},"limits":{"cpu":"1","memory":"1G"}}}]}}' >/dev/null
 done
-until_equal "decimal sums" "1500m 1500M 2 2G" \
+until_equal "decimal sums" "800m 900M 2 2G" \
   k get quota compute -n "$ns" -o jsonpath='{.status.used.requests\.cpu} {.status.used.requests\.memory} {.status.used.limits\.cpu} {.status.used.limits\.memory}'
 k delete pod d1 d2 -n "$ns" --wait=false >/dev/null
 until_equal "decimal pods gone" "0" k get quota compute -n "$ns" -o jsonpath='{.status.used.pods}'
 
 # A pod that finished holds no quota.
 k run finished -n "$ns" --image=busybox --restart=Never --annotations=kube-sandbox.io/run-seconds=1 \
-  --overrides='{"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
+  --overrides='{"spec":{"containers":[{"name":"c","image":"busybox","resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"100m","memory":"64Mi"}}}]}}' >/dev/null
 until_equal "finished pod" "Succeeded 0 0" \
   bash -c "echo \$(kubectl get pod finished -n $ns -o jsonpath='{.status.phase}') \$(kubectl get quota compute -n $ns -o jsonpath='{.status.used.pods} {.status.used.requests\\.cpu}')"
 

@@ -193,8 +193,8 @@ TEST_CASE("AlwaysDeny, when enabled, refuses every write", "[admission]") {
     c.enable_admission_plugins = {"AlwaysDeny"};
     c.disable_admission_plugins = {"NamespaceLifecycle"};
   });
-  auto refused = cluster.admin("POST", apiserver::testing::kConfigMaps,
-                               apiserver::testing::configmap("c"));
+  auto refused =
+      cluster.admin("POST", apiserver::testing::kConfigMaps, apiserver::testing::configmap("c"));
   CHECK(refused.status == 403);
   CHECK(refused.body["message"] ==
         "configmaps \"c\" is forbidden: admission control is denying all modifications");

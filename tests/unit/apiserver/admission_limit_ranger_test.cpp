@@ -52,6 +52,10 @@ TEST_CASE("LimitRanger defaults a new pod's container resources", "[admission][l
     CHECK(created.body["metadata"]["annotations"]["kubernetes.io/limit-ranger"] ==
           "LimitRanger plugin set: cpu, memory request for container nginx; cpu, memory limit "
           "for container nginx");
+    const std::string trace =
+        cluster.admin("GET", "/debug/requests?verb=create&resource=pods").body.dump();
+    CHECK(trace.find("defaulted cpu, memory request for container nginx from "
+                     "limitrange/defaults") != std::string::npos);
   }
   SECTION("what the container sets stays: a limit alone is its request too") {
     auto created = cluster.admin("POST", kPods, pod("web", {{"limits", {{"cpu", "2"}}}}));

@@ -63,6 +63,10 @@ TEST_CASE("ResourceQuota charges pods and refuses the one over the quota",
 
   REQUIRE(cluster.admin("POST", kPods, pod("a", sized("300m"))).status == 201);
   CHECK(used_of(cluster, "compute") == json({{"pods", "1"}, {"requests.cpu", "300m"}}));
+  const std::string trace =
+      cluster.admin("GET", "/debug/requests?verb=create&resource=pods").body.dump();
+  CHECK(trace.find("ResourceQuota: charged pods=1 (1/2), requests.cpu=300m (300m/1) to compute") !=
+        std::string::npos);
 
   SECTION("a request over one resource names only that one") {
     auto refused = cluster.admin("POST", kPods, pod("big", sized("800m")));

@@ -76,8 +76,16 @@ ResourceQuotaController::ResourceQuotaController(const Client& client, Informer&
       quotas_(client, kQuotas, {}, clock),
       pods_(pods) {
   auto changed = [this](const json& q) { queue().add(Informer::key_of(q)); };
+  // Only a change of spec.hard (or a new quota) calls for a sync: the status writes of quota
+  // admission, which charges each create at once, do not, as upstream's controller.
   quotas_.add_handlers({.added = changed,
-                        .updated = [changed](const json&, const json& q) { changed(q); },
+                        .updated =
+                            [changed](const json& old, const json& q) {
+                              const json* before = at(old, {"spec", "hard"});
+                              const json* after = at(q, {"spec", "hard"});
+                              if (before == nullptr || after == nullptr || *before != *after)
+                                changed(q);
+                            },
                         .deleted = {}});
   auto pod_changed = [this](const json& p) {
     for (const ObjectPtr& q : quotas_.list(namespace_of(p)))
