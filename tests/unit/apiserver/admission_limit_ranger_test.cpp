@@ -163,3 +163,24 @@ TEST_CASE("LimitRanger bounds a claim's storage request", "[admission][limitrang
         "PersistentVolumeClaim is 1Gi, but request is 500Mi");
   CHECK(cluster.admin("POST", claims, claim("fits", "5Gi")).status == 201);
 }
+
+TEST_CASE("LimitRanger applies each LimitRange in turn", "[admission][limitranger]") {
+  Cluster cluster;
+  REQUIRE(cluster
+              .admin("POST", kRanges, limit_range("a-cpu", json::parse(R"([{"type":"Container",
+                       "default":{"cpu":"1"}}])")))
+              .status == 201);
+  REQUIRE(cluster
+              .admin("POST", kRanges, limit_range("b-mem", json::parse(R"([{"type":"Container",
+                       "default":{"cpu":"2","memory":"1Gi"}}])")))
+              .status == 201);
+  auto created = cluster.admin("POST", kPods, pod("web"));
+  REQUIRE(created.status == 201);
+  // The first range sets cpu; the second only what is still missing, and its annotation stays.
+  CHECK(created.body["spec"]["containers"][0]["resources"] ==
+        json::parse(R"({"limits":{"cpu":"1","memory":"1Gi"},
+                        "requests":{"cpu":"1","memory":"1Gi"}})"));
+  CHECK(created.body["metadata"]["annotations"]["kubernetes.io/limit-ranger"] ==
+        "LimitRanger plugin set: memory request for container nginx; memory limit for container "
+        "nginx");
+}

@@ -40,34 +40,31 @@ void fill_missing(json& into, const json* from) {
   }
 }
 
-ContainerDefaults container_defaults(const std::vector<json>& ranges) {
+// One LimitRange's Container defaults (a later item overrides an earlier one, as upstream's map
+// assignments).
+ContainerDefaults container_defaults(const json& range) {
   ContainerDefaults out;
-  for (const json& range : ranges) {
-    const json* items = registry::find_path(range, {"spec", "limits"});
-    if (items == nullptr || !items->is_array()) {
+  out.from = registry::string_at(range, {"metadata", "name"});
+  const json* items = registry::find_path(range, {"spec", "limits"});
+  if (items == nullptr || !items->is_array()) {
+    return out;
+  }
+  for (const json& item : *items) {
+    if (registry::string_at(item, {"type"}) != "Container") {
       continue;
     }
-    for (const json& item : *items) {
-      if (registry::string_at(item, {"type"}) != "Container") {
-        continue;
-      }
-      json limits = json::object();
-      fill_missing(limits, registry::find_path(item, {"default"}));
-      fill_missing(limits, registry::find_path(item, {"max"}));
-      json requests = json::object();
-      fill_missing(requests, registry::find_path(item, {"defaultRequest"}));
-      fill_missing(requests, &limits);
-      fill_missing(requests, registry::find_path(item, {"min"}));
-      // A later item overrides an earlier one, as upstream's map assignments.
-      for (const auto& [name, value] : limits.items()) {
-        out.limits[name] = value;
-      }
-      for (const auto& [name, value] : requests.items()) {
-        out.requests[name] = value;
-      }
-      if (!limits.empty() || !requests.empty()) {
-        out.from = registry::string_at(range, {"metadata", "name"});
-      }
+    json limits = json::object();
+    fill_missing(limits, registry::find_path(item, {"default"}));
+    fill_missing(limits, registry::find_path(item, {"max"}));
+    json requests = json::object();
+    fill_missing(requests, registry::find_path(item, {"defaultRequest"}));
+    fill_missing(requests, &limits);
+    fill_missing(requests, registry::find_path(item, {"min"}));
+    for (const auto& [name, value] : limits.items()) {
+      out.limits[name] = value;
+    }
+    for (const auto& [name, value] : requests.items()) {
+      out.requests[name] = value;
     }
   }
   return out;
@@ -163,9 +160,12 @@ void max_request_constraint(const std::string& type, const std::string& resource
                             const Amount& enforced, const json* requests,
                             std::vector<std::string>& errors) {
   auto request = amount_at(requests, resource);
-  if (request && milli(request->value) > milli(enforced.value)) {
-    errors.push_back("maximum " + resource + " usage per " + type + " is " + text_of(enforced) +
-                     ", but request is " + text_of(*request));
+  const std::string head =
+      "maximum " + resource + " usage per " + type + " is " + text_of(enforced);
+  if (!request) {
+    errors.push_back(head + ".  No request is specified");
+  } else if (milli(request->value) > milli(enforced.value)) {
+    errors.push_back(head + ", but request is " + text_of(*request));
   }
 }
 
@@ -234,8 +234,8 @@ void check_pod(const json& range, const json& pod, std::vector<std::string>& err
         }
       }
     } else if (type == "Pod") {
-      const json requests = as_list(pod_resources(pod, "requests"));
-      const json limits = as_list(pod_resources(pod, "limits"));
+      const json requests = as_list(pod_resources(pod, "requests", false));
+      const json limits = as_list(pod_resources(pod, "limits", false));
       check_item(item, type, &requests, &limits, errors);
     }
   }
@@ -274,42 +274,46 @@ class LimitRanger final : public Plugin {
         !a.object->is_object()) {
       return std::nullopt;
     }
-    const std::vector<json> ranges = services_.list("", "limitranges", a.namespace_);
-    if (ranges.empty()) {
+    auto spec_at = a.object->find("spec");
+    if (spec_at == a.object->end() || !spec_at->is_object()) {
       return std::nullopt;
     }
-    const ContainerDefaults defaults = container_defaults(ranges);
-    json& spec = (*a.object)["spec"];
-    if (!spec.is_object() || (defaults.limits.empty() && defaults.requests.empty())) {
-      return std::nullopt;
-    }
-    std::vector<std::string> annotation;
+    json& spec = *spec_at;
+    // Each range in turn fills what is still missing; the annotation lists what the last range
+    // that set anything set, as upstream's.
     std::vector<std::string> notes;
-    for (const auto& [which, what] :
-         {std::pair<const char*, const char*>{"containers", "container"},
-          {"initContainers", "init container"}}) {
-      json* list = spec.contains(which) ? &spec[which] : nullptr;
-      if (list == nullptr || !list->is_array()) {
+    for (const json& range : services_.list("", "limitranges", a.namespace_)) {
+      const ContainerDefaults defaults = container_defaults(range);
+      if (defaults.limits.empty() && defaults.requests.empty()) {
         continue;
       }
-      for (json& c : *list) {
-        if (c.is_object()) {
-          merge_container(c, defaults, what, annotation, notes);
+      std::vector<std::string> annotation;
+      for (const auto& [which, what] :
+           {std::pair<const char*, const char*>{"containers", "container"},
+            {"initContainers", "init container"}}) {
+        json* list = spec.contains(which) ? &spec[which] : nullptr;
+        if (list == nullptr || !list->is_array()) {
+          continue;
+        }
+        for (json& c : *list) {
+          if (c.is_object()) {
+            merge_container(c, defaults, what, annotation, notes);
+          }
         }
       }
+      if (annotation.empty()) {
+        continue;
+      }
+      std::string text = "LimitRanger plugin set: ";
+      for (size_t i = 0; i < annotation.size(); ++i) {
+        text += (i == 0 ? "" : "; ") + annotation[i];
+      }
+      json& metadata = (*a.object)["metadata"];
+      if (!metadata["annotations"].is_object()) {
+        metadata["annotations"] = json::object();
+      }
+      metadata["annotations"][kAnnotation] = text;
     }
-    if (annotation.empty()) {
-      return std::nullopt;
-    }
-    std::string text = "LimitRanger plugin set: ";
-    for (size_t i = 0; i < annotation.size(); ++i) {
-      text += (i == 0 ? "" : "; ") + annotation[i];
-    }
-    json& metadata = (*a.object)["metadata"];
-    if (!metadata["annotations"].is_object()) {
-      metadata["annotations"] = json::object();
-    }
-    metadata["annotations"][kAnnotation] = text;
     for (const auto& n : notes) {
       note += (note.empty() ? "" : "; ") + n;
     }

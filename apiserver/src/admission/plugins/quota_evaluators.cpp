@@ -179,16 +179,19 @@ bool pod_matches_scope(const Selector& s, const json& pod) {
     return cross_namespace(pod);
   }
   if (s.scope == "PriorityClass") {
-    // A label selector on the pod's class name, a label every pod has.
+    // A label selector on a label the pod has only when it names a class.
     const std::string name = registry::string_at(pod, {"spec", "priorityClassName"});
     const bool listed = std::find(s.values.begin(), s.values.end(), name) != s.values.end();
     if (s.op == "In") {
-      return listed;
+      return !name.empty() && listed;
     }
     if (s.op == "NotIn") {
-      return !listed;
+      return name.empty() || !listed;
     }
-    return s.op == "Exists";
+    if (s.op == "DoesNotExist") {
+      return name.empty();
+    }
+    return s.op == "Exists" && !name.empty();
   }
   return false;
 }

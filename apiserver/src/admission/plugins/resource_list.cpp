@@ -73,7 +73,8 @@ std::map<std::string, Amount> amounts(const json* list) {
   return out;
 }
 
-std::map<std::string, Amount> pod_resources(const json& pod, const std::string& kind) {
+std::map<std::string, Amount> pod_resources(const json& pod, const std::string& kind,
+                                            bool overhead) {
   std::map<std::string, Amount> sum;
   if (const json* list = containers(pod, "containers")) {
     for (const json& c : *list) {
@@ -98,7 +99,9 @@ std::map<std::string, Amount> pod_resources(const json& pod, const std::string& 
     }
   }
   max_into(sum, init_peak);
-  add_into(sum, amounts(registry::find_path(pod, {"spec", "overhead"})));
+  if (overhead) {
+    add_into(sum, amounts(registry::find_path(pod, {"spec", "overhead"})));
+  }
   return sum;
 }
 

@@ -39,7 +39,9 @@ std::map<std::string, Amount> amounts(const nlohmann::json* list);
 
 // A pod's requests or limits (`kind` "requests" or "limits"), as resourcehelper.PodRequests
 // adds them: the containers' sum, raised to any init container's own value when larger (a
-// restartable init container, a sidecar, adds to the sum instead), plus spec.overhead.
-std::map<std::string, Amount> pod_resources(const nlohmann::json& pod, const std::string& kind);
+// restartable init container, a sidecar, adds to the sum instead), plus spec.overhead when
+// `overhead` (quota counts it, LimitRanger's Pod bounds do not).
+std::map<std::string, Amount> pod_resources(const nlohmann::json& pod, const std::string& kind,
+                                            bool overhead = true);
 
 }  // namespace apiserver::admission
