@@ -114,4 +114,19 @@ until_equal "finished pod" "Succeeded 0 0" \
 # Editing spec.hard is reflected in status.hard.
 k patch quota compute -n "$ns" --type=merge -p '{"spec":{"hard":{"pods":"10"}}}' >/dev/null
 until_equal "hard follows spec" "10" k get quota compute -n "$ns" -o jsonpath='{.status.hard.pods}'
+# Claims per storage class: the controller fills the class's names, admission charges and
+# refuses them.
+gold=gold.storageclass.storage.k8s.io
+k create quota storage -n "$ns" --hard="requests.storage=10Gi,$gold/requests.storage=3Gi,$gold/persistentvolumeclaims=2" >/dev/null
+until_equal "class names filled" "{\"$gold/persistentvolumeclaims\":\"0\",\"$gold/requests.storage\":\"0\",\"requests.storage\":\"0\"}" \
+  k get quota storage -n "$ns" -o jsonpath='{.status.used}'
+claim() {
+  printf '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"%s"},"spec":{"storageClassName":"gold","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"%s"}}}}' "$1" "$2" |
+    kubectl create -n "$ns" -f - 2>&1 || true
+}
+expect "claim created" "persistentvolumeclaim/data created" "$(claim data 2Gi)"
+expect "claim charged" "{\"$gold/persistentvolumeclaims\":\"1\",\"$gold/requests.storage\":\"2Gi\",\"requests.storage\":\"2Gi\"}" \
+  "$(k get quota storage -n "$ns" -o jsonpath='{.status.used}')"
+expect "claim over the class's storage" "Error from server (Forbidden): error when creating \"STDIN\": persistentvolumeclaims \"more\" is forbidden: exceeded quota: storage, requested: $gold/requests.storage=2Gi, used: $gold/requests.storage=2Gi, limited: $gold/requests.storage=3Gi" \
+  "$(claim more 2Gi)"
 echo "quota: ok"

@@ -21,6 +21,15 @@ const json& items_of(const json& list) {
   return items != nullptr && items->is_array() ? *items : kNone;
 }
 
+constexpr std::string_view kClassInfix = ".storageclass.storage.k8s.io/";
+
+// A claim's storage class: the beta annotation first, then spec.storageClassName.
+std::string claim_class(const json& claim) {
+  const std::string annotated =
+      string_at(claim, {"metadata", "annotations", "volume.beta.kubernetes.io/storage-class"});
+  return annotated.empty() ? string_at(claim, {"spec", "storageClassName"}) : annotated;
+}
+
 // A sum of quantities, written in the format of the first one added, as resource.Quantity's
 // Add keeps the receiver's.
 struct Amount {
@@ -41,13 +50,13 @@ struct Amount {
   }
 };
 
-// A pod's sum of requests or limits of `name` (cpu, memory): its containers', or its largest
-// init container's when larger.
-Amount pod_amount(const json& pod, const char* kind, const char* name) {
+// A pod's sum of requests or limits of `name` (cpu, memory, ...): its containers', or its
+// largest init container's when larger.
+Amount pod_amount(const json& pod, const std::string& kind, const std::string& name) {
   auto text_of = [&](const json& c) {
-    std::string text = string_at(c, {"resources", kind, name});
-    if (text.empty() && std::string(kind) == "requests")
-      text = string_at(c, {"resources", "limits", name});
+    std::string text = string_at(c, {"resources", kind.c_str(), name.c_str()});
+    if (text.empty() && kind == "requests")
+      text = string_at(c, {"resources", "limits", name.c_str()});
     return text;
   };
   Amount sum;
@@ -144,10 +153,14 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
       std::optional<Amount> amount;
       if (name == "pods" || name == "count/pods") {
         value = static_cast<double>(pods.size());
-      } else if (name == "cpu" || name == "requests.cpu" || name == "memory" ||
-                 name == "requests.memory" || name == "limits.cpu" || name == "limits.memory") {
+      } else if (name == "cpu" || name == "memory" || name == "ephemeral-storage" ||
+                 name.starts_with("hugepages-") || name.starts_with("limits.") ||
+                 (name.starts_with("requests.") && name != "requests.storage")) {
+        // Pods' compute resources: requests.<r> and limits.<r>; a bare name is the request.
         const bool limits = name.starts_with("limits.");
-        const char* resource = name.find("cpu") != std::string::npos ? "cpu" : "memory";
+        const size_t dot =
+            name.starts_with("limits.") || name.starts_with("requests.") ? name.find('.') + 1 : 0;
+        const std::string resource = name.substr(dot);
         Amount sum;
         for (const ObjectPtr& p : pods) {
           const Amount one = pod_amount(*p, limits ? "limits" : "requests", resource);
@@ -173,14 +186,30 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
           }
         }
         value = n;
-      } else if (name == "requests.storage") {
+      } else if (name == "requests.storage" || name.find(kClassInfix) != std::string::npos) {
+        // Claims' storage (the larger of asked and allocated), or per storage class:
+        // <class>.storageclass.storage.k8s.io/requests.storage or /persistentvolumeclaims.
         auto listed =
             client_.get(ResourceRef{"", "v1", "persistentvolumeclaims", true}.collection(ns));
         if (!listed)
           continue;
+        const size_t infix = name.find(kClassInfix);
+        const bool count_claims =
+            infix != std::string::npos && name.ends_with("/persistentvolumeclaims");
         Amount sum;
-        for (const json& c : items_of(*listed))
-          sum.add(string_at(c, {"spec", "resources", "requests", "storage"}));
+        for (const json& c : items_of(*listed)) {
+          if (infix != std::string::npos && claim_class(c) != name.substr(0, infix))
+            continue;
+          if (count_claims) {
+            sum.add(1, QuantityFormat::DecimalSI);
+            continue;
+          }
+          const std::string asked = string_at(c, {"spec", "resources", "requests", "storage"});
+          const std::string allocated = string_at(c, {"status", "allocatedResources", "storage"});
+          sum.add(parse_quantity(allocated).value_or(0) > parse_quantity(asked).value_or(0)
+                      ? allocated
+                      : asked);
+        }
         amount = sum;
       } else {
         // services, configmaps, secrets, ...; count/<resource>[.<group>].
