@@ -129,4 +129,15 @@ expect "claim charged" "{\"$gold/persistentvolumeclaims\":\"1\",\"$gold/requests
   "$(k get quota storage -n "$ns" -o jsonpath='{.status.used}')"
 expect "claim over the class's storage" "Error from server (Forbidden): error when creating \"STDIN\": persistentvolumeclaims \"more\" is forbidden: exceeded quota: storage, requested: $gold/requests.storage=2Gi, used: $gold/requests.storage=2Gi, limited: $gold/requests.storage=3Gi" \
   "$(claim more 2Gi)"
+# A scoped quota counts only the pods in its scope, in admission and in the controller alike.
+k create namespace scoped >/dev/null
+k create quota best-effort -n scoped --hard=pods=1 --scopes=BestEffort >/dev/null
+until_equal "scoped quota filled" '{"pods":"0"}' k get quota best-effort -n scoped -o jsonpath='{.status.used}'
+k run be -n scoped --image=nginx >/dev/null
+k run sized -n scoped --image=nginx --overrides='{"spec":{"containers":[{"name":"sized","image":"nginx","resources":{"requests":{"cpu":"100m"}}}]}}' >/dev/null
+until_equal "scoped pods" "Running Running" \
+  bash -c "echo \$(kubectl get pod be sized -n scoped -o jsonpath='{.items[*].status.phase}')"
+expect "only the BestEffort pod counts" '{"pods":"1"}' "$(k get quota best-effort -n scoped -o jsonpath='{.status.used}')"
+expect "second BestEffort pod refused" 'Error from server (Forbidden): pods "be2" is forbidden: exceeded quota: best-effort, requested: pods=1, used: pods=1, limited: pods=1' \
+  "$(out k run be2 -n scoped --image=nginx)"
 echo "quota: ok"

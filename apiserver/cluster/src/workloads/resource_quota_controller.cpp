@@ -1,5 +1,8 @@
 #include "workloads/resource_quota_controller.h"
 
+#include <tuple>
+#include <vector>
+
 #include "client/objects.h"
 #include "common/quantity.h"
 #include "nodes/pod_lifecycle.h"
@@ -19,6 +22,66 @@ const json& items_of(const json& list) {
   static const json kNone = json::array();
   const json* items = at(list, {"items"});
   return items != nullptr && items->is_array() ? *items : kNone;
+}
+
+// Whether a pod is BestEffort: no container requests or limits cpu or memory above zero.
+bool best_effort(const json& pod) {
+  for (const char* which : {"containers", "initContainers"}) {
+    const json* list = at(pod, {"spec", which});
+    if (list == nullptr || !list->is_array())
+      continue;
+    for (const json& c : *list) {
+      for (const char* kind : {"requests", "limits"}) {
+        for (const char* name : {"cpu", "memory"}) {
+          if (parse_quantity(string_at(c, {"resources", kind, name})).value_or(0) > 0)
+            return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// Whether a pod is in every scope of the quota (spec.scopes, and spec.scopeSelector's
+// expressions), as quota admission decides it: the controller counts the same pods.
+bool in_scopes(const json& quota, const json& pod) {
+  std::vector<std::tuple<std::string, std::string, const json*>> selectors;
+  if (const json* scopes = at(quota, {"spec", "scopes"}); scopes != nullptr && scopes->is_array()) {
+    for (const json& s : *scopes)
+      selectors.emplace_back(s.is_string() ? s.get<std::string>() : "", "Exists", nullptr);
+  }
+  const json* expressions = at(quota, {"spec", "scopeSelector", "matchExpressions"});
+  if (expressions != nullptr && expressions->is_array()) {
+    for (const json& e : *expressions)
+      selectors.emplace_back(string_at(e, {"scopeName"}), string_at(e, {"operator"}),
+                             at(e, {"values"}));
+  }
+  for (const auto& [scope, op, values] : selectors) {
+    bool in = false;
+    if (scope == "Terminating" || scope == "NotTerminating") {
+      const json* deadline = at(pod, {"spec", "activeDeadlineSeconds"});
+      const bool terminating =
+          deadline != nullptr && deadline->is_number_integer() && deadline->get<int64_t>() >= 0;
+      in = (scope == "Terminating") == terminating;
+    } else if (scope == "BestEffort" || scope == "NotBestEffort") {
+      in = (scope == "BestEffort") == best_effort(pod);
+    } else if (scope == "PriorityClass") {
+      // A selector on a label only pods naming a class have.
+      const std::string name = string_at(pod, {"spec", "priorityClassName"});
+      bool listed = false;
+      if (values != nullptr && values->is_array()) {
+        for (const json& v : *values)
+          listed = listed || (v.is_string() && v.get<std::string>() == name);
+      }
+      in = op == "In"             ? !name.empty() && listed
+           : op == "NotIn"        ? name.empty() || !listed
+           : op == "DoesNotExist" ? name.empty()
+                                  : op == "Exists" && !name.empty();
+    }
+    if (!in)
+      return false;
+  }
+  return true;
 }
 
 constexpr std::string_view kClassInfix = ".storageclass.storage.k8s.io/";
@@ -145,7 +208,7 @@ std::optional<std::string> ResourceQuotaController::sync(const std::string& key)
   if (hard != nullptr && hard->is_object()) {
     std::vector<ObjectPtr> pods;
     for (const ObjectPtr& p : pods_.list(ns)) {
-      if (!pod_terminal(*p))
+      if (!pod_terminal(*p) && in_scopes(*quota, *p))
         pods.push_back(p);
     }
     for (const auto& [name, limit] : hard->items()) {

@@ -1,9 +1,11 @@
 // The resource quota controller, as kube-controller-manager's: each ResourceQuota's status gets
 // hard (from spec.hard) and used, counted from the namespace's objects: pods (not finished) and
-// their requests and limits (cpu, memory), services (and their node ports and load balancers),
-// configmaps, secrets, persistentvolumeclaims (and requests.storage), replicationcontrollers,
-// resourcequotas, and count/<resource>[.<group>] for any other resource. Pods' changes update it
-// at once; the rest within the resync period (30 s).
+// their requests and limits (requests.<r>, limits.<r>, cpu and memory as requests), only those
+// in the quota's scopes, services (and their node ports and load balancers), configmaps,
+// secrets, persistentvolumeclaims (and requests.storage, also per storage class),
+// replicationcontrollers, resourcequotas, and count/<resource>[.<group>] for any other resource.
+// Pods' changes and spec.hard's update it at once; the rest within the resync period (30 s).
+// Quota admission charges each create to status.used in between.
 #pragma once
 
 #include "client/api_client.h"
