@@ -167,7 +167,19 @@ TEST_CASE("ResourceQuota counts objects by their count/ and legacy names",
         "services \"np\" is forbidden: exceeded quota: objects, requested: services.nodeports=2, "
         "used: services.nodeports=0, limited: services.nodeports=1");
   service["spec"]["type"] = "ClusterIP";
-  REQUIRE(cluster.admin("POST", "/api/v1/namespaces/default/services", service).status == 201);
+  auto created = cluster.admin("POST", "/api/v1/namespaces/default/services", service);
+  REQUIRE(created.status == 201);
+  CHECK(used_of(cluster, "objects")["services"] == "1");
+
+  // An update that changes the usage is charged its difference: a ClusterIP service turned
+  // NodePort asks for its two node ports.
+  json changed = created.body;
+  changed["spec"]["type"] = "NodePort";
+  auto update = cluster.admin("PUT", "/api/v1/namespaces/default/services/np", changed);
+  CHECK(update.status == 403);
+  CHECK(update.body["message"] ==
+        "services \"np\" is forbidden: exceeded quota: objects, requested: services.nodeports=2, "
+        "used: services.nodeports=0, limited: services.nodeports=1");
   CHECK(used_of(cluster, "objects")["services"] == "1");
 }
 
