@@ -309,6 +309,9 @@ class LimitRanger final : public Plugin {
         text += (i == 0 ? "" : "; ") + annotation[i];
       }
       json& metadata = (*a.object)["metadata"];
+      if (!metadata.is_object()) {
+        continue;  // not an object's metadata: validation refuses it
+      }
       if (!metadata["annotations"].is_object()) {
         metadata["annotations"] = json::object();
       }

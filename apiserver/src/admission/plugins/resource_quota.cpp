@@ -224,6 +224,9 @@ class ResourceQuota final : public Plugin {
         }
       }
     }
+    if (!c.quota["status"].is_object()) {
+      c.quota["status"] = json::object();
+    }
     c.quota["status"]["used"] = used;
     int64_t revision = 0;
     return !services_.storage.update(c.stored.key, c.quota.dump(), c.stored.mod_revision, revision);
