@@ -50,7 +50,7 @@ k delete pvc data --wait=false >/dev/null
 sleep 1
 [[ -n $(k get pvc data -o jsonpath='{.metadata.deletionTimestamp}') ]] || fail "the claim in use is gone"
 expect "claim in use stays" "kubernetes.io/pvc-protection" "$(k get pvc data -o jsonpath='{.metadata.finalizers[*]}')"
-k delete pod user --grace-period=0 --force >/dev/null 2>&1
+gone=$(k delete pod user --grace-period=0 --force 2>&1) || fail "force delete of the pod: $gone"
 until_equal "claim gone with its pod" "" k get pvc -o name
 k delete pv disk --timeout=20s >/dev/null || fail "an unbound volume is deleted"
 echo "volume protection: ok"

@@ -128,8 +128,14 @@ errors::Result<Deleted> GenericStore::remove(const Resource& r, const DeleteRequ
     }
     return Deleted{std::move(current), false};
   }
-  // No grace period left and nothing holding it: the object goes as just written.
-  return remove_stored(r, request, key, revision, current);
+  // No grace period left and nothing holding it: the object goes as just written. A watcher of
+  // that write (the pod's kubelet) may remove it first: the delete has happened all the same,
+  // and the answer is the object as last written, as upstream's store ignores that NotFound.
+  auto removed = remove_stored(r, request, key, revision, current);
+  if (!removed && removed.error().code == 404 && revision != stored.mod_revision) {
+    return Deleted{std::move(current), true};  // whoever removed it told the hooks
+  }
+  return removed;
 }
 
 errors::Result<Deleted> GenericStore::remove_stored(const Resource& r, const DeleteRequest& request,
