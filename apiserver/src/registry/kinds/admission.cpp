@@ -77,15 +77,33 @@ json print_admission_policy_binding(const json& obj, const Context& c) {
 
 }  // namespace print
 
+// kube-sandbox has no CEL: a webhook that sets matchConditions is refused rather than stored
+// with conditions that would never be evaluated.
+void refuse_match_conditions(const json& obj, Errors& out) {
+  const json& hooks = cells::at(obj, "webhooks");
+  if (!hooks.is_array()) {
+    return;
+  }
+  for (size_t i = 0; i < hooks.size(); ++i) {
+    const json& conditions = cells::at(hooks[i], "matchConditions");
+    if (conditions.is_array() && !conditions.empty()) {
+      out.push_back(forbidden("webhooks[" + std::to_string(i) + "].matchConditions",
+                              "kube-sandbox does not evaluate CEL matchConditions yet"));
+    }
+  }
+}
+
 }  // namespace
 
 void add_admission(Strategies& s) {
   constexpr std::string_view kGroup = "admissionregistration.k8s.io";
   s.push_back({.group = kGroup,
                .kind = "MutatingWebhookConfiguration",
+               .validate = refuse_match_conditions,
                .print = print::print_webhook_configuration});
   s.push_back({.group = kGroup,
                .kind = "ValidatingWebhookConfiguration",
+               .validate = refuse_match_conditions,
                .print = print::print_webhook_configuration});
   s.push_back({.group = kGroup,
                .kind = "ValidatingAdmissionPolicy",

@@ -1,0 +1,222 @@
+#include "webhook/client.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <optional>
+
+namespace apiserver::webhook {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+using SteadyClock = std::chrono::steady_clock;
+
+// Go's x509 wording for the verification failures a webhook's certificate most often has.
+std::string x509_text(long verify_result, const std::string& server_name) {
+  switch (verify_result) {
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
+    case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
+    case X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT:
+    case X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN:
+    case X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    case X509_V_ERR_CERT_SIGNATURE_FAILURE:
+      return "x509: certificate signed by unknown authority";
+    case X509_V_ERR_HOSTNAME_MISMATCH:
+    case X509_V_ERR_IP_ADDRESS_MISMATCH:
+      return "x509: certificate is not valid for " + server_name;
+    case X509_V_ERR_CERT_HAS_EXPIRED:
+    case X509_V_ERR_CERT_NOT_YET_VALID:
+      return "x509: certificate has expired or is not yet valid";
+    default:
+      return std::string("x509: ") + X509_verify_cert_error_string(verify_result);
+  }
+}
+
+// One exchange on a private io_context; every step shares the deadline.
+class Call {
+ public:
+  Call(const Target& target, SteadyClock::time_point deadline)
+      : target_(target), deadline_(deadline), tls_(ssl::context::tls_client) {}
+
+  common::Result<Response> run(const std::string& body, size_t max_response_bytes) {
+    if (auto error = connect()) {
+      return *error;
+    }
+    http::request<http::string_body> req{http::verb::post, target_.path_and_query, 11};
+    req.set(http::field::host, target_.host_header);
+    req.set(http::field::user_agent, "kube-apiserver-admission");
+    req.set(http::field::content_type, "application/json");
+    req.set(http::field::accept, "application/json, */*");
+    req.body() = body;
+    req.keep_alive(false);
+    req.prepare_payload();
+    beast::error_code ec;
+    bool done = false;
+    http::async_write(*stream_, req, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    if (auto error = wait(done, ec)) {
+      return *error;
+    }
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(max_response_bytes);
+    parser.header_limit(64 * 1024);
+    beast::flat_buffer buffer;
+    done = false;
+    http::async_read(*stream_, buffer, parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    if (auto error = wait(done, ec)) {
+      if (ec == http::error::body_limit) {
+        return "response body larger than " + std::to_string(max_response_bytes) + " bytes";
+      }
+      return *error;
+    }
+    auto& res = parser.get();
+    Response out;
+    out.status = static_cast<int>(res.result_int());
+    out.content_type = std::string(res[http::field::content_type]);
+    out.body = std::move(res.body());
+    beast::error_code ignored;
+    beast::get_lowest_layer(*stream_).socket().close(ignored);
+    return out;
+  }
+
+ private:
+  std::optional<std::string> connect() {
+    beast::error_code ec;
+    tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                     ssl::context::no_tlsv1_1);
+    tls_.set_verify_mode(ssl::verify_peer);
+    if (target_.ca_pem.empty()) {
+      tls_.set_default_verify_paths(ec);
+    } else {
+      tls_.add_certificate_authority(net::buffer(target_.ca_pem), ec);
+    }
+    if (ec) {
+      return "unable to load root certificates: unable to parse bytes as PEM block";
+    }
+    stream_.emplace(io_, tls_);
+    SSL* native = stream_->native_handle();
+    const auto ip = net::ip::make_address(target_.server_name, ec);
+    if (ec) {
+      SSL_set_tlsext_host_name(native, target_.server_name.c_str());
+      SSL_set1_host(native, target_.server_name.c_str());
+      ec = {};
+    } else {
+      (void)ip;
+      X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(native), target_.server_name.c_str());
+    }
+    tcp::resolver resolver(io_);
+    tcp::resolver::results_type endpoints;
+    bool done = false;
+    resolver.async_resolve(target_.connect_host, target_.connect_port,
+                           [&](beast::error_code e, tcp::resolver::results_type r) {
+                             ec = e;
+                             endpoints = std::move(r);
+                             done = true;
+                           });
+    if (auto error = wait(done, ec)) {
+      return "dial tcp: lookup " + target_.connect_host + ": no such host";
+    }
+    done = false;
+    tcp::endpoint reached;
+    beast::get_lowest_layer(*stream_).async_connect(
+        endpoints, [&](beast::error_code e, const tcp::endpoint& at) {
+          ec = e;
+          reached = at;
+          done = true;
+        });
+    if (auto error = wait(done, ec)) {
+      if (ec == net::error::connection_refused) {
+        return "dial tcp " + address_text() + ": connect: connection refused";
+      }
+      return "dial tcp " + address_text() + ": " + *error;
+    }
+    done = false;
+    stream_->async_handshake(ssl::stream_base::client, [&](beast::error_code e) {
+      ec = e;
+      done = true;
+    });
+    if (auto error = wait(done, ec)) {
+      const long verify = SSL_get_verify_result(native);
+      if (done && verify != X509_V_OK) {
+        return "tls: failed to verify certificate: " + x509_text(verify, target_.server_name);
+      }
+      return error;
+    }
+    return std::nullopt;
+  }
+
+  std::string address_text() const {
+    return target_.connect_host.find(':') != std::string::npos
+               ? "[" + target_.connect_host + "]:" + target_.connect_port
+               : target_.connect_host + ":" + target_.connect_port;
+  }
+
+  // Runs the io_context until the operation completes or the deadline passes (then the socket is
+  // closed and the aborted operation drained). Go's text for the failure, or nullopt.
+  std::optional<std::string> wait(bool& done, beast::error_code& ec) {
+    io_.restart();
+    while (!done) {
+      const auto now = SteadyClock::now();
+      if (now >= deadline_) {
+        break;
+      }
+      io_.run_for(deadline_ - now);
+    }
+    if (!done) {
+      if (stream_) {
+        beast::error_code ignored;
+        beast::get_lowest_layer(*stream_).socket().close(ignored);
+      }
+      io_.restart();
+      io_.run();
+      return std::string("context deadline exceeded");
+    }
+    if (!ec) {
+      return std::nullopt;
+    }
+    if (ec == net::error::eof || ec == http::error::end_of_stream ||
+        ec == ssl::error::stream_truncated || ec == http::error::partial_message) {
+      return std::string("EOF");
+    }
+    if (ec == net::error::connection_reset) {
+      return std::string("read: connection reset by peer");
+    }
+    return ec.message();
+  }
+
+  const Target& target_;
+  SteadyClock::time_point deadline_;
+  net::io_context io_;
+  ssl::context tls_;
+  std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
+};
+
+}  // namespace
+
+common::Result<Response> post_json(const Target& target, const std::string& body,
+                                   std::chrono::milliseconds timeout, size_t max_response_bytes) {
+  Call call(target, SteadyClock::now() + timeout);
+  auto result = call.run(body, max_response_bytes);
+  if (!result) {
+    return "Post \"" + target.url + "\": " + result.error();
+  }
+  return result;
+}
+
+}  // namespace apiserver::webhook
