@@ -60,6 +60,14 @@ webhooks:
 $extra
 YAML
 }
+calls() {  # calls PATH NAME: how many reviews of object NAME the server got on PATH
+  python3 -c '
+import json, sys
+print(sum(1 for line in open(sys.argv[1]) for r in [json.loads(line)]
+          if r["path"].split("?")[0] == sys.argv[2]
+          and (r["review"]["request"]["object"] or {}).get("metadata", {}).get("name") == sys.argv[3]))
+' "$dir/reviews.jsonl" "$1" "$2"
+}
 cm() {  # cm NAME LABEL [NAMESPACE]: creates a configmap labelled LABEL (key=value)
   k create -n "${3:-default}" -f - 2>&1 <<YAML || true
 apiVersion: v1
@@ -102,6 +110,14 @@ configmap/m1 created' "$(cm m1 test=mutate mut)"
 expect "mutated label" 'yes' "$(k get configmap m1 -n mut -o jsonpath='{.metadata.labels.mutated}')"
 expect "namespace not selected" 'configmap/m2 created' "$(cm m2 test=mutate)"
 expect "unmutated label" '' "$(k get configmap m2 -o jsonpath='{.metadata.labels.mutated}')"
+
+# Reinvocation: a webhook with reinvocationPolicy IfNeeded is called again after a later one
+# changed the object.
+hook reinvoke-a MutatingWebhookConfiguration /allow test=reinvoke '  reinvocationPolicy: IfNeeded'
+hook reinvoke-b MutatingWebhookConfiguration /mutate test=reinvoke
+cm r1 test=reinvoke >/dev/null
+expect "reinvoked" '2 1' "$(calls /allow r1) $(calls /mutate r1)"
+k delete mutatingwebhookconfiguration reinvoke-a reinvoke-b >/dev/null
 
 # Dry run: a webhook with side effects refuses to be asked; None ones are asked.
 hook effects ValidatingWebhookConfiguration /allow test=effects
