@@ -19,14 +19,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A CA and a server certificate for 127.0.0.1 and hook.default.svc; a second, unrelated CA.
+# A CA and a server certificate for 127.0.0.1, hook.default.svc and ext.default.svc; a second,
+# unrelated CA.
 cd "$dir"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt \
   2>/dev/null
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout other.key \
   -out other.crt 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj /CN=hook -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:hook.default.svc,DNS:localhost\n' >san.ext
+printf 'subjectAltName=IP:127.0.0.1,DNS:hook.default.svc,DNS:ext.default.svc,DNS:localhost\n' >san.ext
 openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
   -extfile san.ext -out server.crt 2>/dev/null
 cd - >/dev/null
@@ -215,6 +216,34 @@ expect "via service" 'Error from server (Forbidden): error when creating "STDIN"
 expect "v1beta1 review" 'admission.k8s.io/v1beta1 /deny?timeout=10s' \
   "$(grep '"name": "s1"' "$dir/reviews.jsonl" | tail -1 |
     python3 -c 'import json,sys; r = json.load(sys.stdin); print(r["review"]["apiVersion"], r["path"])')"
+
+# ExternalName Services naming localhost: one the certificate is valid for, one it is not.
+for name in ext other; do
+  k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: $name}
+spec: {type: ExternalName, externalName: localhost}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: $name}
+webhooks:
+- name: $name.example.com
+  clientConfig:
+    service: {namespace: default, name: $name, path: /deny, port: $port}
+    caBundle: "$ca"
+  rules:
+  - {operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"]}
+  objectSelector: {matchLabels: {test: $name}}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+YAML
+done
+expect "via ExternalName" 'Error from server (Forbidden): error when creating "STDIN": configmaps "e1" is forbidden: admission webhook "ext.example.com" denied the request: no thanks' \
+  "$(cm e1 test=ext)"
+expect "certificate for other names" "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"other.example.com\": failed to call webhook: Post \"https://other.default.svc:$port/deny?timeout=10s\": tls: failed to verify certificate: x509: certificate is valid for hook.default.svc, ext.default.svc, localhost, not other.default.svc" \
+  "$(cm e2 test=other)"
 
 # matchConditions need CEL, which kube-sandbox does not have.
 expect "matchConditions refused" 'The ValidatingWebhookConfiguration "cel" is invalid: webhooks[0].matchConditions: Forbidden: kube-sandbox does not evaluate CEL matchConditions yet' \

@@ -4,6 +4,7 @@
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
 
+#include <algorithm>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
@@ -22,8 +23,56 @@ namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 using SteadyClock = std::chrono::steady_clock;
 
+// Go's x509.HostnameError text for the certificate `leaf` (null: not at hand) and the wanted
+// `host`: the SANs of the kind the host is (IP addresses or DNS names), then the host.
+std::string hostname_text(X509* leaf, const std::string& host) {
+  if (leaf == nullptr) {
+    return "x509: certificate is not valid for " + host;
+  }
+  beast::error_code ec;
+  (void)net::ip::make_address(host, ec);
+  const bool want_ip = !ec;
+  std::string valid;
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(leaf, NID_subject_alt_name, nullptr, nullptr));
+  const int count = names == nullptr ? 0 : sk_GENERAL_NAME_num(names);
+  for (int i = 0; i < count; ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(names, i);
+    std::string text;
+    if (want_ip && name->type == GEN_IPADD) {
+      const ASN1_OCTET_STRING* ip = name->d.iPAddress;
+      net::ip::address address;
+      if (ip->length == 4) {
+        net::ip::address_v4::bytes_type b{};
+        std::copy(ip->data, ip->data + 4, b.begin());
+        address = net::ip::address_v4(b);
+      } else if (ip->length == 16) {
+        net::ip::address_v6::bytes_type b{};
+        std::copy(ip->data, ip->data + 16, b.begin());
+        address = net::ip::address_v6(b);
+      }
+      text = address.to_string();
+    } else if (!want_ip && name->type == GEN_DNS) {
+      const ASN1_IA5STRING* dns = name->d.dNSName;
+      text.assign(reinterpret_cast<const char*>(dns->data), static_cast<size_t>(dns->length));
+    }
+    if (!text.empty()) {
+      valid += (valid.empty() ? "" : ", ") + text;
+    }
+  }
+  GENERAL_NAMES_free(names);
+  if (want_ip && valid.empty()) {
+    return "x509: cannot validate certificate for " + host +
+           " because it doesn't contain any IP SANs";
+  }
+  if (valid.empty()) {
+    return "x509: certificate is not valid for any names, but wanted to match " + host;
+  }
+  return "x509: certificate is valid for " + valid + ", not " + host;
+}
+
 // Go's x509 wording for the verification failures a webhook's certificate most often has.
-std::string x509_text(long verify_result, const std::string& server_name) {
+std::string x509_text(long verify_result, const std::string& server_name, X509* leaf) {
   switch (verify_result) {
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY:
     case X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT:
@@ -34,7 +83,7 @@ std::string x509_text(long verify_result, const std::string& server_name) {
       return "x509: certificate signed by unknown authority";
     case X509_V_ERR_HOSTNAME_MISMATCH:
     case X509_V_ERR_IP_ADDRESS_MISMATCH:
-      return "x509: certificate is not valid for " + server_name;
+      return hostname_text(leaf, server_name);
     case X509_V_ERR_CERT_HAS_EXPIRED:
     case X509_V_ERR_CERT_NOT_YET_VALID:
       return "x509: certificate has expired or is not yet valid";
@@ -154,7 +203,9 @@ class Call {
     if (auto error = wait(done, ec)) {
       const long verify = SSL_get_verify_result(native);
       if (done && verify != X509_V_OK) {
-        return "tls: failed to verify certificate: " + x509_text(verify, target_.server_name);
+        STACK_OF(X509)* chain = SSL_get_peer_cert_chain(native);
+        X509* leaf = chain != nullptr && sk_X509_num(chain) > 0 ? sk_X509_value(chain, 0) : nullptr;
+        return "tls: failed to verify certificate: " + x509_text(verify, target_.server_name, leaf);
       }
       return error;
     }
