@@ -167,14 +167,17 @@ k patch validatingwebhookconfiguration badca --type=json \
 expect "bad caBundle" "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"badca.example.com\": failed to call webhook: Post \"$url/allow?timeout=10s\": tls: failed to verify certificate: x509: certificate signed by unknown authority" \
   "$(cm b1 test=badca)"
 
-# Hostile answers: too large, not JSON, another request's uid.
+# Hostile answers: too large, not JSON, none, another request's uid.
 hook huge ValidatingWebhookConfiguration /huge test=huge
 hook garbage ValidatingWebhookConfiguration /garbage test=garbage
 hook wronguid ValidatingWebhookConfiguration /wrong-uid test=wronguid
+hook close ValidatingWebhookConfiguration /close test=close
 expect "huge" "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"huge.example.com\": failed to call webhook: Post \"$url/huge?timeout=10s\": response body larger than 3145728 bytes" \
   "$(cm x1 test=huge)"
 expect "garbage" "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"garbage.example.com\": failed to call webhook: couldn't get version/kind; json parse error: invalid JSON" \
   "$(cm x2 test=garbage)"
+expect "closed" "Error from server (InternalError): error when creating \"STDIN\": Internal error occurred: failed calling webhook \"close.example.com\": failed to call webhook: Post \"$url/close?timeout=10s\": EOF" \
+  "$(cm x4 test=close)"
 said=$(cm x3 test=wronguid)
 uid=$(grep '"name": "x3"' "$dir/reviews.jsonl" | tail -1 |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["review"]["request"]["uid"])')

@@ -12,6 +12,7 @@ appends every review it receives, one JSON document a line, to REVIEWS_FILE:
   /huge       an answer of 8 MiB
   /garbage    an answer that is not JSON
   /wrong-uid  an answer for another request
+  /close      no answer: the connection is closed
 """
 import base64
 import http.server
@@ -75,6 +76,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(b'{"padding":"' + b"x" * (8 << 20) + b'"}')
         elif path == "/garbage":
             self.send(b"this is not json")
+        elif path == "/close":
+            self.close_connection = True
+            self.connection.shutdown(2)
         elif path == "/wrong-uid":
             review["request"]["uid"] = "not-the-one"
             self.send(answer(review, allowed=True))

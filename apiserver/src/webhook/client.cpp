@@ -11,7 +11,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <charconv>
+#include <functional>
 #include <optional>
+#include <vector>
 
 namespace apiserver::webhook {
 namespace {
@@ -169,18 +172,11 @@ class Call {
       (void)ip;
       X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(native), target_.server_name.c_str());
     }
-    tcp::resolver resolver(io_);
-    tcp::resolver::results_type endpoints;
-    bool done = false;
-    resolver.async_resolve(target_.connect_host, target_.connect_port,
-                           [&](beast::error_code e, tcp::resolver::results_type r) {
-                             ec = e;
-                             endpoints = std::move(r);
-                             done = true;
-                           });
-    if (auto error = wait(done, ec)) {
-      return "dial tcp: lookup " + target_.connect_host + ": no such host";
+    std::vector<tcp::endpoint> endpoints;
+    if (auto error = resolve(endpoints)) {
+      return error;
     }
+    bool done = false;
     done = false;
     tcp::endpoint reached;
     beast::get_lowest_layer(*stream_).async_connect(
@@ -212,6 +208,42 @@ class Call {
     return std::nullopt;
   }
 
+  // The addresses to try: an IP literal as it is, `localhost` as the loopback addresses (as
+  // /etc/hosts has it), any other name through the system resolver. A resolver that outlasts the
+  // deadline is cancelled, but getaddrinfo itself is bounded only by the system's own timeout.
+  std::optional<std::string> resolve(std::vector<tcp::endpoint>& out) {
+    beast::error_code ec;
+    unsigned short port = 0;
+    const auto& p = target_.connect_port;
+    if (std::from_chars(p.data(), p.data() + p.size(), port).ptr != p.data() + p.size()) {
+      return "dial tcp: address " + p + ": invalid port";
+    }
+    const auto address = net::ip::make_address(target_.connect_host, ec);
+    if (!ec) {
+      out.emplace_back(address, port);
+      return std::nullopt;
+    }
+    if (target_.connect_host == "localhost") {
+      out.emplace_back(net::ip::address_v4::loopback(), port);
+      out.emplace_back(net::ip::address_v6::loopback(), port);
+      return std::nullopt;
+    }
+    tcp::resolver resolver(io_);
+    bool done = false;
+    resolver.async_resolve(target_.connect_host, target_.connect_port,
+                           [&](beast::error_code e, const tcp::resolver::results_type& r) {
+                             ec = e;
+                             for (const auto& entry : r) {
+                               out.push_back(entry.endpoint());
+                             }
+                             done = true;
+                           });
+    if (auto error = wait(done, ec, [&resolver] { resolver.cancel(); })) {
+      return done ? "dial tcp: lookup " + target_.connect_host + ": no such host" : *error;
+    }
+    return std::nullopt;
+  }
+
   std::string address_text() const {
     return target_.connect_host.find(':') != std::string::npos
                ? "[" + target_.connect_host + "]:" + target_.connect_port
@@ -220,7 +252,8 @@ class Call {
 
   // Runs the io_context until the operation completes or the deadline passes (then the socket is
   // closed and the aborted operation drained). Go's text for the failure, or nullopt.
-  std::optional<std::string> wait(bool& done, beast::error_code& ec) {
+  std::optional<std::string> wait(bool& done, beast::error_code& ec,
+                                  const std::function<void()>& abort = {}) {
     io_.restart();
     while (!done) {
       const auto now = SteadyClock::now();
@@ -230,6 +263,9 @@ class Call {
       io_.run_for(deadline_ - now);
     }
     if (!done) {
+      if (abort) {
+        abort();
+      }
       if (stream_) {
         beast::error_code ignored;
         beast::get_lowest_layer(*stream_).socket().close(ignored);
