@@ -109,6 +109,11 @@ hook mutate MutatingWebhookConfiguration /mutate test=mutate \
 expect "mutated" 'Warning: mutated by the test webhook
 configmap/m1 created' "$(cm m1 test=mutate mut)"
 expect "mutated label" 'yes' "$(k get configmap m1 -n mut -o jsonpath='{.metadata.labels.mutated}')"
+expect "trace note" 'MutatingAdmissionWebhook: set metadata.labels.mutated; webhook "mutate.example.com": allowed, patched' \
+  "$(k get --raw '/debug/requests?verb=create&resource=configmaps&namespace=mut' | python3 -c '
+import json, sys
+notes = json.load(sys.stdin)["items"][-1]["notes"]
+print("\n".join(n["text"] for n in notes if n["text"].startswith("MutatingAdmissionWebhook")))')"
 expect "namespace not selected" 'configmap/m2 created' "$(cm m2 test=mutate)"
 expect "unmutated label" '' "$(k get configmap m2 -o jsonpath='{.metadata.labels.mutated}')"
 
@@ -120,15 +125,17 @@ cm r1 test=reinvoke >/dev/null
 expect "reinvoked" '2 1' "$(calls /allow r1) $(calls /mutate r1)"
 k delete mutatingwebhookconfiguration reinvoke-a reinvoke-b >/dev/null
 
-# Dry run: a webhook with side effects refuses to be asked; None ones are asked.
-hook effects ValidatingWebhookConfiguration /allow test=effects
-k patch validatingwebhookconfiguration effects --type=json \
-  -p '[{"op":"replace","path":"/webhooks/0/sideEffects","value":"Some"}]' >/dev/null
-expect "dry run refused" 'Error from server (BadRequest): error when creating "STDIN": admission webhook "effects.example.com" does not support dry run' \
-  "$(k create --dry-run=server -f - 2>&1 <<'YAML' || true
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: dry, labels: {test: effects}}
+# Dry run: webhooks are asked (v1 allows only sideEffects None and NoneOnDryRun) and told so.
+expect "side effects refused" 'The ValidatingWebhookConfiguration "effects" is invalid: webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"' \
+  "$(k create -f - 2>&1 <<YAML || true
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: effects}
+webhooks:
+- name: effects.example.com
+  clientConfig: {url: "$url/allow"}
+  sideEffects: Some
+  admissionReviewVersions: ["v1"]
 YAML
 )"
 expect "dry run asked" 'Warning: allowed by the test webhook

@@ -414,19 +414,56 @@ TEST_CASE("selectors decide which writes a webhook is asked about", "[webhook]")
             .status == 201);
 }
 
-TEST_CASE("a dry run is refused by a webhook with side effects", "[webhook]") {
+TEST_CASE("webhook configurations are defaulted and validated as admissionregistration/v1",
+          "[webhook]") {
   Cluster cluster;
-  REQUIRE(
-      cluster
-          .admin("POST", kValidating,
-                 unreachable("ValidatingWebhookConfiguration", "Ignore", {{"sideEffects", "Some"}}))
-          .status == 201);
+  auto created =
+      cluster.admin("POST", kMutating, unreachable("MutatingWebhookConfiguration", "Ignore"));
+  REQUIRE(created.status == 201);
+  const json& hook = created.body["webhooks"][0];
+  CHECK(hook["failurePolicy"] == "Ignore");
+  CHECK(hook["matchPolicy"] == "Equivalent");
+  CHECK(hook["timeoutSeconds"] == 10);
+  CHECK(hook["reinvocationPolicy"] == "Never");
+  CHECK(hook["namespaceSelector"] == json::object());
+  CHECK(hook["rules"][0]["scope"] == "*");
+  json bad = unreachable("ValidatingWebhookConfiguration", "Sometimes",
+                         {{"sideEffects", "Some"},
+                          {"timeoutSeconds", 31},
+                          {"admissionReviewVersions", {"v2"}},
+                          {"clientConfig", json::object()}});
+  bad["webhooks"].push_back(bad["webhooks"][0]);
+  auto refused = cluster.admin("POST", kValidating, bad);
+  REQUIRE(refused.status == 422);
+  std::vector<std::string> messages;
+  for (const auto& cause : refused.body["details"]["causes"]) {
+    messages.push_back(cause["field"].get<std::string>() + ": " +
+                       cause["message"].get<std::string>());
+  }
+  CHECK(std::vector<std::string>(messages.begin(), messages.begin() + 6) ==
+        std::vector<std::string>{
+            "webhooks[0].admissionReviewVersions: Invalid value: []string{\"v2\"}: must include "
+            "at least one of v1, v1beta1",
+            "webhooks[0].failurePolicy: Unsupported value: \"Sometimes\": supported values: "
+            "\"Fail\", \"Ignore\"",
+            "webhooks[0].sideEffects: Unsupported value: \"Some\": supported values: \"None\", "
+            "\"NoneOnDryRun\"",
+            "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 "
+            "and 30 seconds",
+            "webhooks[0].clientConfig: Required value: exactly one of url or service is required",
+            "webhooks[1].name: Duplicate value: \"hook.example.com\""});
+}
+
+TEST_CASE("a dry run reaches webhooks without side effects, marked as one", "[webhook]") {
+  Cluster cluster;
+  REQUIRE(cluster
+              .admin("POST", kValidating,
+                     unreachable("ValidatingWebhookConfiguration", "Fail",
+                                 {{"sideEffects", "NoneOnDryRun"}}))
+              .status == 201);
   auto refused = cluster.admin("POST", std::string(kConfigMaps) + "?dryRun=All", configmap("d"));
-  CHECK(refused.status == 400);
-  CHECK(refused.body["reason"] == "BadRequest");
-  CHECK(refused.body["message"] ==
-        "admission webhook \"hook.example.com\" does not support dry run");
-  CHECK(cluster.admin("POST", kConfigMaps, configmap("d")).status == 201);
+  CHECK(refused.status == 500);
+  CHECK(refused.body["reason"] == "InternalError");
 }
 
 TEST_CASE("webhook configurations with matchConditions are refused", "[webhook]") {
