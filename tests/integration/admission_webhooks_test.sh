@@ -101,6 +101,35 @@ print(r["review"]["apiVersion"], r["review"]["kind"], len(q["uid"]) == 36, json.
       q["name"], q["namespace"], q["operation"], q["userInfo"]["username"], q["dryRun"],
       q["options"]["kind"], q["object"]["data"]["a"], q["oldObject"], r["path"])' "$review")"
 
+# An update (a patch) is sent with the old object; a delete with the old object only.
+k label configmap a1 extra=1 >/dev/null 2>&1
+expect "update review" 'UPDATE UpdateOptions allow None 1' "$(grep '"name": "a1"' "$dir/reviews.jsonl" |
+  tail -1 | python3 -c '
+import json, sys
+q = json.load(sys.stdin)["review"]["request"]
+print(q["operation"], q["options"]["kind"], q["oldObject"]["metadata"]["labels"]["test"],
+      q["oldObject"]["metadata"]["labels"].get("extra"), q["object"]["metadata"]["labels"]["extra"])')"
+k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: nodelete}
+webhooks:
+- name: nodelete.example.com
+  clientConfig: {url: "$url/deny", caBundle: "$ca"}
+  rules:
+  - {operations: ["DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"]}
+  objectSelector: {matchLabels: {test: allow}}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+YAML
+expect "delete denied" 'Error from server (Forbidden): configmaps "a1" is forbidden: admission webhook "nodelete.example.com" denied the request: no thanks' \
+  "$(out k delete configmap a1)"
+expect "delete review" 'DELETE DeleteOptions None a1' "$(tail -1 "$dir/reviews.jsonl" | python3 -c '
+import json, sys
+q = json.load(sys.stdin)["review"]["request"]
+print(q["operation"], q["options"]["kind"], q["object"], q["oldObject"]["metadata"]["name"])')"
+k delete validatingwebhookconfiguration nodelete >/dev/null
+
 # Mutation by JSONPatch, only in namespaces labelled hooks=on.
 k create namespace mut >/dev/null
 k label namespace mut hooks=on >/dev/null
