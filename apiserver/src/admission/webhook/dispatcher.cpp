@@ -21,7 +21,8 @@ struct Result {
   int code = 200;          // what the metrics record
   errors::Status status;   // Rejected and Internal: the request's answer
   bool changed = false;
-  std::string said;  // Allowed: what it did, for the trace
+  std::string said;    // Allowed: what it did, for the trace
+  json applied_patch;  // the patch applied, for the audit annotation
 };
 
 Result call_failed(std::string reason, int code) {
@@ -38,6 +39,11 @@ Result internal(errors::Status status) {
   r.status = std::move(status);
   r.code = 0;
   return r;
+}
+
+// Compact JSON (the fields in the order Go's struct encodes them).
+std::string compact(const nlohmann::ordered_json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 apiserver::webhook::Lookups lookups_of(const Services& services) {
@@ -114,6 +120,7 @@ Result call_webhook(const Services& services, const Webhook& hook, const Invocat
       *a.object = std::move(*patched);
       r.said += ", patched";
     }
+    r.applied_patch = std::move(answer->patch);
   }
   return r;
 }
@@ -124,7 +131,7 @@ Dispatcher::Dispatcher(const Services& services, bool mutating)
     : services_(services), mutating_(mutating), metrics_(WebhookMetrics::shared_for(services)) {}
 
 Dispatcher::Outcome Dispatcher::call(const Webhook& hook, const Invocation& invocation,
-                                     Attributes& a, std::string& note) const {
+                                     Attributes& a, std::string& note, int round) const {
   const std::string type = mutating_ ? "admit" : "validating";
   const std::string operation(operation_name(a.operation));
   const auto started = std::chrono::steady_clock::now();
@@ -136,6 +143,26 @@ Dispatcher::Outcome Dispatcher::call(const Webhook& hook, const Invocation& invo
     note += "; ";
   }
   note += "webhook " + common::go_quote(hook.name) + ": ";
+  const std::string key_suffix =
+      "round_" + std::to_string(round) + "_index_" + std::to_string(hook.index);
+  if (mutating_) {
+    // Upstream's record of every mutating call, and of the patch it applied.
+    nlohmann::ordered_json mutation;
+    mutation["configuration"] = hook.configuration;
+    mutation["webhook"] = hook.name;
+    mutation["mutated"] = r.changed;
+    a.audit_annotations.emplace_back("mutation.webhook.admission.k8s.io/" + key_suffix,
+                                     compact(mutation));
+    if (r.applied_patch.is_array()) {
+      nlohmann::ordered_json patch;
+      patch["configuration"] = hook.configuration;
+      patch["webhook"] = hook.name;
+      patch["patch"] = r.applied_patch;
+      patch["patchType"] = "JSONPatch";
+      a.audit_annotations.emplace_back("patch.webhook.admission.k8s.io/" + key_suffix,
+                                       compact(patch));
+    }
+  }
   Outcome out;
   switch (r.kind) {
     case Result::Kind::Allowed:
@@ -152,10 +179,10 @@ Dispatcher::Outcome Dispatcher::call(const Webhook& hook, const Invocation& invo
         out.decision = errors::internal_error(error);
       } else {
         note += "failed (Ignore): " + r.call_error;
-        a.audit_annotations.emplace_back(
-            "failed-open." + std::string(mutating_ ? "mutation" : "validating") +
-                ".webhook.admission.k8s.io/round_0_index_" + std::to_string(hook.index),
-            hook.name);
+        a.audit_annotations.emplace_back("failed-open." +
+                                             std::string(mutating_ ? "mutation" : "validating") +
+                                             ".webhook.admission.k8s.io/" + key_suffix,
+                                         hook.name);
       }
       break;
     }
@@ -177,13 +204,13 @@ Dispatcher::Outcome Dispatcher::call(const Webhook& hook, const Invocation& invo
 }
 
 Dispatcher::Outcome Dispatcher::call_if_matched(const Webhook& hook, Attributes& a,
-                                                std::string& note) const {
+                                                std::string& note, int round) const {
   auto should = should_call(hook, a, services_);
   if (auto* status = std::get_if<errors::Status>(&should)) {
     return {*status, false};
   }
   if (auto* invocation = std::get_if<Invocation>(&should)) {
-    return call(hook, *invocation, a, note);
+    return call(hook, *invocation, a, note, round);
   }
   return {};
 }
@@ -198,7 +225,7 @@ Decision Dispatcher::run(Attributes& a, std::string& note) const {
   std::set<size_t> invoked_reinvocable;
   std::set<size_t> reinvoke;
   for (const auto& hook : hooks) {
-    Outcome out = call_if_matched(hook, a, note);
+    Outcome out = call_if_matched(hook, a, note, 0);
     if (out.decision) {
       return out.decision;
     }
@@ -218,7 +245,7 @@ Decision Dispatcher::run(Attributes& a, std::string& note) const {
       continue;
     }
     std::string said;
-    Outcome out = call_if_matched(hook, a, said);
+    Outcome out = call_if_matched(hook, a, said, 1);
     if (!said.empty()) {
       note += (note.empty() ? "reinvoked " : "; reinvoked ") + said;
     }

@@ -37,10 +37,11 @@ class Dispatcher {
     Decision decision;     // the request ends with this
     bool changed = false;  // the webhook's patch changed the object
   };
-  Outcome call(const Webhook& hook, const Invocation& invocation, Attributes& a,
-               std::string& note) const;
+  // `round`: 0, or 1 for a reinvocation (upstream's audit annotation keys carry it).
+  Outcome call(const Webhook& hook, const Invocation& invocation, Attributes& a, std::string& note,
+               int round) const;
   // The call when the webhook matches the request; nothing when it does not.
-  Outcome call_if_matched(const Webhook& hook, Attributes& a, std::string& note) const;
+  Outcome call_if_matched(const Webhook& hook, Attributes& a, std::string& note, int round) const;
 
   const Services& services_;
   bool mutating_;
