@@ -209,6 +209,11 @@ TEST_CASE("a webhook's answer is checked as upstream checks it", "[webhook]") {
         "\"Merge\"");
     CHECK(failure(200, answer({{"uid", uid}, {"allowed", true}, {"patch", "W10="}}), false) ==
           "received invalid webhook response: validating webhook may not return response.patch");
+    auto beta = read_answer(200, answer({{"allowed", true}, {"patch", "W10="}}, "v1beta1"), uid,
+                            "v1beta1", true);
+    REQUIRE_FALSE(beta);
+    CHECK(beta.error().reason == R"(unsupported patch type "")");
+    CHECK(read_answer(200, answer({{"allowed", false}}, "v1beta1"), uid, "v1beta1", true));
     CHECK(failure(200, "not json") ==
           "failed to call webhook: couldn't get version/kind; json parse error: invalid JSON");
     CHECK(failure(404, "") ==

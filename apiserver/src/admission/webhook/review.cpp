@@ -186,6 +186,12 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
       }
     }
   }
+  if (has_patch && mutating && version != "v1" &&
+      (!has_type || patch_type.get<std::string>() != "JSONPatch")) {
+    return CallError{
+        "unsupported patch type " + common::go_quote(has_type ? patch_type.get<std::string>() : ""),
+        503};
+  }
   if (has_patch && mutating) {
     auto decoded = common::go_base64_decode(patch.get<std::string>(), common::GoBase64::Std);
     if (!decoded.error.empty()) {
