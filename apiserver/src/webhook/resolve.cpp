@@ -1,9 +1,8 @@
 #include "webhook/resolve.h"
 
-#include <charconv>
-
 #include "common/base64.h"
 #include "common/go_quote.h"
+#include "common/https_url.h"
 
 namespace apiserver::webhook {
 namespace {
@@ -37,52 +36,6 @@ int integer(const json& j, const char* key, int fallback) {
 
 std::string host_port(const std::string& host, const std::string& port) {
   return host.find(':') != std::string::npos ? "[" + host + "]:" + port : host + ":" + port;
-}
-
-struct UrlParts {
-  std::string host;
-  std::string port = "443";
-  std::string path_and_query = "/";
-};
-
-std::optional<UrlParts> split_url(const std::string& url) {
-  const std::string scheme = "https://";
-  if (url.rfind(scheme, 0) != 0) {
-    return std::nullopt;
-  }
-  std::string rest = url.substr(scheme.size());
-  const auto slash = rest.find_first_of("/?");
-  UrlParts parts;
-  std::string authority = rest.substr(0, slash);
-  if (slash != std::string::npos) {
-    parts.path_and_query = rest.substr(slash);
-    if (parts.path_and_query.front() == '?') {
-      parts.path_and_query = "/" + parts.path_and_query;
-    }
-  }
-  if (!authority.empty() && authority.front() == '[') {
-    const auto close = authority.find(']');
-    if (close == std::string::npos) {
-      return std::nullopt;
-    }
-    parts.host = authority.substr(1, close - 1);
-    if (close + 1 < authority.size() && authority[close + 1] == ':') {
-      parts.port = authority.substr(close + 2);
-    }
-  } else {
-    const auto colon = authority.find(':');
-    parts.host = authority.substr(0, colon);
-    if (colon != std::string::npos) {
-      parts.port = authority.substr(colon + 1);
-    }
-  }
-  int port = 0;
-  const auto* end = parts.port.data() + parts.port.size();
-  if (parts.host.empty() || std::from_chars(parts.port.data(), end, port).ptr != end || port <= 0 ||
-      port > 65535) {
-    return std::nullopt;
-  }
-  return parts;
 }
 
 std::string with_timeout(std::string path_and_query, int timeout_seconds) {
@@ -172,7 +125,7 @@ common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
   Target target;
   target.ca_pem = config.ca_pem;
   if (!config.service) {
-    auto parts = split_url(config.url);
+    auto parts = common::parse_https_url(config.url);
     if (!parts) {
       return common::Result<Target>::failure("parse " + common::go_quote(config.url) +
                                              ": invalid webhook URL");
@@ -181,7 +134,7 @@ common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
     target.connect_port = parts->port;
     target.server_name = parts->host;
     target.host_header = host_port(parts->host, parts->port);
-    target.path_and_query = with_timeout(parts->path_and_query, timeout_seconds);
+    target.path_and_query = with_timeout(parts->target, timeout_seconds);
     const auto query = config.url.find('?');
     target.url = (query == std::string::npos ? config.url : config.url.substr(0, query)) +
                  target.path_and_query.substr(target.path_and_query.find('?'));
