@@ -6,9 +6,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "admission/chain.h"
 #include "apiserver/log.h"
 #include "apiserver/version.h"
-#include "admission/chain.h"
 #include "audit/auditor.h"
 #include "authorization/authorizer.h"
 #include "authorization/bootstrap_policy.h"
@@ -26,6 +26,7 @@
 #include "endpoints/discovery.h"
 #include "endpoints/issuer_discovery.h"
 #include "endpoints/openapi.h"
+#include "endpoints/patch/json_patch.h"
 #include "endpoints/resources.h"
 #include "endpoints/snapshots.h"
 #include "endpoints/yaml_json.h"
@@ -157,13 +158,12 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           *storage_, *generic_store_, *authenticator_, *authorizer_, *policy_,
           service_accounts_.get(),
           config_.clock != nullptr ? *config_.clock : common::Clock::real())),
-      admission_services_(std::make_unique<admission::Services>(admission::Services{
-          *storage_, [this] { return registry_->snapshot(); }, *authorizer_,
-          config_.clock != nullptr ? *config_.clock : common::Clock::real()})),
+      admission_services_(std::make_unique<admission::Services>(
+          admission::Services{*storage_, [this] { return registry_->snapshot(); }, *authorizer_,
+                              config_.clock != nullptr ? *config_.clock : common::Clock::real()})),
       admission_(std::make_unique<admission::Chain>(
-          *admission_services_,
-          admission_plugins_or_throw(config_.enable_admission_plugins,
-                                     config_.disable_admission_plugins))),
+          *admission_services_, admission_plugins_or_throw(config_.enable_admission_plugins,
+                                                           config_.disable_admission_plugins))),
       metrics_(std::make_unique<filters::Metrics>()),
       openapi_(std::make_unique<endpoints::OpenApi>()),
       snapshots_(std::make_unique<endpoints::SnapshotEndpoint>(
@@ -180,6 +180,15 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       aggregation_(std::make_unique<controllers::ClusterRoleAggregationController>(
           *policy_, [this](http::Request& r) { return handle(r); })) {
   admission_services_->metrics = metrics_.get();
+  admission_services_->json_patch =
+      [](const nlohmann::json& document,
+         const nlohmann::json& patch) -> common::Result<nlohmann::json> {
+    auto patched = endpoints::patch::apply_json_patch(document, patch);
+    if (auto* error = std::get_if<endpoints::patch::PatchError>(&patched)) {
+      return common::Result<nlohmann::json>::failure(error->detail);
+    }
+    return std::get<nlohmann::json>(std::move(patched));
+  };
   resources_->set_admission(admission_.get());
   for (const auto& [token, user] : config_.tokens) {
     filters::UserInfo info;

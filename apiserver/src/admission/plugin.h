@@ -19,6 +19,7 @@
 #include "admission/attributes.h"
 #include "apiserver/registry.h"
 #include "common/clock.h"
+#include "common/result.h"
 #include "storage/storage.h"
 
 namespace apiserver::authorization {
@@ -39,6 +40,12 @@ struct Services {
   const authorization::Authorizer& authorizer;
   const common::Clock& clock;
   filters::Metrics* metrics = nullptr;  // may be null (unit tests)
+  // Applies an RFC 6902 JSON patch (a parsed array of operations) to `document` as
+  // kube-apiserver applies a mutating webhook's patch; the error is the patch library's text.
+  // Set by the composition (the endpoints layer's JSON patch); null: no patch can be applied.
+  std::function<common::Result<nlohmann::json>(const nlohmann::json& document,
+                                               const nlohmann::json& patch)>
+      json_patch = nullptr;
 
   // The stored object of `resource` (a built-in resource's plural, in `group`; "" for core)
   // named `ns`/`name` ("" ns for cluster-scoped), parsed; nullopt when there is none or it is

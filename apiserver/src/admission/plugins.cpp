@@ -36,9 +36,9 @@ const std::vector<PluginEntry>& ordered_plugins() {
       {"DefaultIngressClass", true, &make_default_ingress_class},
       {"DenyServiceExternalIPs", false, nullptr},
       {"MutatingAdmissionPolicy", false, nullptr},
-      {"MutatingAdmissionWebhook", true, nullptr},
+      {"MutatingAdmissionWebhook", true, &make_mutating_admission_webhook},
       {"ValidatingAdmissionPolicy", true, &make_validating_admission_policy},
-      {"ValidatingAdmissionWebhook", true, nullptr},
+      {"ValidatingAdmissionWebhook", true, &make_validating_admission_webhook},
       {"ResourceQuota", true, &make_resource_quota},
       {"AlwaysDeny", false, &make_always_deny},
   };

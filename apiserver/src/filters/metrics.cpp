@@ -73,6 +73,11 @@ void Metrics::add_gauge(const std::string& name, const std::string& help, Gauge 
   gauges_.emplace_back(name, help, std::move(gauge));
 }
 
+void Metrics::add_source(Source render) {
+  std::lock_guard lock(mu_);
+  sources_.push_back(std::move(render));
+}
+
 std::string Metrics::render() const {
   std::ostringstream out;
   std::lock_guard lock(mu_);
@@ -93,14 +98,16 @@ std::string Metrics::render() const {
       out << "apiserver_request_duration_seconds_bucket{" << l << ",le=\"" << number(kBuckets[i])
           << "\"} " << h.counts[i] << "\n";
     }
-    out << "apiserver_request_duration_seconds_bucket{" << l << ",le=\"+Inf\"} " << h.count
-        << "\n"
+    out << "apiserver_request_duration_seconds_bucket{" << l << ",le=\"+Inf\"} " << h.count << "\n"
         << "apiserver_request_duration_seconds_sum{" << l << "} " << number(h.sum) << "\n"
         << "apiserver_request_duration_seconds_count{" << l << "} " << h.count << "\n";
   }
   for (const auto& [name, help, gauge] : gauges_) {
     out << "# HELP " << name << " " << help << "\n# TYPE " << name << " gauge\n"
         << name << " " << number(gauge()) << "\n";
+  }
+  for (const auto& source : sources_) {
+    out << source();
   }
   return out.str();
 }

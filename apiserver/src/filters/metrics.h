@@ -1,8 +1,9 @@
 // Request metrics in Prometheus' text format, with kube-apiserver's metric names:
 // apiserver_request_total and apiserver_request_duration_seconds by verb, group, version,
 // resource, subresource, scope, component, dry_run and code (only for requests a route served,
-// labelled from the registry row, so the number of series is bounded); apiserver_current_inflight_requests; plus the sandbox's own gauges
-// (registered watchers, store revision, database size) supplied by the caller.
+// labelled from the registry row, so the number of series is bounded);
+// apiserver_current_inflight_requests; plus the sandbox's own gauges (registered watchers, store
+// revision, database size) supplied by the caller.
 #pragma once
 
 #include <array>
@@ -52,12 +53,18 @@ class Metrics {
   // A request no route served (a path nothing knows): in flight until now, counted nowhere.
   void end_uncounted_request() { --inflight_; }
   void add_gauge(const std::string& name, const std::string& help, Gauge gauge);
+  // Series another layer keeps (e.g. admission webhooks' counters and histograms), rendered at
+  // scrape time after everything else: `render` returns complete families in the text format
+  // (HELP, TYPE, samples) and bounds its own number of series. It must not call back into
+  // Metrics.
+  using Source = std::function<std::string()>;
+  void add_source(Source render);
 
   std::string render() const;
 
  private:
-  static constexpr std::array<double, 12> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1,  0.25,
-                                                      0.5,   1,    2.5,   5,    10,   60};
+  static constexpr std::array<double, 12> kBuckets = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                      0.5,   1,    2.5,   5,    10,  60};
   struct Histogram {
     std::array<uint64_t, kBuckets.size()> counts{};
     uint64_t count = 0;
@@ -65,10 +72,11 @@ class Metrics {
   };
 
   std::atomic<int64_t> inflight_{0};
-  mutable std::mutex mu_;  // protects totals_, durations_, gauges_
+  mutable std::mutex mu_;  // protects totals_, durations_, gauges_, sources_
   std::map<std::pair<RequestLabels, int>, uint64_t> totals_;
   std::map<RequestLabels, Histogram> durations_;
   std::vector<std::tuple<std::string, std::string, Gauge>> gauges_;
+  std::vector<Source> sources_;
 };
 
 }  // namespace apiserver::filters

@@ -13,6 +13,8 @@
 #include <boost/beast/ssl.hpp>
 #include <optional>
 
+#include "common/https_url.h"
+
 namespace console::client::detail {
 
 namespace beast = boost::beast;
@@ -22,33 +24,11 @@ namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 
 std::optional<Endpoint> parse_server(const std::string& server) {
-  const std::string scheme = "https://";
-  if (server.rfind(scheme, 0) != 0) {
+  auto url = common::parse_https_url(server);
+  if (!url) {
     return std::nullopt;
   }
-  std::string rest = server.substr(scheme.size());
-  rest = rest.substr(0, rest.find('/'));
-  Endpoint e{"", "443"};
-  if (!rest.empty() && rest.front() == '[') {
-    auto close = rest.find(']');
-    if (close == std::string::npos) {
-      return std::nullopt;
-    }
-    e.host = rest.substr(1, close - 1);
-    if (close + 1 < rest.size() && rest[close + 1] == ':') {
-      e.port = rest.substr(close + 2);
-    }
-  } else {
-    auto colon = rest.find(':');
-    e.host = rest.substr(0, colon);
-    if (colon != std::string::npos) {
-      e.port = rest.substr(colon + 1);
-    }
-  }
-  if (e.host.empty() || e.port.empty()) {
-    return std::nullopt;
-  }
-  return e;
+  return Endpoint{url->host, url->port};
 }
 
 class HttpsConnection::Impl {
