@@ -94,7 +94,7 @@ Result call_webhook(const Services& services, const Webhook& hook, const Invocat
   Result r;
   if (!answer->allowed) {
     r.kind = Result::Kind::Rejected;
-    r.status = denial(a, hook.name, answer->result);
+    r.status = denial(hook.name, answer->result);
     r.code = r.status.code;
     return r;
   }

@@ -229,12 +229,13 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
   return answer;
 }
 
-errors::Status denial(const Attributes& a, const std::string& name, const json& result) {
+errors::Status denial(const std::string& name, const json& result) {
+  // The webhook's own Status, its code made a 4xx at least and its message prefixed; its reason
+  // and details pass as they are (ToStatusErr).
   errors::Status s;
   const json& code = get(result, "code");
-  s.code = code.is_number_integer() && code.get<int64_t>() != 0
-               ? static_cast<int>(std::clamp<int64_t>(code.get<int64_t>(), 100, 599))
-               : 403;
+  const int64_t given = code.is_number_integer() ? code.get<int64_t>() : 0;
+  s.code = static_cast<int>(std::clamp<int64_t>(given, 400, 599));
   s.reason = str(result, "reason");
   const std::string message = str(result, "message");
   const std::string denied = "admission webhook " + common::go_quote(name) + " denied the request";
@@ -248,24 +249,6 @@ errors::Status denial(const Attributes& a, const std::string& name, const json& 
   const json& details = get(result, "details");
   if (details.is_object()) {
     s.details = errors::Details::from_json(details);
-  } else if (s.code == 500) {
-    s.details = errors::Details{};
-    s.details->causes.push_back({"", s.message, ""});
-  } else {
-    const std::string shown = a.name.empty() ? "Unknown" : a.name;
-    s.details = errors::object_details(shown, a.resource->group, a.resource->resource);
-  }
-  if (s.code == 500) {
-    s.message = "Internal error occurred: " + s.message;
-  } else {
-    const std::string gr = a.resource->group.empty()
-                               ? a.resource->resource
-                               : a.resource->resource + "." + a.resource->group;
-    s.message = gr + " " + common::go_quote(a.name.empty() ? "Unknown" : a.name) +
-                " is forbidden: " + s.message;
-  }
-  if (s.reason.empty()) {
-    s.reason = s.code == 500 ? "InternalError" : "Forbidden";
   }
   return s;
 }

@@ -46,7 +46,9 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
                                               const std::string& uid, const std::string& version,
                                               bool mutating);
 
-// The refusal of the request by webhook `name` answering `result` (upstream's ToStatusErr).
-errors::Status denial(const Attributes& a, const std::string& name, const nlohmann::json& result);
+// The refusal of the request by webhook `name` answering `result` (upstream's ToStatusErr): the
+// webhook's Status, its code 400 at least, its message `admission webhook "x" denied the
+// request: <message>` (or `: <reason>`, or ` without explanation`), reason and details as given.
+errors::Status denial(const std::string& name, const nlohmann::json& result);
 
 }  // namespace apiserver::admission::webhook
