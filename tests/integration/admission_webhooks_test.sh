@@ -307,4 +307,45 @@ grep -q '^apiserver_admission_webhook_rejection_count{error_type="calling_webhoo
   fail "no rejection_count for the timeouts: $(grep admission_webhook_rejection <<<"$metrics")"
 grep -q '^apiserver_admission_webhook_admission_duration_seconds_count{name="mutate.example.com",operation="CREATE",rejected="false",type="admit"} 1$' <<<"$metrics" ||
   fail "no duration for the mutation: $(grep admission_webhook_admission <<<"$metrics")"
+# A webhook sees an object in the form its rules name: an events.k8s.io/v1 Event (stored as a
+# core/v1 Event) as events.k8s.io's, and a Scale through deployments/scale.
+k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: forms}
+webhooks:
+- name: forms.example.com
+  clientConfig: {url: "$url/allow", caBundle: "$ca"}
+  rules:
+  - {operations: ["CREATE"], apiGroups: ["events.k8s.io"], apiVersions: ["v1"], resources: ["events"]}
+  - {operations: ["UPDATE"], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments/scale"]}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+YAML
+k apply -f - >/dev/null 2>&1 <<'YAML'
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev1}
+eventTime: "2026-01-01T00:00:00.000000Z"
+reportingController: example.com/ctl
+reportingInstance: ctl-1
+action: Testing
+reason: Tested
+regarding: {kind: ConfigMap, name: a1, namespace: default}
+note: hello
+type: Normal
+YAML
+expect "events.k8s.io form" 'events.k8s.io/v1 Event hello {"group": "events.k8s.io", "version": "v1", "kind": "Event"}' \
+  "$(grep '"name": "ev1"' "$dir/reviews.jsonl" | tail -1 | python3 -c '
+import json, sys
+q = json.load(sys.stdin)["review"]["request"]
+print(q["object"]["apiVersion"], q["object"]["kind"], q["object"]["note"], json.dumps(q["kind"]))')"
+k create deployment web --image=nginx >/dev/null
+k scale deployment web --replicas=2 >/dev/null
+expect "scale form" 'autoscaling/v1 Scale 2 1 scale {"group": "autoscaling", "version": "v1", "kind": "Scale"}' \
+  "$(grep '"subResource": "scale"' "$dir/reviews.jsonl" | tail -1 | python3 -c '
+import json, sys
+q = json.load(sys.stdin)["review"]["request"]
+print(q["object"]["apiVersion"], q["object"]["kind"], q["object"]["spec"]["replicas"],
+      q["oldObject"]["spec"]["replicas"], q["subResource"], json.dumps(q["kind"]))')"
 echo "admission webhooks: ok"

@@ -3,6 +3,7 @@
 #include "endpoints/scale_subresource.h"
 #include "registry/field_validation.h"
 #include "registry/json_access.h"
+#include "registry/served_form.h"
 #include "trace/request_trace.h"
 
 namespace apiserver::endpoints {
@@ -58,36 +59,35 @@ registry::AdmissionPasses AdmissionRequest::passes() {
     if (attributes_.name.empty()) {
       attributes_.name = registry::string_at(object, {"metadata", "name"});
     }
-    if (attributes_.subresource == "scale") {
-      // The chain sees the Scale the request wrote; its replicas go back into the object.
-      json scale = scale_of(*resource_, object);
-      const json old_scale = old != nullptr ? scale_of(*resource_, *old) : json();
-      attributes_.object = &scale;
-      attributes_.old_object = old != nullptr ? &old_scale : nullptr;
+    if (!viewed_otherwise()) {
+      attributes_.object = &object;
+      attributes_.old_object = old;
       auto decision = chain_->admit(attributes_);
       publish_annotations();
-      if (!decision) {
-        object = with_scale(*resource_, object, scale);
-      }
       return decision;
     }
-    attributes_.object = &object;
-    attributes_.old_object = old;
+    json seen = as_seen(object);
+    const json old_seen = old != nullptr ? as_seen(*old) : json();
+    attributes_.object = &seen;
+    attributes_.old_object = old != nullptr ? &old_seen : nullptr;
     auto decision = chain_->admit(attributes_);
     publish_annotations();
+    if (!decision) {
+      take_back(object, std::move(seen));
+    }
     return decision;
   };
   passes.validate = [this](const json* old, const json& object) -> std::optional<errors::Status> {
     // The validating pass may not change the object: it sees a copy.
-    const bool scale = attributes_.subresource == "scale";
-    json seen = scale ? scale_of(*resource_, object) : object;
-    const json old_scale = scale && old != nullptr ? scale_of(*resource_, *old) : json();
+    json seen = as_seen(object);
+    const json old_seen = old != nullptr && viewed_otherwise() ? as_seen(*old) : json();
+    const json* old_shown = old != nullptr && viewed_otherwise() ? &old_seen : old;
     if (attributes_.operation == admission::Operation::Delete) {
       attributes_.object = nullptr;
-      attributes_.old_object = &object;
+      attributes_.old_object = &seen;
     } else {
       attributes_.object = &seen;
-      attributes_.old_object = scale && old != nullptr ? &old_scale : old;
+      attributes_.old_object = old_shown;
       attributes_.name = registry::string_at(object, {"metadata", "name"});
     }
     auto decision = chain_->validate(attributes_);
@@ -95,6 +95,28 @@ registry::AdmissionPasses AdmissionRequest::passes() {
     return decision;
   };
   return passes;
+}
+
+bool AdmissionRequest::viewed_otherwise() const {
+  return attributes_.subresource == "scale" || registry::stored_in_other_form(*resource_);
+}
+
+json AdmissionRequest::as_seen(const json& object) const {
+  if (attributes_.subresource == "scale") {
+    return scale_of(*resource_, object);
+  }
+  json seen = object;
+  registry::to_served_form(*resource_, seen);  // nothing for a kind stored as it is served
+  return seen;
+}
+
+void AdmissionRequest::take_back(json& object, json seen) const {
+  if (attributes_.subresource == "scale") {
+    object = with_scale(*resource_, object, seen);  // the Scale's replicas go into the workload
+    return;
+  }
+  registry::to_stored_form(*resource_, seen);
+  object = std::move(seen);
 }
 
 admission::Decision AdmissionRequest::admit_body(json& body) {

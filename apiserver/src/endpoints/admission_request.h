@@ -25,7 +25,8 @@ class AdmissionRequest {
   AdmissionRequest& operator=(const AdmissionRequest&) = delete;
 
   // The passes for the store (empty without a chain). They refer to this object. Through /scale
-  // the chain sees the autoscaling/v1 Scale (as upstream's), not the workload.
+  // the chain sees the autoscaling/v1 Scale (as upstream's), not the workload; a kind stored in
+  // another group's form is seen in the request's.
   registry::AdmissionPasses passes();
   // A create through a subresource whose body is not what gets stored (a pod's binding or
   // eviction, a TokenRequest): both passes over `body` (which the mutating one may change), with
@@ -41,6 +42,13 @@ class AdmissionRequest {
 
  private:
   void publish_annotations();
+  // Whether the chain sees the object in another form than the store's: the autoscaling/v1
+  // Scale through /scale, or the request's form of a kind stored in another
+  // (registry/served_form.h: events.k8s.io Events).
+  bool viewed_otherwise() const;
+  nlohmann::json as_seen(const nlohmann::json& object) const;
+  // What the mutating pass made of the seen form, back into the stored object.
+  void take_back(nlohmann::json& object, nlohmann::json seen) const;
 
   const admission::Chain* chain_;
   const registry::Resource* resource_;

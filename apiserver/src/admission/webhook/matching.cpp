@@ -110,7 +110,8 @@ std::variant<std::nullopt_t, Invocation, errors::Status> should_call(const Webho
   }
   if (!invocation && hook.equivalent) {
     // The same resource served under another version of its group: kube-apiserver's equivalent
-    // resources (kube-sandbox serves no resource under two groups).
+    // resources. (Events, served by the core group and events.k8s.io from one storage, are
+    // equivalent upstream too; here each group's webhooks see only its own requests.)
     auto snapshot = services.snapshot();
     for (const auto& rule : hook.rules) {
       for (const auto& r : snapshot->resources()) {
