@@ -186,6 +186,23 @@ TEST_CASE("a webhook's answer is checked as upstream checks it", "[webhook]") {
     REQUIRE_FALSE(got);
     return got.error().reason;
   };
+  SECTION("an answer or a patch nested past Go's 10,000 levels") {
+    const std::string deep = std::string(10001, '[') + std::string(10001, ']');
+    const std::string body = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)"
+                             R"("response":{"uid":"u-1","allowed":true,"x":)" +
+                             deep + "}}";
+    CHECK(failure(200, body) ==
+          "failed to call webhook: couldn't get version/kind; json parse error: invalid "
+          "character '[' exceeded max depth");
+    const std::string patch =
+        R"([{"op":"add","path":"/metadata/x","value":)" + deep.substr(1, deep.size() - 2) + "}]";
+    CHECK(failure(200, answer({{"uid", uid},
+                               {"allowed", true},
+                               {"patchType", "JSONPatch"},
+                               {"patch", common::base64_encode(patch)}})) ==
+          "received undecodable patch in webhook response: invalid character '[' exceeded max "
+          "depth");
+  }
   SECTION("the errors") {
     CHECK(failure(200, answer({{"uid", "other"}, {"allowed", true}})) ==
           R"(received invalid webhook response: expected response.uid="u-1", got "other")");

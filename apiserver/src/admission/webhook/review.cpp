@@ -5,6 +5,7 @@
 #include "common/base64.h"
 #include "common/go_quote.h"
 #include "registry/validation_rules.h"
+#include "registry/walk_depth.h"
 
 namespace apiserver::admission::webhook {
 namespace {
@@ -128,13 +129,21 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
   if (status < 200 || status > 299) {
     if (doc.is_object() && str(doc, "kind") == "Status" && !str(doc, "message").empty()) {
       const json& code = get(doc, "code");
-      return call_failure(str(doc, "message"), code.is_number_integer() ? code.get<int>() : status);
+      const int64_t given = code.is_number_integer() ? code.get<int64_t>() : status;
+      return call_failure(str(doc, "message"),
+                          static_cast<int>(std::clamp<int64_t>(given, 100, 599)));
     }
     return call_failure(unstructured_error(status, body), status);
   }
   if (doc.is_discarded()) {
     return call_failure(std::string("couldn't get version/kind; json parse error: ") +
                         (body.empty() ? "unexpected end of JSON input" : "invalid JSON"));
+  }
+  const int limit = static_cast<int>(registry::kMaxNestingDepth);
+  if (registry::json_depth(doc, limit) > limit) {
+    // Go's decoder stops at this depth; so does what the answer could add to an object.
+    return call_failure(
+        "couldn't get version/kind; json parse error: invalid character '[' exceeded max depth");
   }
   if (!doc.is_object()) {
     return call_failure("json: cannot unmarshal " +
@@ -206,6 +215,12 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
       return CallError{
           "received undecodable patch in webhook response: json: cannot unmarshal "
           "value into Go value of type jsonpatch.Patch",
+          503};
+    }
+    if (registry::json_depth(parsed, limit) > limit) {
+      return CallError{
+          "received undecodable patch in webhook response: invalid character '[' exceeded max "
+          "depth",
           503};
     }
     answer.patch = std::move(parsed);
