@@ -340,6 +340,52 @@ expect "events.k8s.io form" 'events.k8s.io/v1 Event hello {"group": "events.k8s.
 import json, sys
 q = json.load(sys.stdin)["review"]["request"]
 print(q["object"]["apiVersion"], q["object"]["kind"], q["object"]["note"], json.dumps(q["kind"]))')"
+# matchPolicy Equivalent: a webhook on core/v1 events is also asked about an events.k8s.io/v1
+# Event (one storage), and sent it as a core/v1 Event; with Exact it is not asked.
+for policy in Equivalent Exact; do
+  lower=$(tr '[:upper:]' '[:lower:]' <<<"$policy")
+  k apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: core-events-$lower}
+webhooks:
+- name: core-events-$lower.example.com
+  clientConfig: {url: "$url/allow", caBundle: "$ca"}
+  rules:
+  - {operations: ["CREATE"], apiGroups: [""], apiVersions: ["v1"], resources: ["events"]}
+  matchPolicy: $policy
+  objectSelector: {matchLabels: {policy: "$policy"}}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+YAML
+  k apply -f - >/dev/null 2>&1 <<YAML
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: ev-$lower, labels: {policy: $policy}}
+eventTime: "2026-01-01T00:00:00.000000Z"
+reportingController: example.com/ctl
+reportingInstance: ctl-1
+action: Testing
+reason: Tested
+regarding: {kind: ConfigMap, name: a1, namespace: default}
+note: hello
+type: Normal
+YAML
+done
+expect "equivalent events" 'v1 Event hello {"group": "", "version": "v1", "kind": "Event"} {"group": "events.k8s.io", "version": "v1", "resource": "events"}' \
+  "$(grep '"name": "ev-equivalent"' "$dir/reviews.jsonl" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    q = json.loads(line)["review"]["request"]
+    if q["kind"]["group"] == "":
+        print(q["object"]["apiVersion"], q["object"]["kind"], q["object"]["message"], json.dumps(q["kind"]),
+              json.dumps(q["requestResource"]))')"
+expect "exact events" "" "$(grep '"name": "ev-exact"' "$dir/reviews.jsonl" | python3 -c '
+import json, sys
+for line in sys.stdin:
+    q = json.loads(line)["review"]["request"]
+    if q["kind"]["group"] == "":
+        print("asked")')"
 k create deployment web --image=nginx >/dev/null
 k scale deployment web --replicas=2 >/dev/null
 expect "scale form" 'autoscaling/v1 Scale 2 1 scale {"group": "autoscaling", "version": "v1", "kind": "Scale"}' \

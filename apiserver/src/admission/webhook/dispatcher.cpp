@@ -1,11 +1,13 @@
 #include "admission/webhook/dispatcher.h"
 
 #include <chrono>
+#include <memory>
 #include <set>
 
 #include "admission/webhook/review.h"
 #include "common/go_quote.h"
 #include "registry/objects.h"
+#include "registry/served_form.h"
 #include "webhook/client.h"
 #include "webhook/resolve.h"
 
@@ -53,8 +55,9 @@ apiserver::webhook::Lookups lookups_of(const Services& services) {
                       const std::string& ns) { return services.list(group, resource, ns); }};
 }
 
-Result call_webhook(const Services& services, const Webhook& hook, const Invocation& invocation,
-                    Attributes& a, bool mutating) {
+// One call, with `a` as the webhook is shown it.
+Result call_as_named(const Services& services, const Webhook& hook, const Invocation& invocation,
+                     Attributes& a, bool mutating) {
   if (a.dry_run) {
     if (hook.side_effects.empty()) {
       return call_failed("Webhook SideEffects is nil", 400);
@@ -123,6 +126,59 @@ Result call_webhook(const Services& services, const Webhook& hook, const Invocat
     r.applied_patch = std::move(answer->patch);
   }
   return r;
+}
+
+// The resource a webhook's rule named when it is not the request's (an equivalent resource:
+// events.k8s.io Events for a core/v1 Event request); null otherwise.
+std::shared_ptr<const registry::Resource> named_resource(const Services& services,
+                                                         const Attributes& a,
+                                                         const Invocation& invocation) {
+  if (invocation.group == a.resource->group && invocation.version == a.resource->version) {
+    return nullptr;
+  }
+  auto snapshot = services.snapshot();
+  const registry::Resource* row =
+      snapshot->find(invocation.group, invocation.version, invocation.resource);
+  return row != nullptr ? std::make_shared<const registry::Resource>(*row) : nullptr;
+}
+
+// `object` in the form `from` serves it, in the form `to` serves it (both from one storage).
+json converted(const json& object, const registry::Resource& from, const registry::Resource& to) {
+  json out = object;
+  registry::to_stored_form(from, out);
+  registry::to_served_form(to, out);
+  return out;
+}
+
+// One call: the webhook sees the object as the resource its rule named serves it, and what it
+// patches comes back in the request's form.
+Result call_webhook(const Services& services, const Webhook& hook, const Invocation& invocation,
+                    Attributes& request, bool mutating) {
+  const auto named = named_resource(services, request, invocation);
+  if (!named) {
+    return call_as_named(services, hook, invocation, request, mutating);
+  }
+  Attributes shown = request;
+  json object;
+  json old_object;
+  if (request.object != nullptr) {
+    object = converted(*request.object, *request.resource, *named);
+    shown.object = &object;
+  }
+  if (request.old_object != nullptr) {
+    old_object = converted(*request.old_object, *request.resource, *named);
+    shown.old_object = &old_object;
+  }
+  shown.warnings.clear();
+  shown.audit_annotations.clear();
+  Result result = call_as_named(services, hook, invocation, shown, mutating);
+  request.warnings.insert(request.warnings.end(), shown.warnings.begin(), shown.warnings.end());
+  request.audit_annotations.insert(request.audit_annotations.end(), shown.audit_annotations.begin(),
+                                   shown.audit_annotations.end());
+  if (result.changed && request.object != nullptr) {
+    *request.object = converted(object, *named, *request.resource);
+  }
+  return result;
 }
 
 }  // namespace

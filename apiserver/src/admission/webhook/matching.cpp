@@ -109,14 +109,15 @@ std::variant<std::nullopt_t, Invocation, errors::Status> should_call(const Webho
     }
   }
   if (!invocation && hook.equivalent) {
-    // The same resource served under another version of its group: kube-apiserver's equivalent
-    // resources. (Events, served by the core group and events.k8s.io from one storage, are
-    // equivalent upstream too; here each group's webhooks see only its own requests.)
+    // The same resource served under another version or group from the same storage (events
+    // in the core group and events.k8s.io): kube-apiserver's equivalent resources. The webhook
+    // is told of it, and sent the object, as the rule named it.
     auto snapshot = services.snapshot();
     for (const auto& rule : hook.rules) {
       for (const auto& r : snapshot->resources()) {
-        if (r.group == a.resource->group && r.resource == a.resource->resource &&
-            r.version != a.resource->version && rule_matches(rule, a, r)) {
+        const bool other = r.group != a.resource->group || r.version != a.resource->version;
+        if (other && !r.etcd_prefix.empty() && r.etcd_prefix == a.resource->etcd_prefix &&
+            r.resource == a.resource->resource && rule_matches(rule, a, r)) {
           invocation = invocation_for(r, a.subresource);
           break;
         }

@@ -1,7 +1,8 @@
 // Whether a webhook is called for a request, as kube-apiserver's ShouldCallHook decides: the
 // rules (operations, apiGroups, apiVersions, resources with their `*`, `*/*`, `pods/status`,
 // `*/status` and `pods/*` forms, scope), then under matchPolicy Equivalent the same resource
-// served under another version, then the namespaceSelector (on the labels of the request's
+// served under another version or group from the same storage (core and events.k8s.io Events;
+// the webhook is then sent the object in the form its rule named), then the namespaceSelector (on the labels of the request's
 // namespace; for a create or update of a Namespace on the object's own) and the objectSelector
 // (on the labels of the object or of the old object). Configurations of webhooks and admission
 // policies are never sent to webhooks.
