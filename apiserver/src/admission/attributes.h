@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,9 +61,12 @@ struct Attributes {
   // order; audit annotations go on the request's audit event.
   std::vector<std::string> warnings;
   std::vector<std::pair<std::string, std::string>> audit_annotations;
-  // Set by the chain: plugin `name` changed the object in this request (reinvocation of
-  // webhooks asks for it).
-  bool mutated_by_webhook = false;
+  // Reinvocation (upstream's ReinvocationContext): when a mutating webhook with
+  // reinvocationPolicy IfNeeded ran before another webhook changed the object, the mutating
+  // webhook plugin names it here (configuration/index), and the chain runs the whole mutating
+  // pass once more with `reinvoking` set: every in-tree plugin again, and those webhooks.
+  std::set<std::string> webhooks_to_reinvoke;
+  bool reinvoking = false;
 };
 
 // A plugin's answer to one request: nullopt admits; a Status refuses the write with it.

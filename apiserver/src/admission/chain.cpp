@@ -35,9 +35,9 @@ std::string go_list(const std::set<std::string>& names) {
 
 // The trace's note about one plugin: the fields it changed and what it said.
 void note_plugin(std::string_view plugin, const std::string& changed, const std::string& said,
-                 const Decision& decision) {
+                 const Decision& decision, bool again) {
   std::string text(plugin);
-  text += ": ";
+  text += again ? " (reinvoked): " : ": ";
   std::string what;
   if (decision) {
     what = "refused: " + decision->message;
@@ -138,6 +138,21 @@ std::vector<std::string> Chain::names() const {
 }
 
 Decision Chain::admit(Attributes& a) const {
+  a.reinvoking = false;
+  a.webhooks_to_reinvoke.clear();
+  if (auto decision = admit_pass(a)) {
+    return decision;
+  }
+  if (a.webhooks_to_reinvoke.empty()) {
+    return std::nullopt;
+  }
+  // Once more: the in-tree plugins see what the webhooks added, and the webhooks that asked
+  // for it are called again (never a third time).
+  a.reinvoking = true;
+  return admit_pass(a);
+}
+
+Decision Chain::admit_pass(Attributes& a) const {
   for (const auto& plugin : plugins_) {
     if (!plugin->mutates()) {
       continue;
@@ -148,7 +163,7 @@ Decision Chain::admit(Attributes& a) const {
     Decision decision = plugin->admit(a, said);
     if (trace::active()) {
       note_plugin(plugin->name(), compare ? changed_fields(before, *a.object) : std::string(), said,
-                  decision);
+                  decision, a.reinvoking);
     }
     if (decision) {
       return decision;
@@ -165,7 +180,7 @@ Decision Chain::validate(Attributes& a) const {
     std::string said;
     Decision decision = plugin->validate(a, said);
     if (trace::active()) {
-      note_plugin(plugin->name(), std::string(), said, decision);
+      note_plugin(plugin->name(), std::string(), said, decision, false);
     }
     if (decision) {
       return decision;

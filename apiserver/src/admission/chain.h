@@ -32,7 +32,8 @@ class Chain {
   Chain(const Services& services, const std::vector<std::string>& names);
   ~Chain();
 
-  // The mutating pass over `a` (a.object may change).
+  // The mutating pass over `a` (a.object may change), run a second time when a webhook asked
+  // for reinvocation (Attributes::webhooks_to_reinvoke).
   Decision admit(Attributes& a) const;
   // The validating pass.
   Decision validate(Attributes& a) const;
@@ -41,6 +42,8 @@ class Chain {
   std::vector<std::string> names() const;
 
  private:
+  Decision admit_pass(Attributes& a) const;
+
   std::vector<std::unique_ptr<Plugin>> plugins_;
 };
 

@@ -45,15 +45,16 @@ TEST_CASE("merging tolerations keeps only what no other toleration covers", "[ad
   const json a_noexec_30 = {
       {"key", "a"}, {"operator", "Exists"}, {"effect", "NoExecute"}, {"tolerationSeconds", 30}};
   const json b_x = {{"key", "b"}, {"operator", "Equal"}, {"value", "x"}};
-  CHECK(merge_tolerations(json::array({a_x}), json::array({exists_all})) == json({exists_all}));
+  CHECK(merge_tolerations(json::array({a_x}), json::array({exists_all})) ==
+        json::array({exists_all}));
   CHECK(merge_tolerations(json::array({a_x, b_x}), json::array({a_exists})) ==
-        json({b_x, a_exists}));
-  CHECK(merge_tolerations(json::array({a_x, a_x}), json::array({b_x})) == json({a_x, b_x}));
+        json::array({b_x, a_exists}));
+  CHECK(merge_tolerations(json::array({a_x, a_x}), json::array({b_x})) == json::array({a_x, b_x}));
   // A NoExecute toleration that lasts longer covers a shorter one, whichever comes first.
   CHECK(merge_tolerations(json::array({a_noexec_60}), json::array({a_noexec_30})) ==
-        json({a_noexec_60}));
+        json::array({a_noexec_60}));
   CHECK(merge_tolerations(json::array({a_noexec_30}), json::array({a_noexec_60})) ==
-        json({a_noexec_60}));
+        json::array({a_noexec_60}));
   CHECK(merge_tolerations(json(), json::array()) == json::array());
 }
 

@@ -220,6 +220,7 @@ Dispatcher::Outcome Dispatcher::call(const Webhook& hook, const Invocation& invo
     }
   }
   Outcome out;
+  out.called = true;
   switch (r.kind) {
     case Result::Kind::Allowed:
       note += r.said;
@@ -271,42 +272,45 @@ Dispatcher::Outcome Dispatcher::call_if_matched(const Webhook& hook, Attributes&
   return {};
 }
 
+std::string Dispatcher::reinvocation_key(const Webhook& hook) {
+  return hook.configuration + "/" + std::to_string(hook.index);
+}
+
 Decision Dispatcher::run(Attributes& a, std::string& note) const {
   const auto hooks = load_webhooks(
       services_, mutating_ ? "mutatingwebhookconfigurations" : "validatingwebhookconfigurations");
   if (hooks.empty()) {
     return std::nullopt;
   }
-  // Round one; for mutating webhooks also who must be called again (reinvocation IfNeeded).
-  std::set<size_t> invoked_reinvocable;
-  std::set<size_t> reinvoke;
+  if (a.reinvoking) {
+    // The chain's second mutating pass: only the webhooks that asked for it, once more.
+    if (!mutating_) {
+      return std::nullopt;
+    }
+    for (const auto& hook : hooks) {
+      if (a.webhooks_to_reinvoke.count(reinvocation_key(hook)) == 0) {
+        continue;
+      }
+      Outcome out = call_if_matched(hook, a, note, 1);
+      if (out.decision) {
+        return out.decision;
+      }
+    }
+    return std::nullopt;
+  }
+  // Round one; a mutating webhook with reinvocationPolicy IfNeeded that ran before another
+  // one changed the object is named for the chain's second pass.
+  std::set<std::string> invoked_reinvocable;
   for (const auto& hook : hooks) {
     Outcome out = call_if_matched(hook, a, note, 0);
     if (out.decision) {
       return out.decision;
     }
     if (out.changed) {
-      reinvoke.insert(invoked_reinvocable.begin(), invoked_reinvocable.end());
-      a.mutated_by_webhook = true;
+      a.webhooks_to_reinvoke.insert(invoked_reinvocable.begin(), invoked_reinvocable.end());
     }
-    if (mutating_ && hook.reinvoke_if_needed) {
-      invoked_reinvocable.insert(hook.index);
-    }
-  }
-  if (!mutating_ || reinvoke.empty()) {
-    return std::nullopt;
-  }
-  for (const auto& hook : hooks) {
-    if (reinvoke.count(hook.index) == 0) {
-      continue;
-    }
-    std::string said;
-    Outcome out = call_if_matched(hook, a, said, 1);
-    if (!said.empty()) {
-      note += (note.empty() ? "reinvoked " : "; reinvoked ") + said;
-    }
-    if (out.decision) {
-      return out.decision;
+    if (mutating_ && hook.reinvoke_if_needed && out.called) {
+      invoked_reinvocable.insert(reinvocation_key(hook));
     }
   }
   return std::nullopt;

@@ -4,8 +4,9 @@
 // request under its failurePolicy, sideEffects and dry run.
 //
 // Mutating webhooks are called one after the other, each seeing the object as the previous ones
-// left it; when one changes the object, the webhooks with reinvocationPolicy IfNeeded that ran
-// before it are called once more after the first round. Validating webhooks are called one
+// left it; when one changes the object, the webhooks with reinvocationPolicy IfNeeded that were
+// called before it are named for reinvocation, and the chain runs its mutating pass once more
+// (every in-tree plugin, and only those webhooks), as upstream's reinvoker. Validating webhooks are called one
 // after the other too (kube-apiserver calls them in parallel): each is bounded by its own
 // timeout, so a request waits at most the sum; the first refusal ends the pass.
 //
@@ -36,12 +37,15 @@ class Dispatcher {
   struct Outcome {
     Decision decision;     // the request ends with this
     bool changed = false;  // the webhook's patch changed the object
+    bool called = false;   // the webhook matched the request and was asked
   };
   // `round`: 0, or 1 for a reinvocation (upstream's audit annotation keys carry it).
   Outcome call(const Webhook& hook, const Invocation& invocation, Attributes& a, std::string& note,
                int round) const;
   // The call when the webhook matches the request; nothing when it does not.
   Outcome call_if_matched(const Webhook& hook, Attributes& a, std::string& note, int round) const;
+  // Names a webhook in Attributes::webhooks_to_reinvoke.
+  static std::string reinvocation_key(const Webhook& hook);
 
   const Services& services_;
   bool mutating_;
