@@ -1,6 +1,6 @@
 // Pods and pod templates: their validation beyond the pod spec, their printers, and what a pod
-// gets on create (SetDefaults_Pod, and the ServiceAccount, Priority and DefaultTolerationSeconds
-// admission plugins' effects).
+// gets on create (SetDefaults_Pod and PrepareForCreate; the admission plugins' effects, such as
+// the service account's token volume, are the plugins' own: admission/plugins/).
 #include "registry/kinds/kinds.h"
 
 #include <algorithm>
