@@ -325,10 +325,12 @@ webhooks:
   sideEffects: None
   admissionReviewVersions: ["v1"]
 YAML
-k apply -f - >/dev/null 2>&1 <<'YAML'
+# event NAME [POLICY]: an events.k8s.io/v1 Event noting "hello", labelled policy=POLICY.
+event() {
+  k apply -f - >/dev/null 2>&1 <<YAML
 apiVersion: events.k8s.io/v1
 kind: Event
-metadata: {name: ev1}
+metadata: {name: $1, labels: {policy: "${2:-none}"}}
 eventTime: "2026-01-01T00:00:00.000000Z"
 reportingController: example.com/ctl
 reportingInstance: ctl-1
@@ -338,6 +340,8 @@ regarding: {kind: ConfigMap, name: a1, namespace: default}
 note: hello
 type: Normal
 YAML
+}
+event ev1
 expect "events.k8s.io form" 'events.k8s.io/v1 Event hello {"group": "events.k8s.io", "version": "v1", "kind": "Event"}' \
   "$(grep '"name": "ev1"' "$dir/reviews.jsonl" | tail -1 | python3 -c '
 import json, sys
@@ -361,19 +365,7 @@ webhooks:
   sideEffects: None
   admissionReviewVersions: ["v1"]
 YAML
-  k apply -f - >/dev/null 2>&1 <<YAML
-apiVersion: events.k8s.io/v1
-kind: Event
-metadata: {name: ev-$lower, labels: {policy: $policy}}
-eventTime: "2026-01-01T00:00:00.000000Z"
-reportingController: example.com/ctl
-reportingInstance: ctl-1
-action: Testing
-reason: Tested
-regarding: {kind: ConfigMap, name: a1, namespace: default}
-note: hello
-type: Normal
-YAML
+  event "ev-$lower" "$policy"
 done
 expect "equivalent events" 'v1 Event hello {"group": "", "version": "v1", "kind": "Event"} {"group": "events.k8s.io", "version": "v1", "resource": "events"}' \
   "$(grep '"name": "ev-equivalent"' "$dir/reviews.jsonl" | python3 -c '

@@ -78,6 +78,14 @@ class AdmissionBench {
     return a;
   }
 
+  // `object` as `chain`'s mutating pass leaves a create of it, which it must admit.
+  nlohmann::json admitted_create(const admission::Chain& chain, const std::string& group,
+                                 const std::string& resource, nlohmann::json object) {
+    auto a = attributes(admission::Operation::Create, group, resource, &object);
+    REQUIRE_FALSE(chain.admit(a));
+    return object;
+  }
+
  private:
   static registry::RuntimeConfig served(const std::string& text) {
     if (text.empty()) {

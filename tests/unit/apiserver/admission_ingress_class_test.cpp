@@ -42,9 +42,7 @@ TEST_CASE("DefaultIngressClass gives an Ingress without a class the default one"
   AdmissionBench bench;
   auto chain = bench.chain({"DefaultIngressClass"});
   auto admit = [&](json object) {
-    auto a = bench.attributes(Operation::Create, "networking.k8s.io", "ingresses", &object);
-    REQUIRE_FALSE(chain->admit(a));
-    return object;
+    return bench.admitted_create(*chain, "networking.k8s.io", "ingresses", std::move(object));
   };
   CHECK_FALSE(admit(ingress())["spec"].contains("ingressClassName"));
   bench.put("networking.k8s.io", "ingressclasses", ingress_class("plain", false));

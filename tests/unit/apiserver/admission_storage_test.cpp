@@ -50,9 +50,7 @@ TEST_CASE("DefaultStorageClass gives a claim without a class the default one", "
   AdmissionBench bench;
   auto chain = bench.chain({"DefaultStorageClass"});
   auto admit = [&](json pvc) {
-    auto a = bench.attributes(Operation::Create, "", "persistentvolumeclaims", &pvc);
-    REQUIRE_FALSE(chain->admit(a));
-    return pvc;
+    return bench.admitted_create(*chain, "", "persistentvolumeclaims", std::move(pvc));
   };
 
   SECTION("no class marked default: the claim stays without one") {
