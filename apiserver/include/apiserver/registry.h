@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,10 @@ struct Resource {
   std::string stability;  // "ga", "beta", "alpha"
   // Set on the rows of custom resources (served from a CRD): schema, scale paths, terminating.
   std::shared_ptr<const CustomResource> custom;
+  // The row of the version objects are stored at, when that is another version of this group
+  // (a CRD's storage version; autoscaling/v2 for autoscaling/v1 HorizontalPodAutoscalers). Null
+  // when objects are stored as this row serves them.
+  std::shared_ptr<const Resource> stored_as;
 
   std::string group_version() const;  // "apps/v1", or "v1" for the core group
   // How kube-apiserver's errors name the resource and the kind: "configmaps" and "ConfigMap" for
@@ -141,6 +146,8 @@ class Registry {
   std::vector<Resource> rows_;
   // Group order and version preference as discovery lists them.
   std::vector<GroupVersions> group_order_;
+  // Groups that upsert added (custom resources' groups): their versions go by priority.
+  std::set<std::string> added_groups_;
   std::shared_ptr<const Snapshot> snapshot_;
   uint64_t generation_ = 0;
 };

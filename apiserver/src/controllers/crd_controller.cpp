@@ -1,5 +1,8 @@
 #include "controllers/crd_controller.h"
 
+#include "conversion/stored_lookups.h"
+#include "conversion/webhook_converter.h"
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -312,7 +315,7 @@ void CrdController::reconcile(const std::string& name) {
   if (accepted || condition_true(crd, "Established")) {
     registry::CrdNames served =
         registry::names_of({{"spec", {{"names", status.value("acceptedNames", json::object())}}}});
-    auto rows = registry::rows_for_crd(crd, served, false);
+    auto rows = registry::rows_for_crd(crd, served, false, converter_of(crd));
     if (!rows) {
       log::info(0, "customresourcedefinition " + name + " not served: " + rows.error());
     }
@@ -341,6 +344,10 @@ std::optional<json> CrdController::write_status(const json& crd, const json& sta
   return stored;
 }
 
+std::shared_ptr<const registry::CustomConverter> CrdController::converter_of(const json& crd) {
+  return conversion::converter_for(crd, conversion::stored_lookups(registry_, storage_));
+}
+
 bool CrdController::finalize(const json& stored) {
   json crd = stored;
   const std::string name = crd["metadata"].value("name", std::string());
@@ -361,11 +368,15 @@ bool CrdController::finalize(const json& stored) {
   registry::CrdNames served = registry::names_of({{"spec", {{"names", names}}}});
   if (established) {
     // Still served while its objects go, but nothing new may be created.
-    auto rows = registry::rows_for_crd(crd, served, true);
+    auto rows = registry::rows_for_crd(crd, served, true, converter_of(crd));
     if (!rows || rows->empty()) {
       return false;
     }
-    const registry::Resource row = rows->front();
+    // Objects go through the storage version when it is served, as upstream's finalizer deletes
+    // them: no conversion (and no conversion webhook) is needed there.
+    auto stored = std::find_if(rows->begin(), rows->end(),
+                               [](const registry::Resource& r) { return r.stored_as == nullptr; });
+    const registry::Resource row = stored != rows->end() ? *stored : rows->front();
     publish(name, std::move(*rows));
     storage::ListResult items;
     if (auto e = storage_.list(row.etcd_prefix + "/", "", 0, 0, items)) {

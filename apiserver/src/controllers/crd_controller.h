@@ -29,6 +29,7 @@
 #include "apiserver/registry.h"
 #include "common/clock.h"
 #include "common/work_queue.h"
+#include "registry/custom_conversion.h"
 #include "storage/storage.h"
 
 namespace apiserver::controllers {
@@ -75,6 +76,8 @@ class CrdController {
   // after a backoff.
   void work_on(const std::string& name);
   void reconcile(const std::string& name);
+  // How the CRD's objects change versions (spec.conversion); null for strategy None.
+  std::shared_ptr<const registry::CustomConverter> converter_of(const nlohmann::json& crd);
   // The finalizer's work; false while custom resources remain (looked at again after a while).
   bool finalize(const nlohmann::json& crd);
   void publish(const std::string& name, std::vector<registry::Resource> rows);

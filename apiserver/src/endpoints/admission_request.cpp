@@ -66,27 +66,40 @@ registry::AdmissionPasses AdmissionRequest::passes() {
       publish_annotations();
       return decision;
     }
-    json seen = as_seen(object);
-    const json old_seen = old != nullptr ? as_seen(*old) : json();
-    attributes_.object = &seen;
-    attributes_.old_object = old != nullptr ? &old_seen : nullptr;
+    auto seen = as_seen(object);
+    if (!seen) {
+      return seen.error();
+    }
+    auto old_seen = old != nullptr ? as_seen(*old) : errors::Result<json>(json());
+    if (!old_seen) {
+      return old_seen.error();
+    }
+    attributes_.object = &*seen;
+    attributes_.old_object = old != nullptr ? &*old_seen : nullptr;
     auto decision = chain_->admit(attributes_);
     publish_annotations();
     if (!decision) {
-      take_back(object, std::move(seen));
+      return take_back(object, std::move(*seen));
     }
     return decision;
   };
   passes.validate = [this](const json* old, const json& object) -> std::optional<errors::Status> {
     // The validating pass may not change the object: it sees a copy.
-    json seen = as_seen(object);
-    const json old_seen = old != nullptr && viewed_otherwise() ? as_seen(*old) : json();
-    const json* old_shown = old != nullptr && viewed_otherwise() ? &old_seen : old;
+    auto seen = as_seen(object);
+    if (!seen) {
+      return seen.error();
+    }
+    auto old_seen =
+        old != nullptr && viewed_otherwise() ? as_seen(*old) : errors::Result<json>(json());
+    if (!old_seen) {
+      return old_seen.error();
+    }
+    const json* old_shown = old != nullptr && viewed_otherwise() ? &*old_seen : old;
     if (attributes_.operation == admission::Operation::Delete) {
       attributes_.object = nullptr;
-      attributes_.old_object = &seen;
+      attributes_.old_object = &*seen;
     } else {
-      attributes_.object = &seen;
+      attributes_.object = &*seen;
       attributes_.old_object = old_shown;
       attributes_.name = registry::string_at(object, {"metadata", "name"});
     }
@@ -101,22 +114,28 @@ bool AdmissionRequest::viewed_otherwise() const {
   return attributes_.subresource == "scale" || registry::stored_in_other_form(*resource_);
 }
 
-json AdmissionRequest::as_seen(const json& object) const {
+errors::Result<json> AdmissionRequest::as_seen(const json& object) const {
   if (attributes_.subresource == "scale") {
     return scale_of(*resource_, object);
   }
   json seen = object;
-  registry::to_served_form(*resource_, seen);  // nothing for a kind stored as it is served
+  // Nothing happens for a kind stored as it is served.
+  if (auto error = registry::to_served_form(*resource_, seen)) {
+    return *error;
+  }
   return seen;
 }
 
-void AdmissionRequest::take_back(json& object, json seen) const {
+std::optional<errors::Status> AdmissionRequest::take_back(json& object, json seen) const {
   if (attributes_.subresource == "scale") {
     object = with_scale(*resource_, object, seen);  // the Scale's replicas go into the workload
-    return;
+    return std::nullopt;
   }
-  registry::to_stored_form(*resource_, seen);
+  if (auto error = registry::to_stored_form(*resource_, seen)) {
+    return error;
+  }
   object = std::move(seen);
+  return std::nullopt;
 }
 
 admission::Decision AdmissionRequest::admit_body(json& body) {

@@ -46,9 +46,9 @@ class AdmissionRequest {
   // Scale through /scale, or the request's form of a kind stored in another
   // (registry/served_form.h: events.k8s.io Events).
   bool viewed_otherwise() const;
-  nlohmann::json as_seen(const nlohmann::json& object) const;
+  errors::Result<nlohmann::json> as_seen(const nlohmann::json& object) const;
   // What the mutating pass made of the seen form, back into the stored object.
-  void take_back(nlohmann::json& object, nlohmann::json seen) const;
+  std::optional<errors::Status> take_back(nlohmann::json& object, nlohmann::json seen) const;
 
   const admission::Chain* chain_;
   const registry::Resource* resource_;

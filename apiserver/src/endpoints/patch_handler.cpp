@@ -151,7 +151,9 @@ http::Response ResourceHandler::patch(const Resource& r, const RequestInfo& info
       return create_object(r, info, request, std::move(created), {}, true);
     }
     json current = served_object(stored);
-    registry::to_served_form(r, current);
+    if (auto error = registry::to_served_form(r, current)) {
+      return error->response();
+    }
     if (r.custom) {
       registry::custom_defaults(r, current);
     }

@@ -85,22 +85,59 @@ std::optional<http::Response> list_revision(const ListOptions& options, const st
 // does when it decodes them from storage (a default added to the CRD later shows on reads), and
 // a kind stored in another group's form is converted (registry/served_form.h). `stored` keeps
 // its revision.
-void default_on_read(const Resource& r, storage::Object& stored) {
-  if (auto text = registry::served_text(r, stored.value)) {
-    stored.value = std::move(*text);
+std::optional<errors::Status> default_on_read(const Resource& r, storage::Object& stored) {
+  auto text = registry::served_text(r, stored.value);
+  if (!text) {
+    return text.error();
+  }
+  if (*text) {
+    stored.value = std::move(**text);
   }
   if (!r.custom || !r.custom->structural) {
-    return;
+    return std::nullopt;
   }
   json object = json::parse(stored.value, nullptr, false);
   if (!object.is_object()) {
-    return;
+    return std::nullopt;
   }
   const json before = object;
   r.custom->structural->apply_defaults(object);
   if (object != before) {
     stored.value = object.dump();
   }
+  return std::nullopt;
+}
+
+// The items of a list as `r` serves them. Custom resources stored at other versions are
+// converted together, as upstream converts a list (one webhook call for the whole page).
+std::optional<errors::Status> serve_items(const Resource& r, std::vector<storage::Object>& items) {
+  if (r.custom && registry::stored_in_other_form(r)) {
+    std::vector<json> objects;
+    std::vector<size_t> at;
+    for (size_t i = 0; i < items.size(); ++i) {
+      json object = json::parse(items[i].value, nullptr, false);
+      if (object.is_object() && object.value("apiVersion", std::string()) != r.group_version()) {
+        objects.push_back(std::move(object));
+        at.push_back(i);
+      }
+    }
+    std::vector<json*> pointers;
+    for (auto& object : objects) {
+      pointers.push_back(&object);
+    }
+    if (auto error = registry::to_served_forms(r, std::move(pointers))) {
+      return error;
+    }
+    for (size_t n = 0; n < at.size(); ++n) {
+      items[at[n]].value = objects[n].dump();
+    }
+  }
+  for (auto& item : items) {
+    if (auto error = default_on_read(r, item)) {
+      return error;
+    }
+  }
+  return std::nullopt;
 }
 
 // The Table options of a request: includeObject, and "now" for ages. A bad includeObject fails
@@ -124,7 +161,9 @@ http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
   if (auto error = storage_.get(r.storage_key(info.namespace_, info.name), stored)) {
     return storage_failure(r, info.name, error);
   }
-  default_on_read(r, stored);
+  if (auto error = default_on_read(r, stored)) {
+    return error->response();
+  }
   if (wants_table(request.header("Accept"))) {
     auto options = table_options(request);
     if (!options) {
@@ -198,8 +237,8 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     }
     cursor = last_key + std::string(1, '\0');
   }
-  for (auto& item : kept) {
-    default_on_read(r, item);
+  if (auto error = serve_items(r, kept)) {
+    return error->response();
   }
   json metadata = {{"resourceVersion", std::to_string(read_at)}};
   if (more && !kept.empty()) {
@@ -228,7 +267,7 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     return json_response(200, registry::to_table(r, objects, *options));
   }
   // The body as dump() would write {"apiVersion", "items", "kind", "metadata"}, the items made
-  // from their stored text; upstream's list items carry no apiVersion/kind.
+  // from their stored text; upstream's items of built-in kinds carry no apiVersion/kind.
   size_t size = 128;
   for (const auto& item : kept) {
     size += item.value.size() + 32;
@@ -242,10 +281,13 @@ http::Response ResourceHandler::list(const Resource& r, const RequestInfo& info,
     if (i > 0) {
       body += ',';
     }
-    if (!append_served_json(kept[i].value, kept[i].mod_revision, true, body)) {
+    // Custom resources are unstructured upstream: their items keep apiVersion and kind.
+    if (!append_served_json(kept[i].value, kept[i].mod_revision, !r.custom, body)) {
       json object = served_object(kept[i]);
-      object.erase("apiVersion");
-      object.erase("kind");
+      if (!r.custom) {
+        object.erase("apiVersion");
+        object.erase("kind");
+      }
       body += object.dump();
     }
   }
@@ -267,7 +309,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
     if (!options) {
       return options.error().response();
     }
-    present = [resource = r, options = *options](const json& object) {
+    present = [resource = r, options = *options](const json& object) -> errors::Result<json> {
       registry::TableOptions now = options;
       now.now = std::chrono::system_clock::now();
       if (resource.custom && resource.custom->structural) {
@@ -278,7 +320,7 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       return registry::to_table_for_object(resource, object, now);
     };
   } else if (r.custom && r.custom->structural) {
-    present = [schema = r.custom->structural](const json& object) {
+    present = [schema = r.custom->structural](const json& object) -> errors::Result<json> {
       json defaulted = object;
       schema->apply_defaults(defaulted);
       return defaulted;
@@ -286,10 +328,16 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
   }
   if (registry::stored_in_other_form(r)) {
     // Selectors match the stored form; what goes out is the served one.
-    present = [resource = r, then = std::move(present)](const json& object) {
+    present = [resource = r,
+               then = std::move(present)](const json& object) -> errors::Result<json> {
       json served = object;
-      registry::to_served_form(resource, served);
-      return then ? then(served) : served;
+      if (auto error = registry::to_served_form(resource, served)) {
+        return *error;
+      }
+      if (then) {
+        return then(served);
+      }
+      return served;
     };
   }
   auto options = decode_list_options(request, true);
@@ -336,8 +384,14 @@ http::Response ResourceHandler::watch(const Resource& r, const RequestInfo& info
       if (!selection->empty() && !selection->matches(object)) {
         continue;
       }
-      nlohmann::ordered_json event = {{"type", "ADDED"},
-                                      {"object", present ? present(object) : object}};
+      if (present) {
+        auto presented = present(object);
+        if (!presented) {
+          return presented.error().response();
+        }
+        object = std::move(*presented);
+      }
+      nlohmann::ordered_json event = {{"type", "ADDED"}, {"object", std::move(object)}};
       initial.push_back(event.dump() + "\n");
     }
     from = result.revision + 1;

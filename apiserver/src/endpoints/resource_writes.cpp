@@ -43,16 +43,18 @@ registry::Ownership served_ownership(const Resource& r, registry::Ownership own)
   if (!own || !registry::stored_in_other_form(r)) {
     return own;
   }
+  // A conversion that fails here failed moments ago on the same object and answered then; the
+  // object is left as it is.
   return [&r, own = std::move(own)](const json* live, const json& object) {
     json served_live;
     if (live != nullptr) {
       served_live = *live;
-      registry::to_served_form(r, served_live);
+      (void)registry::to_served_form(r, served_live);
     }
     json served = object;
-    registry::to_served_form(r, served);
+    (void)registry::to_served_form(r, served);
     json owned = own(live != nullptr ? &served_live : nullptr, served);
-    registry::to_stored_form(r, owned);
+    (void)registry::to_stored_form(r, owned);
     return owned;
   };
 }
@@ -62,12 +64,51 @@ errors::Result<registry::Written> as_served(const Resource& r,
                                             errors::Result<registry::Written> written) {
   if (written && registry::stored_in_other_form(r)) {
     if (written->object) {
-      registry::to_served_form(r, *written->object);
-    } else if (auto text = registry::served_text(r, written->stored)) {
-      written->stored = std::move(*text);
+      if (auto error = registry::to_served_form(r, *written->object)) {
+        return *error;
+      }
+    } else {
+      auto text = registry::served_text(r, written->stored);
+      if (!text) {
+        return text.error();
+      }
+      if (*text) {
+        written->stored = std::move(**text);
+      }
     }
   }
   return written;
+}
+
+// A write's object in the storage version's form. A custom resource naming another kind or
+// version than the request's is refused first, as its validation would.
+std::optional<errors::Status> body_to_stored_form(const Resource& r, json& object) {
+  if (r.stored_as && r.custom) {
+    if (auto refused = registry::custom_type_meta_refusal(r, object)) {
+      return refused;
+    }
+  }
+  return registry::to_stored_form(r, object);
+}
+
+// The object a write replaces, in the storage version's form (it may have been stored at
+// another version, before a CRD's storage version changed).
+errors::Result<storage::Object> current_in_stored_form(const Resource& r,
+                                                       const storage::Object& stored) {
+  storage::Object current = stored;
+  if (!registry::stored_in_other_form(r) || registry::storage_row(r).custom == nullptr) {
+    return current;
+  }
+  json object = json::parse(stored.value, nullptr, false);
+  if (!object.is_object() ||
+      object.value("apiVersion", std::string()) == registry::storage_row(r).group_version()) {
+    return current;
+  }
+  if (auto error = registry::to_stored_form(r, object)) {
+    return *error;
+  }
+  current.value = object.dump();
+  return current;
 }
 
 // RBAC's escalation prevention for writes of roles and bindings (authorization/escalation.h),
@@ -136,17 +177,20 @@ http::Response ResourceHandler::create_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  registry::to_stored_form(r, object);
+  if (auto error = body_to_stored_form(r, object)) {
+    return error->response();
+  }
   stamp_requester(r, request, object);
   // A patch that creates (apply) is admitted with CreateOptions, one that updates with
   // UpdateOptions, as upstream's patcher converts them.
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Create,
                              "CreateOptions", options->dry_run);
   auto written =
-      as_served(r, store_->create(r, {info.namespace_, std::move(object), options->dry_run,
-                                      served_ownership(r, std::move(options->own)),
-                                      escalation_check(authorizer_, policy_, r, info, request),
-                                      admission.passes()}));
+      as_served(r, store_->create(registry::storage_row(r),
+                                  {info.namespace_, std::move(object), options->dry_run,
+                                   served_ownership(r, std::move(options->own)),
+                                   escalation_check(authorizer_, policy_, r, info, request),
+                                   admission.passes()}));
   return written_response(201, written, with_admission_warnings(warnings, admission));
 }
 
@@ -174,20 +218,27 @@ http::Response ResourceHandler::update_object(const Resource& r, const RequestIn
   if (!options) {
     return options.error().response();
   }
-  registry::to_stored_form(r, object);
+  if (auto error = body_to_stored_form(r, object)) {
+    return error->response();
+  }
+  auto current = current_in_stored_form(r, stored);
+  if (!current) {
+    return current.error().response();
+  }
   AdmissionRequest admission(admission_, r, info, request, admission::Operation::Update,
                              "UpdateOptions", options->dry_run);
   auto written = as_served(
-      r, store_->update(r, {.namespace_ = info.namespace_,
-                            .name = info.name,
-                            .subresource = info.subresource,
-                            .object = std::move(object),
-                            .current = &stored,
-                            .dry_run = options->dry_run,
-                            .own = served_ownership(r, std::move(options->own)),
-                            .raced = raced,
-                            .admit = escalation_check(authorizer_, policy_, r, info, request),
-                            .admission = admission.passes()}));
+      r, store_->update(registry::storage_row(r),
+                        {.namespace_ = info.namespace_,
+                         .name = info.name,
+                         .subresource = info.subresource,
+                         .object = std::move(object),
+                         .current = &*current,
+                         .dry_run = options->dry_run,
+                         .own = served_ownership(r, std::move(options->own)),
+                         .raced = raced,
+                         .admit = escalation_check(authorizer_, policy_, r, info, request),
+                         .admission = admission.passes()}));
   return written_response(200, written, with_admission_warnings(warnings, admission));
 }
 
@@ -203,18 +254,21 @@ http::Response ResourceHandler::remove(const Resource& r, const RequestInfo& inf
     return refused->response();
   }
   auto deleted =
-      store_->remove(r, {.namespace_ = info.namespace_,
-                         .name = info.name,
-                         .dry_run = !options->dry_run.empty(),
-                         .precondition_uid = options->precondition_uid,
-                         .precondition_resource_version = options->precondition_resource_version,
-                         .grace_period_seconds = options->grace_period_seconds,
-                         .orphan_dependents = options->orphan_dependents,
-                         .propagation_policy = options->propagation_policy,
-                         .admission = admission.passes()});
+      store_->remove(registry::storage_row(r),
+                     {.namespace_ = info.namespace_,
+                      .name = info.name,
+                      .dry_run = !options->dry_run.empty(),
+                      .precondition_uid = options->precondition_uid,
+                      .precondition_resource_version = options->precondition_resource_version,
+                      .grace_period_seconds = options->grace_period_seconds,
+                      .orphan_dependents = options->orphan_dependents,
+                      .propagation_policy = options->propagation_policy,
+                      .admission = admission.passes()});
   http::Response response;
   if (deleted) {
-    registry::to_served_form(r, deleted->object);
+    if (auto error = registry::to_served_form(r, deleted->object)) {
+      return error->response();
+    }
   }
   if (!deleted) {
     response = deleted.error().response();
@@ -257,7 +311,9 @@ http::Response ResourceHandler::remove_collection(const Resource& r, const Reque
     http::Response deleted = remove(r, one, request);
     if (deleted.status == 200 || deleted.status == 202) {
       // Upstream answers with the objects as listed before they were deleted.
-      registry::to_served_form(r, object);
+      if (auto error = registry::to_served_form(r, object)) {
+        return error->response();
+      }
       object.erase("apiVersion");
       object.erase("kind");
       items.push_back(std::move(object));

@@ -162,6 +162,8 @@ std::optional<http::Response> ResourceHandler::serve(http::Request& request,
   // Upstream warns on every request made through a deprecated version, failed ones included.
   if (auto deprecated = registry::deprecation_warning(r->group, r->version, r->kind)) {
     add_warnings(response, registry::warning_headers({*deprecated}));
+  } else if (r->custom && r->custom->deprecated) {
+    add_warnings(response, registry::warning_headers({r->custom->deprecation_warning}));
   }
   return response;
 }

@@ -177,7 +177,16 @@ std::string WatchStream::convert(const store::Event& e) const {
     }
     event["type"] = now ? (before ? "MODIFIED" : "ADDED") : "DELETED";
   }
-  event["object"] = present_ ? present_(object) : object;
+  if (present_) {
+    auto presented = present_(object);
+    if (!presented) {
+      nlohmann::ordered_json failed = {{"type", "ERROR"}, {"object", presented.error().document()}};
+      return failed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    event["object"] = std::move(*presented);
+  } else {
+    event["object"] = std::move(object);
+  }
   return event.dump() + "\n";
 }
 

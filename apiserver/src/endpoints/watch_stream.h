@@ -25,6 +25,7 @@
 
 #include "apiserver/http.h"
 #include "endpoints/collection.h"
+#include "errors/result.h"
 #include "store/watch.h"
 
 namespace apiserver::endpoints {
@@ -42,8 +43,9 @@ class TickedStream : public http::ChunkStream {
 
 class WatchStream final : public TickedStream {
  public:
-  // What an event carries for an object: the object itself, or a Table of one row.
-  using Presenter = std::function<nlohmann::json(const nlohmann::json&)>;
+  // What an event carries for an object: the object itself, or a Table of one row. A failure
+  // (a conversion webhook that did not answer) becomes an ERROR event carrying its Status.
+  using Presenter = std::function<errors::Result<nlohmann::json>(const nlohmann::json&)>;
 
   // `initial`: events already rendered (a watch from resourceVersion 0 starts with the list).
   // `bookmark_type` is {"kind", "apiVersion"} of the BOOKMARK objects, or null for none.

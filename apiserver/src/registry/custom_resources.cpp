@@ -7,9 +7,11 @@
 #include <set>
 
 #include "registry/crd_schema.h"
+#include "registry/custom_conversion.h"
 #include "registry/go_text.h"
 #include "registry/name_scanners.h"
 #include "registry/validation.h"
+#include "registry/version_priority.h"
 
 namespace apiserver::registry {
 namespace {
@@ -211,6 +213,55 @@ std::vector<const json*> eval_steps(const std::vector<Step>& steps, const json& 
   return current;
 }
 
+// spec.conversion, with the field paths of upstream's internal type (webhookClientConfig and
+// conversionReviewVersions sit directly under spec.conversion there).
+void validate_conversion(const json& crd, std::vector<FieldError>& out) {
+  const json::json_pointer at("/spec/conversion");
+  if (!crd.contains(at) || !crd.at(at).is_object()) {
+    return;
+  }
+  const json& conversion = crd.at(at);
+  const std::string strategy = text_at(conversion, "/strategy");
+  const bool has_webhook = conversion.contains("webhook") && conversion["webhook"].is_object();
+  const json hook = has_webhook ? conversion["webhook"] : json::object();
+  const bool has_client = hook.contains("clientConfig") && hook["clientConfig"].is_object();
+  if (strategy.empty()) {
+    out.push_back(required_value("spec.conversion.strategy", ""));
+  } else if (strategy != "None" && strategy != "Webhook") {
+    out.push_back(
+        not_supported("spec.conversion.strategy", go_quote(strategy), {"None", "Webhook"}));
+  }
+  if (strategy == "Webhook") {
+    if (!has_client) {
+      out.push_back(required_value("spec.conversion.webhookClientConfig",
+                                   "required when strategy is set to Webhook"));
+    } else {
+      const json& client = hook["clientConfig"];
+      const bool url = client.contains("url") && !client["url"].is_null();
+      const bool service = client.contains("service") && !client["service"].is_null();
+      if (url == service) {
+        out.push_back(required_value("spec.conversion.webhookClientConfig",
+                                     "exactly one of url or service is required"));
+      }
+    }
+    const std::vector<std::string> versions = strings_at(hook, "/conversionReviewVersions");
+    if (versions.empty()) {
+      out.push_back(required_value("spec.conversion.conversionReviewVersions", ""));
+    } else if (std::none_of(versions.begin(), versions.end(),
+                            [](const std::string& v) { return v == "v1" || v == "v1beta1"; })) {
+      std::string rendered = "[]string{";
+      for (size_t i = 0; i < versions.size(); ++i) {
+        rendered += (i > 0 ? ", " : "") + go_quote(versions[i]);
+      }
+      out.push_back(invalid_rendered("spec.conversion.conversionReviewVersions", rendered + "}",
+                                     "must include at least one of v1, v1beta1"));
+    }
+  } else if (has_client) {
+    out.push_back(forbidden("spec.conversion.webhookClientConfig",
+                            "should not be set when strategy is not set to Webhook"));
+  }
+}
+
 }  // namespace
 
 bool is_crd(const Resource& r) {
@@ -295,6 +346,7 @@ std::vector<FieldError> validate_crd(const json& crd) {
                                    "[]apiextensions.CustomResourceDefinitionVersion{...}",
                                    "must have exactly one version marked as storage version"));
   }
+  validate_conversion(crd, out);
   const std::string kind = text_at(crd, "/spec/names/kind");
   if (plural.empty()) {
     out.push_back(required_value("spec.names.plural", ""));
@@ -382,15 +434,44 @@ std::string names_conflict(const CrdNames& wanted, const std::vector<CrdNames>& 
   return "";
 }
 
-common::Result<std::vector<Resource>> rows_for_crd(const json& crd, const CrdNames& accepted,
-                                                   bool terminating) {
+namespace {
+
+// upstream's default deprecation warning: the version is deprecated, and the newest served,
+// not deprecated version of higher priority is the one to use, when there is one.
+std::string default_deprecation_warning(const json& crd, const std::string& version,
+                                        const std::string& kind) {
+  const std::string group = text_at(crd, "/spec/group");
+  std::string warning = group + "/" + version + " " + kind + " is deprecated";
+  std::vector<std::string> better;
+  for (const auto& v : versions_of(crd)) {
+    const std::string name = text_at(v, "/name");
+    if (flag_at(v, "/served") && !flag_at(v, "/deprecated") &&
+        compare_version_priority(version, name) < 0) {
+      better.push_back(name);
+    }
+  }
+  if (!better.empty()) {
+    sort_by_version_priority(better);
+    warning += "; use " + group + "/" + better.front() + " " + kind;
+  }
+  return warning;
+}
+
+}  // namespace
+
+common::Result<std::vector<Resource>> rows_for_crd(
+    const json& crd, const CrdNames& accepted, bool terminating,
+    std::shared_ptr<const CustomConverter> converter) {
   std::vector<Resource> rows;
+  std::vector<bool> served;
+  std::shared_ptr<const Resource> storage_row;
   const std::string group = text_at(crd, "/spec/group");
   const std::string crd_name = text_at(crd, "/metadata/name");
+  std::vector<std::string> all_versions;
   for (const auto& v : versions_of(crd)) {
-    if (!flag_at(v, "/served")) {
-      continue;
-    }
+    all_versions.push_back(group + "/" + text_at(v, "/name"));
+  }
+  for (const auto& v : versions_of(crd)) {
     Resource r;
     r.group = group;
     r.version = text_at(v, "/name");
@@ -406,6 +487,15 @@ common::Result<std::vector<Resource>> rows_for_crd(const json& crd, const CrdNam
     auto custom = std::make_shared<CustomResource>();
     custom->crd_name = crd_name;
     custom->terminating = terminating;
+    custom->converter = converter;
+    custom->versions = all_versions;
+    custom->deprecated = flag_at(v, "/deprecated");
+    if (custom->deprecated) {
+      custom->deprecation_warning =
+          v.contains("deprecationWarning") && v["deprecationWarning"].is_string()
+              ? v["deprecationWarning"].get<std::string>()
+              : default_deprecation_warning(crd, r.version, r.kind);
+    }
     const json::json_pointer schema_at("/schema/openAPIV3Schema");
     if (v.contains(schema_at) && v.at(schema_at).is_object()) {
       custom->schema = v.at(schema_at);
@@ -447,9 +537,23 @@ common::Result<std::vector<Resource>> rows_for_crd(const json& crd, const CrdNam
       r.table_columns.push_back({"Age", "date", "", 0, ".metadata.creationTimestamp", ""});
     }
     r.custom = std::move(custom);
+    if (flag_at(v, "/storage")) {
+      storage_row = std::make_shared<const Resource>(r);
+    }
+    served.push_back(flag_at(v, "/served"));
     rows.push_back(std::move(r));
   }
-  return rows;
+  std::vector<Resource> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!served[i]) {
+      continue;
+    }
+    if (storage_row && rows[i].version != storage_row->version) {
+      rows[i].stored_as = storage_row;
+    }
+    out.push_back(std::move(rows[i]));
+  }
+  return out;
 }
 
 json eval_column_path(const std::string& path, const json& object) {

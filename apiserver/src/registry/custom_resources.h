@@ -25,7 +25,8 @@
 
 namespace apiserver::registry {
 
-class CrdSchema;  // registry/crd_schema.h
+class CrdSchema;        // registry/crd_schema.h
+class CustomConverter;  // registry/custom_conversion.h
 
 struct CustomResource {
   std::string crd_name;  // "<plural>.<group>"
@@ -43,6 +44,14 @@ struct CustomResource {
   std::string spec_replicas_path;
   std::string status_replicas_path;
   std::string label_selector_path;
+  // spec.conversion: how objects change versions (null: strategy None), and every version of
+  // the CRD as "group/version", served or not.
+  std::shared_ptr<const CustomConverter> converter;
+  std::vector<std::string> versions;
+  // The version's deprecation: with `deprecated`, every request gets a Warning header with
+  // deprecationWarning, or by default "<group>/<version> <Kind> is deprecated".
+  bool deprecated = false;
+  std::string deprecation_warning;
 };
 
 inline constexpr const char* kCrdGroup = "apiextensions.k8s.io";
@@ -87,10 +96,12 @@ nlohmann::json names_json(const CrdNames& names);
 // `"videoprocessors" is already in use`.
 std::string names_conflict(const CrdNames& wanted, const std::vector<CrdNames>& others);
 
-// The rows a CRD serves: one per served version, built from its spec and `accepted` names. Fails
-// (no rows) when a version's schema is not structural.
-common::Result<std::vector<Resource>> rows_for_crd(const nlohmann::json& crd,
-                                                   const CrdNames& accepted, bool terminating);
+// The rows a CRD serves: one per served version, built from its spec and `accepted` names, each
+// converting with `converter` (null: None) and, but for the storage version's, stored as the
+// storage version's row. Fails (no rows) when a version's schema is not structural.
+common::Result<std::vector<Resource>> rows_for_crd(
+    const nlohmann::json& crd, const CrdNames& accepted, bool terminating,
+    std::shared_ptr<const CustomConverter> converter = nullptr);
 
 // Evaluates an additionalPrinterColumns JSONPath (".spec.replicas", ".status.conditions[0].type",
 // `.status.conditions[?(@.type=="Ready")].status`) on `object`; null when nothing matches. Only

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "apiserver/facts.h"
+#include "registry/version_priority.h"
 
 namespace apiserver::registry {
 namespace {
@@ -228,9 +229,16 @@ void Registry::upsert(Resource resource) {
                             [&](const GroupVersions& g) { return g.name == resource.group; });
   if (group == group_order_.end()) {
     group_order_.push_back({resource.group, {resource.version}, resource.version});
+    added_groups_.insert(resource.group);
   } else if (std::find(group->versions.begin(), group->versions.end(), resource.version) ==
              group->versions.end()) {
     group->versions.push_back(resource.version);
+    if (added_groups_.count(resource.group) != 0) {
+      // A group of custom resources lists its versions by priority, the first preferred, as
+      // kube-apiserver's discovery of CRD groups does.
+      sort_by_version_priority(group->versions);
+      group->preferred_version = group->versions.front();
+    }
   }
   if (it == rows_.end()) {
     rows_.push_back(std::move(resource));
@@ -262,6 +270,11 @@ void Registry::remove(const std::string& group, const std::string& version,
     if (!g.versions.empty() &&
         std::find(g.versions.begin(), g.versions.end(), g.preferred_version) == g.versions.end()) {
       g.preferred_version = g.versions.front();
+    }
+  }
+  for (const auto& g : group_order_) {
+    if (g.versions.empty()) {
+      added_groups_.erase(g.name);
     }
   }
   group_order_.erase(std::remove_if(group_order_.begin(), group_order_.end(),

@@ -1,11 +1,17 @@
 #include "registry/served_form.h"
 
+#include "registry/builtin_conversion.h"
+#include "registry/custom_conversion.h"
+#include "registry/custom_resources.h"
 #include "registry/kind_strategy.h"
 
 namespace apiserver::registry {
 namespace {
 
-const KindStrategy* converting_strategy(const Resource& r) {
+using nlohmann::json;
+
+// A kind served by another group's storage (events.k8s.io Events).
+const KindStrategy* other_group_strategy(const Resource& r) {
   if (r.custom) {
     return nullptr;
   }
@@ -15,35 +21,101 @@ const KindStrategy* converting_strategy(const Resource& r) {
              : nullptr;
 }
 
+// A kind served at several versions of its group.
+bool several_versions(const Resource& r) {
+  if (r.custom) {
+    return r.custom->versions.size() > 1;
+  }
+  return r.stored_as != nullptr || !builtin_storage_version(r.group, r.resource).empty();
+}
+
+std::string api_version_of(const json& object) {
+  auto it = object.find("apiVersion");
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::string group_version(const std::string& group, const std::string& version) {
+  return group.empty() ? version : group + "/" + version;
+}
+
+// `object` (at whatever version of r's group it names) at `version`.
+std::optional<errors::Status> to_version(const Resource& r, json& object,
+                                         const std::string& version) {
+  const std::string wanted = group_version(r.group, version);
+  if (r.custom) {
+    return convert_custom(r.custom->converter.get(), r.custom->versions, {&object}, wanted);
+  }
+  if (api_version_of(object) == wanted) {
+    return std::nullopt;
+  }
+  if (auto error = convert_builtin(r.group, r.kind, object, version)) {
+    return errors::failure(500, "", *error);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool stored_in_other_form(const Resource& r) {
-  return converting_strategy(r) != nullptr;
+  return other_group_strategy(r) != nullptr || several_versions(r);
 }
 
-void to_stored_form(const Resource& r, nlohmann::json& object) {
-  if (const KindStrategy* strategy = converting_strategy(r); strategy && object.is_object()) {
-    strategy->to_storage(object);
-  }
+const Resource& storage_row(const Resource& r) {
+  return r.stored_as ? *r.stored_as : r;
 }
 
-void to_served_form(const Resource& r, nlohmann::json& object) {
-  if (const KindStrategy* strategy = converting_strategy(r); strategy && object.is_object()) {
-    strategy->from_storage(object);
-  }
-}
-
-std::optional<std::string> served_text(const Resource& r, const std::string& stored) {
-  const KindStrategy* strategy = converting_strategy(r);
-  if (strategy == nullptr) {
-    return std::nullopt;
-  }
-  nlohmann::json object = nlohmann::json::parse(stored, nullptr, false);
+std::optional<errors::Status> to_stored_form(const Resource& r, json& object) {
   if (!object.is_object()) {
     return std::nullopt;
   }
-  strategy->from_storage(object);
-  return object.dump();
+  if (const KindStrategy* strategy = other_group_strategy(r)) {
+    strategy->to_storage(object);
+    return std::nullopt;
+  }
+  return several_versions(r) ? to_version(r, object, storage_row(r).version) : std::nullopt;
+}
+
+std::optional<errors::Status> to_served_form(const Resource& r, json& object) {
+  if (!object.is_object()) {
+    return std::nullopt;
+  }
+  if (const KindStrategy* strategy = other_group_strategy(r)) {
+    strategy->from_storage(object);
+    return std::nullopt;
+  }
+  return several_versions(r) ? to_version(r, object, r.version) : std::nullopt;
+}
+
+std::optional<errors::Status> to_served_forms(const Resource& r, std::vector<json*> objects) {
+  if (r.custom && several_versions(r)) {
+    std::erase_if(objects, [](const json* o) { return !o->is_object(); });
+    return convert_custom(r.custom->converter.get(), r.custom->versions, std::move(objects),
+                          r.group_version(), r.kind + "List");
+  }
+  for (json* object : objects) {
+    if (auto error = to_served_form(r, *object)) {
+      return error;
+    }
+  }
+  return std::nullopt;
+}
+
+errors::Result<std::optional<std::string>> served_text(const Resource& r,
+                                                       const std::string& stored) {
+  if (!stored_in_other_form(r)) {
+    return std::optional<std::string>();
+  }
+  json object = json::parse(stored, nullptr, false);
+  if (!object.is_object()) {
+    return std::optional<std::string>();
+  }
+  if (other_group_strategy(r) == nullptr && api_version_of(object) == r.group_version()) {
+    return std::optional<std::string>();  // stored at the version served
+  }
+  if (auto error = to_served_form(r, object)) {
+    return *error;
+  }
+  return std::optional<std::string>(object.dump());
 }
 
 }  // namespace apiserver::registry

@@ -49,4 +49,8 @@ common::Result<Response> post_json(const Target& target, const std::string& body
                                    std::chrono::milliseconds timeout,
                                    size_t max_response_bytes = kMaxResponseBytes);
 
+// What Go's rest client says of an answer that is not 2xx and carries no Status, e.g. `the server
+// could not find the requested resource` for a 404.
+std::string rest_client_error(int status, const std::string& body);
+
 }  // namespace apiserver::webhook

@@ -143,10 +143,15 @@ std::shared_ptr<const registry::Resource> named_resource(const Services& service
 }
 
 // `object` in the form `from` serves it, in the form `to` serves it (both from one storage).
-json converted(const json& object, const registry::Resource& from, const registry::Resource& to) {
+errors::Result<json> converted(const json& object, const registry::Resource& from,
+                               const registry::Resource& to) {
   json out = object;
-  registry::to_stored_form(from, out);
-  registry::to_served_form(to, out);
+  if (auto error = registry::to_stored_form(from, out)) {
+    return *error;
+  }
+  if (auto error = registry::to_served_form(to, out)) {
+    return *error;
+  }
   return out;
 }
 
@@ -162,11 +167,19 @@ Result call_webhook(const Services& services, const Webhook& hook, const Invocat
   json object;
   json old_object;
   if (request.object != nullptr) {
-    object = converted(*request.object, *request.resource, *named);
+    auto seen = converted(*request.object, *request.resource, *named);
+    if (!seen) {
+      return internal(seen.error());
+    }
+    object = std::move(*seen);
     shown.object = &object;
   }
   if (request.old_object != nullptr) {
-    old_object = converted(*request.old_object, *request.resource, *named);
+    auto seen = converted(*request.old_object, *request.resource, *named);
+    if (!seen) {
+      return internal(seen.error());
+    }
+    old_object = std::move(*seen);
     shown.old_object = &old_object;
   }
   shown.warnings.clear();
@@ -176,7 +189,11 @@ Result call_webhook(const Services& services, const Webhook& hook, const Invocat
   request.audit_annotations.insert(request.audit_annotations.end(), shown.audit_annotations.begin(),
                                    shown.audit_annotations.end());
   if (result.changed && request.object != nullptr) {
-    *request.object = converted(object, *named, *request.resource);
+    auto back = converted(object, *named, *request.resource);
+    if (!back) {
+      return internal(back.error());
+    }
+    *request.object = std::move(*back);
   }
   return result;
 }

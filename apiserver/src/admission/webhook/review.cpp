@@ -6,6 +6,7 @@
 #include "common/go_quote.h"
 #include "registry/validation_rules.h"
 #include "registry/walk_depth.h"
+#include "webhook/client.h"
 
 namespace apiserver::admission::webhook {
 namespace {
@@ -27,30 +28,6 @@ nlohmann::ordered_json user_info(const UserInfo& user) {
     out["extra"] = user.extra;
   }
   return out;
-}
-
-// Go's rest client's message for an answer that is not 2xx and carries no Status.
-std::string unstructured_error(int status, const std::string& body) {
-  switch (status) {
-    case 400:
-      return "the server rejected our request for an unknown reason";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "the server has forbidden the request";
-    case 404:
-      return "the server could not find the requested resource";
-    case 500: {
-      std::string shown = body.size() > 2048 ? body.substr(0, 2048) : body;
-      return "an error on the server (" + common::go_quote(shown.empty() ? "unknown" : shown) +
-             ") has prevented the request from succeeding";
-    }
-    case 503:
-      return "the server is currently unable to handle the request";
-    default:
-      return "the server responded with the status code " + std::to_string(status) +
-             " but did not return more information";
-  }
 }
 
 CallError call_failure(const std::string& why, int code = 503) {
@@ -133,7 +110,7 @@ common::Result<Answer, CallError> read_answer(int status, const std::string& bod
       return call_failure(str(doc, "message"),
                           static_cast<int>(std::clamp<int64_t>(given, 100, 599)));
     }
-    return call_failure(unstructured_error(status, body), status);
+    return call_failure(apiserver::webhook::rest_client_error(status, body), status);
   }
   if (doc.is_discarded()) {
     return call_failure(std::string("couldn't get version/kind; json parse error: ") +
