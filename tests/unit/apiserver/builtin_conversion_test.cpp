@@ -362,3 +362,19 @@ TEST_CASE("hostile HPA and ResourceSlice documents convert without throwing", "[
     }
   }
 }
+
+TEST_CASE("HPA annotations escape text as Go's json.Marshal does and read it back",
+          "[conversion]") {
+  json v2 = full_v2();
+  v2["spec"]["metrics"] = json::parse(
+      "[{\"type\": \"Pods\", \"pods\": {\"metric\": {\"name\": \"a<b>&c\\u2028d\"},"
+      " \"target\": {\"type\": \"AverageValue\", \"averageValue\": \"1\"}}}]");
+  v2["spec"].erase("behavior");
+  v2["status"].erase("currentMetrics");
+  v2["status"].erase("conditions");
+  const json v1 = converted(v2, "v1");
+  CHECK(
+      v1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"] ==
+      R"([{"type":"Pods","pods":{"metricName":"a\u003cb\u003e\u0026c\u2028d","targetAverageValue":"1"}}])");
+  CHECK(converted(v1, "v2") == v2);
+}
