@@ -1,5 +1,7 @@
 #include "registry/go_text.h"
 
+#include <algorithm>
+
 namespace apiserver::registry {
 
 std::size_t rune_count(std::string_view s) {
@@ -34,19 +36,54 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
 }
 
 std::string go_json_string(const std::string& s) {
+  return go_json_escape(nlohmann::json(s).dump());
+}
+
+std::string go_json_escape(std::string_view text) {
   std::string out;
-  for (char c : nlohmann::json(s).dump()) {
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
     if (c == '<') {
       out += "\\u003c";
     } else if (c == '>') {
       out += "\\u003e";
     } else if (c == '&') {
       out += "\\u0026";
+    } else if (c == '\xE2' && i + 2 < text.size() && text[i + 1] == '\x80' &&
+               (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      out += text[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";
+      i += 2;
     } else {
       out += c;
     }
   }
   return out;
+}
+
+std::size_t json_text_depth(std::string_view text) {
+  std::size_t depth = 0;
+  std::size_t deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
 }
 
 std::string go_json_kind(const nlohmann::json& value) {

@@ -22,6 +22,12 @@ using common::go_quote;
 // A string as Go's encoding/json writes it: quoted, with <, > and & escaped as \u003c, \u003e
 // and \u0026 (its HTML-safe default).
 std::string go_json_string(const std::string& s);
+// JSON text with the escapes encoding/json adds to what it writes: <, >, & (as above) and the
+// line and paragraph separators U+2028 and U+2029 as \u2028 and \u2029.
+std::string go_json_escape(std::string_view json_text);
+// The deepest nesting of arrays and objects in JSON text, counted outside strings; linear, for
+// refusing text before a recursive parser sees it.
+std::size_t json_text_depth(std::string_view text);
 // Go's utf8.RuneCountInString: each byte of invalid UTF-8 counts as one rune. Both places that
 // count runes upstream use it: kube-openapi's maxLength/minLength check and the apiserver's
 // warning recorder.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "apiserver/facts.h"
+#include "registry/builtin_conversion.h"
 #include "registry/version_priority.h"
 
 namespace apiserver::registry {
@@ -207,6 +208,20 @@ std::shared_ptr<Registry> Registry::builtin(const RuntimeConfig& config) {
     std::string key = r.at("group").get<std::string>() + "/" + r.at("version").get<std::string>();
     if (served.count(key) != 0) {
       registry->rows_.push_back(row_from_facts(r));
+    }
+  }
+  // A kind served at several versions of its group is stored at one of them (served or not).
+  for (auto& row : registry->rows_) {
+    const std::string storage = builtin_storage_version(row.group, row.resource);
+    if (storage.empty() || storage == row.version) {
+      continue;
+    }
+    for (const auto& r : facts.at("resources")) {
+      if (r.at("group") == row.group && r.at("version") == storage &&
+          r.at("resource") == row.resource) {
+        row.stored_as = std::make_shared<const Resource>(row_from_facts(r));
+        break;
+      }
     }
   }
   std::lock_guard lock(registry->mu_);

@@ -7,33 +7,6 @@
 namespace apiserver::serviceaccount {
 namespace {
 
-// The deepest nesting of arrays and objects in `text`, counted outside strings. Linear, and
-// enough to refuse what Go's decoder refuses before the parser sees it.
-size_t nesting_depth(std::string_view text) {
-  size_t depth = 0;
-  size_t deepest = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 std::string type_error(const JoseJson& value, std::string_view go_type) {
   return "json: cannot unmarshal " + registry::go_json_kind(value) + " into Go value of type " +
          std::string(go_type);
@@ -55,7 +28,7 @@ bool ascii_fold_equal(std::string_view a, std::string_view b) {
 }  // namespace
 
 common::Result<JoseJson> parse_jose_json(std::string_view text) {
-  if (nesting_depth(text) > kMaxJoseDepth) {
+  if (registry::json_text_depth(text) > kMaxJoseDepth) {
     return common::Result<JoseJson>::failure("exceeded max depth");
   }
   JoseJson value = JoseJson::parse(text, nullptr, false);
