@@ -75,7 +75,24 @@ std::optional<Correlation> correlate_index(const Correlation& parent, const json
   return std::nullopt;
 }
 
-bool unchanged(const Correlation& c, const json& now) {
+namespace {
+
+bool compare(const Correlation& c, const json& now, UnchangedMemo& memo);
+
+}  // namespace
+
+bool unchanged(const Correlation& c, const json& now, UnchangedMemo& memo) {
+  if (auto it = memo.find(&now); it != memo.end()) {
+    return it->second;
+  }
+  const bool same = compare(c, now, memo);
+  memo.emplace(&now, same);
+  return same;
+}
+
+namespace {
+
+bool compare(const Correlation& c, const json& now, UnchangedMemo& memo) {
   const WalkDepth depth;
   if (c.old == nullptr || depth.exceeded()) {
     return false;
@@ -97,7 +114,7 @@ bool unchanged(const Correlation& c, const json& now) {
         // Lists that are not map-lists are compared whole.
         return (c.schema == nullptr || c.schema->list_type != "map") && go_equal(old, now);
       }
-      if (!unchanged(*child, now[i])) {
+      if (!unchanged(*child, now[i], memo)) {
         return false;
       }
     }
@@ -109,7 +126,7 @@ bool unchanged(const Correlation& c, const json& now) {
     }
     for (const auto& [key, value] : now.items()) {
       auto child = correlate_key(c, now, key);
-      if (!child || !unchanged(*child, value)) {
+      if (!child || !unchanged(*child, value, memo)) {
         return false;
       }
     }
@@ -117,5 +134,7 @@ bool unchanged(const Correlation& c, const json& now) {
   }
   return go_equal(old, now);
 }
+
+}  // namespace
 
 }  // namespace apiserver::registry

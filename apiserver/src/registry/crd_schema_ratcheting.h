@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "registry/crd_schema_node.h"
 
@@ -35,7 +36,11 @@ std::optional<Correlation> correlate_key(const Correlation& parent, const nlohma
 // The correlation of now[index], if any (map-type lists only).
 std::optional<Correlation> correlate_index(const Correlation& parent, const nlohmann::json& now,
                                            size_t index);
+// Answers of unchanged() by new value, so that the ancestors of a value compare it once (as
+// upstream caches its DeepEqual per correlated node). Valid for one object pair.
+using UnchangedMemo = std::unordered_map<const nlohmann::json*, bool>;
+
 // Whether `now` is unchanged from the old value it is correlated with.
-bool unchanged(const Correlation& c, const nlohmann::json& now);
+bool unchanged(const Correlation& c, const nlohmann::json& now, UnchangedMemo& memo);
 
 }  // namespace apiserver::registry

@@ -33,6 +33,8 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 
 struct Validator {
   std::vector<FieldError>& errs;
+  // On update: which new values are unchanged, shared by every check of one object.
+  UnchangedMemo& memo;
   // How many checks ran, as kube-openapi's MatchCount: of the failing anyOf/oneOf schemas, the
   // errors of the one that matched most are reported.
   int matches = 0;
@@ -281,7 +283,7 @@ struct Validator {
   void check(const Node& n, const std::string& name, const json& data, const Correlation* corr) {
     const size_t before = errs.size();
     check_value(n, name, data, corr);
-    if (corr != nullptr && errs.size() > before && unchanged(*corr, data)) {
+    if (corr != nullptr && errs.size() > before && unchanged(*corr, data, memo)) {
       errs.resize(before);
     }
   }
@@ -346,10 +348,9 @@ struct Validator {
     std::vector<FieldError> errs;
     int matches = 0;
   };
-  static Outcome run(const Node& n, const std::string& name, const json& data,
-                     const Correlation* corr) {
+  Outcome run(const Node& n, const std::string& name, const json& data, const Correlation* corr) {
     Outcome out;
-    Validator sub{out.errs};
+    Validator sub{out.errs, memo};
     sub.check_value(n, name, data, corr);
     out.matches = sub.matches;
     return out;
@@ -620,7 +621,8 @@ void drop_repeats(std::vector<FieldError>& errs) {
 
 std::vector<FieldError> CrdSchema::validate(const nlohmann::json& object) const {
   std::vector<FieldError> errs;
-  Validator{errs}.check(*root_, "", object, nullptr);
+  UnchangedMemo memo;
+  Validator{errs, memo}.check(*root_, "", object, nullptr);
   drop_repeats(errs);
   ListTypeValidator{errs}.object("", root_.get(), object);
   return errs;
@@ -630,7 +632,8 @@ std::vector<FieldError> CrdSchema::validate_update(const nlohmann::json& object,
                                                    const nlohmann::json& old) const {
   std::vector<FieldError> errs;
   const Correlation root{&old, root_.get()};
-  Validator{errs}.check(*root_, "", object, &root);
+  UnchangedMemo memo;
+  Validator{errs, memo}.check(*root_, "", object, &root);
   drop_repeats(errs);
   // List-type errors are ratcheted whole: none are reported while the old object has some.
   std::vector<FieldError> old_list_errors;
