@@ -137,6 +137,8 @@ TEST_CASE("kubectl get --field-selector selects custom resources by their select
   make("a", {{"color", "red"}, {"size", 3}, {"on", true}});
   make("b", {{"color", "blue"}, {"size", 4}});
   make("c", json::object());
+  make("f", {{"size", 5.0}});  // a float64 in Go, printed as 5
+  REQUIRE(api.call("GET", widgets + "/f").body["spec"]["size"].is_number_float());
   auto names = [&](const std::string& selector) {
     auto got = api.call("GET", widgets + "?fieldSelector=" + selector);
     REQUIRE(got.status == 200);
@@ -147,10 +149,11 @@ TEST_CASE("kubectl get --field-selector selects custom resources by their select
     return out;
   };
   CHECK(names("spec.color%3Dred") == "a");
-  CHECK(names("spec.color!%3Dred") == "bc");
+  CHECK(names("spec.color!%3Dred") == "bcf");
+  CHECK(names("spec.size%3D5") == "f");
   CHECK(names("spec.size%3D4") == "b");
   CHECK(names("spec.on%3Dtrue") == "a");
-  CHECK(names("spec.color%3D") == "c");  // absent reads as ""
+  CHECK(names("spec.color%3D") == "cf");  // absent reads as ""
   CHECK(names("spec.color%3Dblue,metadata.namespace%3Ddefault") == "b");
 
   auto refused = api.call("GET", widgets + "?fieldSelector=spec.shape%3Dx");
