@@ -291,9 +291,17 @@ void CrdController::reconcile(const std::string& name) {
   bool accepted = conflict.empty();
   if (accepted) {
     status["acceptedNames"] = registry::names_json(wanted);
+    // As upstream's naming and establishing controllers: the names are accepted with Established
+    // False (Installing) first; once that status is stored, the next pass sets it True.
+    const bool was_accepted = condition_true(crd, "NamesAccepted");
     set_condition(status, "NamesAccepted", "True", "NoConflicts", "no conflicts found");
-    set_condition(status, "Established", "True", "InitialNamesAccepted",
-                  "the initial names have been accepted");
+    if (condition_true(crd, "Established") || was_accepted) {
+      set_condition(status, "Established", "True", "InitialNamesAccepted",
+                    "the initial names have been accepted");
+    } else {
+      set_condition(status, "Established", "False", "Installing",
+                    "the initial names have been accepted");
+    }
   } else {
     set_condition(status, "NamesAccepted", "False", "NameConflict", conflict);
     if (!condition_true(crd, "Established")) {

@@ -1,9 +1,10 @@
 // What kube-apiserver's apiextensions controllers do for CustomResourceDefinitions, in one
 // controller:
 // - naming: a CRD's names are accepted unless another CRD of its group uses one of them
-//   (status.acceptedNames, condition NamesAccepted);
-// - establishing: a CRD whose names are accepted is served (condition Established) — its rows go
-//   into the registry (one per served version), so routing, discovery and OpenAPI pick it up;
+//   (status.acceptedNames, condition NamesAccepted; a new CRD is Established=False, Installing);
+// - establishing: a CRD whose accepted names are stored is served (condition Established) — its
+//   rows go into the registry (one per served version), so routing, discovery and OpenAPI pick it
+//   up;
 // - finalizing: a CRD being deleted (the delete marks it and adds the finalizer
 //   customresourcecleanup.apiextensions.k8s.io) gets condition Terminating, every custom resource
 //   of it is deleted, then the finalizer is removed and the CRD goes; its rows go with it.

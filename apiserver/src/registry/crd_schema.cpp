@@ -88,43 +88,10 @@ Error message_only(std::string message) {
   return Error{std::move(message), std::nullopt};
 }
 
-common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std::string& where) {
-  if (!j.is_object()) {
-    return message_only(where + ": must be an object");
-  }
-  if (j.contains("$ref")) {
-    return message_only(where + ".$ref: not allowed in a structural schema");
-  }
-  auto node = std::make_unique<Node>();
-  node->nullable = flag(j, "nullable");
-  node->preserve_unknown = flag(j, "x-kubernetes-preserve-unknown-fields");
-  node->embedded = flag(j, "x-kubernetes-embedded-resource");
-  const bool int_or_string = flag(j, "x-kubernetes-int-or-string");
+}  // namespace
 
-  std::string type;
-  if (auto it = j.find("type"); it != j.end() && !it->is_null()) {
-    if (!it->is_string()) {
-      return message_only(where + ".type: must be a string");
-    }
-    type = it->get<std::string>();
-  }
-  static const std::set<std::string> kTypes = {"object",  "array",  "string",
-                                               "integer", "number", "boolean"};
-  if (!type.empty() && kTypes.count(type) == 0) {
-    return message_only(where + ".type: unsupported type \"" + type + "\"");
-  }
-  if (int_or_string) {
-    // The validator sees x-kubernetes-int-or-string as type [integer, string].
-    node->types = {"integer", "string"};
-  } else if (!type.empty()) {
-    node->types = {type};
-  } else if (!node->preserve_unknown) {
-    return message_only(where + ".type: must not be empty for specified fields");
-  }
-  if (node->embedded && type != "object") {
-    return message_only(where + ".type: must be object if x-kubernetes-embedded-resource is true");
-  }
-
+std::optional<Error> parse_value_checks(const json& j, const std::string& where, Node& n) {
+  Node* node = &n;
   if (auto it = j.find("format"); it != j.end() && it->is_string()) {
     // Upstream strips formats it does not support before validating.
     const std::string format = it->get<std::string>();
@@ -175,6 +142,52 @@ common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std
 
   if (auto error = read_strings(j, "required", where, node->required)) {
     return message_only(std::move(*error));
+  }
+
+  return std::nullopt;
+}
+
+namespace {
+
+common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std::string& where) {
+  if (!j.is_object()) {
+    return message_only(where + ": must be an object");
+  }
+  if (j.contains("$ref")) {
+    return message_only(where + ".$ref: not allowed in a structural schema");
+  }
+  auto node = std::make_unique<Node>();
+  node->nullable = flag(j, "nullable");
+  node->preserve_unknown = flag(j, "x-kubernetes-preserve-unknown-fields");
+  node->embedded = flag(j, "x-kubernetes-embedded-resource");
+  const bool int_or_string = flag(j, "x-kubernetes-int-or-string");
+
+  std::string type;
+  if (auto it = j.find("type"); it != j.end() && !it->is_null()) {
+    if (!it->is_string()) {
+      return message_only(where + ".type: must be a string");
+    }
+    type = it->get<std::string>();
+  }
+  static const std::set<std::string> kTypes = {"object",  "array",  "string",
+                                               "integer", "number", "boolean"};
+  if (!type.empty() && kTypes.count(type) == 0) {
+    return message_only(where + ".type: unsupported type \"" + type + "\"");
+  }
+  if (int_or_string) {
+    // The validator sees x-kubernetes-int-or-string as type [integer, string].
+    node->types = {"integer", "string"};
+  } else if (!type.empty()) {
+    node->types = {type};
+  } else if (!node->preserve_unknown) {
+    return message_only(where + ".type: must not be empty for specified fields");
+  }
+  if (node->embedded && type != "object") {
+    return message_only(where + ".type: must be object if x-kubernetes-embedded-resource is true");
+  }
+
+  if (auto error = parse_value_checks(j, where, *node)) {
+    return *error;
   }
 
   if (auto it = j.find("default"); it != j.end()) {
@@ -242,23 +255,29 @@ common::Result<std::unique_ptr<Node>, Error> parse_node(const json& j, const std
     return message_only(where +
                         ".x-kubernetes-list-map-keys: must not be empty if list type is map");
   }
+  if (auto error = parse_junctors(j, where, *node)) {
+    return *error;
+  }
   return node;
 }
 
 }  // namespace
 
 common::Result<CrdSchema, CrdSchema::Error> CrdSchema::parse(
-    const nlohmann::json& open_api_v3_schema) {
+    const nlohmann::json& open_api_v3_schema, const std::string& field_root) {
   if (json_depth(open_api_v3_schema, kMaxSchemaDepth) > kMaxSchemaDepth) {
-    return Error{
-        "openAPIV3Schema: nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels", {}};
+    return Error{field_root + ": nests deeper than " + std::to_string(kMaxSchemaDepth) + " levels",
+                 {}};
   }
-  auto root = parse_node(open_api_v3_schema, "openAPIV3Schema");
+  auto root = parse_node(open_api_v3_schema, field_root);
   if (!root) {
     return root.error();
   }
   if ((*root)->types != std::vector<std::string>{"object"}) {
-    return Error{"openAPIV3Schema.type: must be object at the root", {}};
+    return Error{field_root + ".type: must be object at the root", {}};
+  }
+  if (auto error = check_junctor_completeness(**root, field_root)) {
+    return *error;
   }
   CrdSchema schema;
   schema.root_ = std::shared_ptr<const Node>(std::move(*root));

@@ -26,8 +26,9 @@
 // schema errors, as the CR strategy appends them.
 //
 // Known gaps (not hidden):
-// - CEL rules (x-kubernetes-validations) are not evaluated; neither is validation ratcheting on
-//   update (upstream drops errors of unchanged fields on update), nor allOf/anyOf/oneOf/not.
+// - CEL rules (x-kubernetes-validations) are not evaluated.
+// - allOf/anyOf/oneOf/not: of the failing anyOf/oneOf schemas, the errors of the one that ran
+//   the most checks are reported; that count approximates kube-openapi's MatchCount.
 // - Embedded resources (x-kubernetes-embedded-resource): apiVersion, kind and metadata are kept
 //   as they are (never pruned), but their metadata is not coerced and apiVersion/kind are not
 //   checked as upstream's objectmeta validation does.
@@ -71,7 +72,10 @@ class CrdSchema {
   // error's field is under the CRD version's `schema`, e.g.
   //   openAPIV3Schema.properties[a].pattern: Invalid value: "+": must be a valid regular
   //   expression, but isn't: error parsing regexp: missing argument to repetition operator: `+`
-  static common::Result<CrdSchema, Error> parse(const nlohmann::json& open_api_v3_schema);
+  // `field_root` names the schema in errors (the CRD validation passes
+  // "spec.versions[0].schema.openAPIV3Schema").
+  static common::Result<CrdSchema, Error> parse(const nlohmann::json& open_api_v3_schema,
+                                                const std::string& field_root = "openAPIV3Schema");
 
   // Drops every field the schema does not declare (kept under
   // x-kubernetes-preserve-unknown-fields; inside x-kubernetes-embedded-resource objects
@@ -90,10 +94,17 @@ class CrdSchema {
   // for the texts and order. Empty when valid. Render with render_field_errors.
   std::vector<FieldError> validate(const nlohmann::json& object) const;
 
+  // validate() for an update from `old`, with upstream's validation ratcheting
+  // (registry/crd_schema_ratcheting.h): the errors of values unchanged from `old` are dropped, and
+  // x-kubernetes-list-type errors are reported only when `old` has none.
+  std::vector<FieldError> validate_update(const nlohmann::json& object,
+                                          const nlohmann::json& old) const;
+
   // The schema as given to parse().
   const nlohmann::json& json() const;
 
   struct Node;  // the parsed tree (crd_schema_node.h)
+  const Node& root() const { return *root_; }
 
  private:
   CrdSchema() = default;

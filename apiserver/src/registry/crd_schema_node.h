@@ -45,11 +45,34 @@ struct CrdSchema::Node {
   std::optional<nlohmann::json> default_value;
   std::string list_type;
   std::vector<std::string> list_map_keys;
+  // Value validation by other schemas (allOf, anyOf, oneOf, not). Their nodes hold only value
+  // checks, properties and items (no type but in upstream's int-or-string pattern).
+  std::vector<std::unique_ptr<Node>> all_of;
+  std::vector<std::unique_ptr<Node>> any_of;
+  std::vector<std::unique_ptr<Node>> one_of;
+  std::unique_ptr<Node> not_schema;
+  bool has_junctors() const {
+    return !all_of.empty() || !any_of.empty() || !one_of.empty() || not_schema != nullptr;
+  }
 
   const Node* property(const std::string& name) const {
     auto it = properties.find(name);
     return it == properties.end() ? nullptr : it->second.get();
   }
 };
+
+// Parsing steps shared by crd_schema.cpp and crd_schema_junctors.cpp. `where` is the node's field
+// path ("spec.versions[0].schema.openAPIV3Schema.properties[spec]").
+//
+// The value checks of `j` (format, bounds, lengths, counts, pattern, enum, required) into `node`.
+std::optional<CrdSchema::Error> parse_value_checks(const nlohmann::json& j,
+                                                   const std::string& where, CrdSchema::Node& node);
+// allOf, anyOf, oneOf and not of `j` into `node`, with the rules upstream's structural schema
+// check sets for them (crd_schema_junctors.cpp).
+std::optional<CrdSchema::Error> parse_junctors(const nlohmann::json& j, const std::string& where,
+                                               CrdSchema::Node& node);
+// That every field and items schema the root's junctors name is also declared outside them.
+std::optional<CrdSchema::Error> check_junctor_completeness(const CrdSchema::Node& root,
+                                                           const std::string& where);
 
 }  // namespace apiserver::registry

@@ -4,11 +4,14 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "registry/crd_schema.h"
 #include "registry/crd_schema_node.h"
+#include "registry/crd_schema_ratcheting.h"
 #include "registry/crd_schema_values.h"
 #include "registry/go_text.h"
 #include "registry/objects.h"
@@ -30,6 +33,11 @@ bool contains(const std::vector<std::string>& list, const std::string& s) {
 
 struct Validator {
   std::vector<FieldError>& errs;
+  // On update: which new values are unchanged, shared by every check of one object.
+  UnchangedMemo& memo;
+  // How many checks ran, as kube-openapi's MatchCount: of the failing anyOf/oneOf schemas, the
+  // errors of the one that matched most are reported.
+  int matches = 0;
 
   // The CR strategy's field path: the validator's name without its leading '.'; a nil path
   // prints as "<nil>".
@@ -195,10 +203,12 @@ struct Validator {
     }
   }
 
-  void check_array(const Node& n, const std::string& name, const json& data) {
+  void check_array(const Node& n, const std::string& name, const json& data,
+                   const Correlation* corr) {
     if (n.items) {
       for (size_t i = 0; i < data.size(); ++i) {
-        check(*n.items, name + "[" + std::to_string(i) + "]", data[i]);
+        auto child = corr ? correlate_index(*corr, data, i) : std::nullopt;
+        check(*n.items, name + "[" + std::to_string(i) + "]", data[i], child ? &*child : nullptr);
       }
     }
     const auto size = static_cast<int64_t>(data.size());
@@ -223,7 +233,17 @@ struct Validator {
     }
   }
 
-  void check_object(const Node& n, const std::string& name, const json& data) {
+  // The correlation of data[key], but for kind and apiVersion at the root (never ratcheted).
+  static std::optional<Correlation> child_of(const Correlation* corr, const std::string& name,
+                                             const json& data, const std::string& key) {
+    if (corr == nullptr || (name.empty() && (key == "kind" || key == "apiVersion"))) {
+      return std::nullopt;
+    }
+    return correlate_key(*corr, data, key);
+  }
+
+  void check_object(const Node& n, const std::string& name, const json& data,
+                    const Correlation* corr) {
     const auto count = static_cast<int64_t>(data.size());
     // The bad value shown for minProperties is the actual count (text unverified).
     if (n.min_properties && count < *n.min_properties) {
@@ -239,14 +259,16 @@ struct Validator {
     if (n.additional) {
       for (const auto& [key, value] : data.items()) {
         if (n.property(key) == nullptr) {
-          check(*n.additional, name + "." + key, value);
+          auto child = child_of(corr, name, data, key);
+          check(*n.additional, name + "." + key, value, child ? &*child : nullptr);
         }
       }
     }
     for (const auto& [key, prop] : n.properties) {
       auto it = data.find(key);
       if (it != data.end()) {
-        check(*prop, name.empty() ? key : name + "." + key, *it);
+        auto child = child_of(corr, name, data, key);
+        check(*prop, name.empty() ? key : name + "." + key, *it, child ? &*child : nullptr);
       }
     }
     for (const auto& key : n.required) {
@@ -256,7 +278,20 @@ struct Validator {
     }
   }
 
-  void check(const Node& n, const std::string& name, const json& data) {
+  // Validates `data` with `n`. With `corr` (the old value correlated, on update) the errors are
+  // dropped when the value is unchanged, as upstream's ratcheting validator does per value.
+  void check(const Node& n, const std::string& name, const json& data, const Correlation* corr) {
+    const size_t before = errs.size();
+    check_value(n, name, data, corr);
+    if (corr != nullptr && errs.size() > before && unchanged(*corr, data, memo)) {
+      errs.resize(before);
+    }
+  }
+
+  // One schema on one value, in kube-openapi's validator order: type, allOf/anyOf/oneOf/not,
+  // string, format, number, array, enum, object.
+  void check_value(const Node& n, const std::string& name, const json& data,
+                   const Correlation* corr) {
     const WalkDepth depth;
     if (depth.exceeded()) {
       errs.push_back(forbidden(field_of(name),
@@ -274,8 +309,12 @@ struct Validator {
       }
       return;
     }
+    ++matches;
     if (!n.types.empty() || !n.format.empty()) {
       check_type(n, name, data, k);
+    }
+    if (n.has_junctors()) {
+      check_junctors(n, name, data, corr);
     }
     if (k == Kind::String) {
       check_string(n, name, data.get<std::string>());
@@ -285,7 +324,7 @@ struct Validator {
       check_number(n, name, data, k);
     }
     if (k == Kind::Array) {
-      check_array(n, name, data);
+      check_array(n, name, data, corr);
     }
     if (n.enum_values) {
       bool found = false;
@@ -300,7 +339,106 @@ struct Validator {
       }
     }
     if (k == Kind::Object) {
-      check_object(n, name, data);
+      check_object(n, name, data, corr);
+    }
+  }
+
+  // The result of one junctor schema on the value (kube-openapi validates it apart).
+  struct Outcome {
+    std::vector<FieldError> errs;
+    int matches = 0;
+  };
+  Outcome run(const Node& n, const std::string& name, const json& data, const Correlation* corr) {
+    Outcome out;
+    Validator sub{out.errs, memo};
+    sub.check_value(n, name, data, corr);
+    out.matches = sub.matches;
+    return out;
+  }
+
+  void merge(Outcome&& o) {
+    matches += o.matches;
+    errs.insert(errs.end(), std::make_move_iterator(o.errs.begin()),
+                std::make_move_iterator(o.errs.end()));
+  }
+
+  // A junctor's own error: not a kube-openapi field error, so the CR strategy reports it on the
+  // nil path with an empty value.
+  void composite(const std::string& text) {
+    errs.push_back(invalid_rendered("<nil>", "\"\"", text));
+  }
+
+  // The index of the failing outcome that matched most (the first among equals).
+  static size_t best_of(const std::vector<Outcome>& outcomes) {
+    size_t best = 0;
+    for (size_t i = 1; i < outcomes.size(); ++i) {
+      if (outcomes[i].matches > outcomes[best].matches) {
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  void check_junctors(const Node& n, const std::string& name, const json& data,
+                      const Correlation* corr) {
+    const std::string quoted = go_quote(name);
+    if (!n.any_of.empty()) {
+      std::vector<Outcome> failed;
+      bool passed = false;
+      for (const auto& sub : n.any_of) {
+        Outcome o = run(*sub, name, data, corr);
+        if (o.errs.empty()) {
+          passed = true;
+          merge(std::move(o));
+          break;
+        }
+        failed.push_back(std::move(o));
+      }
+      if (!passed) {
+        composite(quoted + " must validate at least one schema (anyOf)");
+        merge(std::move(failed[best_of(failed)]));
+      }
+    }
+    if (!n.one_of.empty()) {
+      std::vector<Outcome> failed;
+      std::optional<Outcome> first_success;
+      int valid = 0;
+      for (const auto& sub : n.one_of) {
+        Outcome o = run(*sub, name, data, corr);
+        if (o.errs.empty()) {
+          ++valid;
+          if (!first_success) {
+            first_success = std::move(o);
+          }
+        } else if (valid == 0) {
+          failed.push_back(std::move(o));
+        }
+      }
+      if (valid != 1) {
+        composite(quoted + " must validate one and only one schema (oneOf). " +
+                  (valid == 0 ? std::string("Found none valid")
+                              : "Found " + std::to_string(valid) + " valid alternatives"));
+        if (valid == 0) {
+          merge(std::move(failed[best_of(failed)]));
+        }
+      } else {
+        merge(std::move(*first_success));
+      }
+    }
+    if (!n.all_of.empty()) {
+      size_t valid = 0;
+      for (const auto& sub : n.all_of) {
+        Outcome o = run(*sub, name, data, corr);
+        valid += o.errs.empty() ? 1 : 0;
+        merge(std::move(o));
+      }
+      if (valid != n.all_of.size()) {
+        composite(quoted + " must validate all the schemas (allOf)" +
+                  (valid == 0 ? ". None validated" : ""));
+      }
+    }
+    if (n.not_schema && run(*n.not_schema, name, data, corr).errs.empty()) {
+      composite(quoted + " must not validate the schema (not)");
     }
   }
 };
@@ -467,12 +605,42 @@ struct ListTypeValidator {
   }
 };
 
+// kube-openapi's result keeps each error text once.
+void drop_repeats(std::vector<FieldError>& errs) {
+  std::vector<FieldError> kept;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (auto& e : errs) {
+    if (seen.insert({e.field, e.message}).second) {
+      kept.push_back(std::move(e));
+    }
+  }
+  errs = std::move(kept);
+}
+
 }  // namespace
 
 std::vector<FieldError> CrdSchema::validate(const nlohmann::json& object) const {
   std::vector<FieldError> errs;
-  Validator{errs}.check(*root_, "", object);
+  UnchangedMemo memo;
+  Validator{errs, memo}.check(*root_, "", object, nullptr);
+  drop_repeats(errs);
   ListTypeValidator{errs}.object("", root_.get(), object);
+  return errs;
+}
+
+std::vector<FieldError> CrdSchema::validate_update(const nlohmann::json& object,
+                                                   const nlohmann::json& old) const {
+  std::vector<FieldError> errs;
+  const Correlation root{&old, root_.get()};
+  UnchangedMemo memo;
+  Validator{errs, memo}.check(*root_, "", object, &root);
+  drop_repeats(errs);
+  // List-type errors are ratcheted whole: none are reported while the old object has some.
+  std::vector<FieldError> old_list_errors;
+  ListTypeValidator{old_list_errors}.object("", root_.get(), old);
+  if (old_list_errors.empty()) {
+    ListTypeValidator{errs}.object("", root_.get(), object);
+  }
   return errs;
 }
 

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "registry/crd_schema.h"
+#include "registry/crd_selectable_fields.h"
 #include "registry/custom_conversion.h"
 #include "registry/go_text.h"
 #include "registry/name_scanners.h"
@@ -326,9 +327,8 @@ std::vector<FieldError> validate_crd(const json& crd) {
     if (!v.is_object() || !v.contains(schema) || !v.at(schema).is_object()) {
       out.push_back(required_value(path + ".schema.openAPIV3Schema", "schemas are required"));
     } else {
-      if (auto parsed = CrdSchema::parse(v.at(schema)); !parsed) {
+      if (auto parsed = CrdSchema::parse(v.at(schema), path + ".schema.openAPIV3Schema"); !parsed) {
         if (auto field_error = parsed.error().field_error) {
-          field_error->field = path + ".schema." + field_error->field;
           out.push_back(*field_error);
         } else {
           out.push_back(
@@ -336,6 +336,8 @@ std::vector<FieldError> validate_crd(const json& crd) {
         }
       }
     }
+    auto selectable = validate_selectable_fields(v, path);
+    out.insert(out.end(), selectable.begin(), selectable.end());
   }
   if (versions.empty()) {
     out.push_back(invalid_rendered("spec.versions",
@@ -484,6 +486,7 @@ common::Result<std::vector<Resource>> rows_for_crd(
     r.categories = accepted.categories;
     r.etcd_prefix = "/registry/" + group + "/" + accepted.plural;
     r.stability = "ga";
+    r.field_selectors = custom_field_selectors(v, r.namespaced);
     auto custom = std::make_shared<CustomResource>();
     custom->crd_name = crd_name;
     custom->terminating = terminating;

@@ -2,6 +2,7 @@
 // stored objects (k8s.io/apimachinery/pkg/fields and the registered field label conversions).
 #include "registry/selectors.h"
 
+#include "registry/crd_schema.h"  // go_format_float
 #include "registry/go_text.h"
 
 #include <algorithm>
@@ -176,6 +177,10 @@ std::string scalar_text(const nlohmann::json& v) {
   }
   if (v.is_number_integer()) {
     return v.dump();
+  }
+  if (v.is_number_float()) {
+    // A custom resource's integer field may hold 5.0 (a float64 in Go): fmt.Sprint gives "5".
+    return go_format_float(v.get<double>());
   }
   return "";
 }

@@ -71,7 +71,9 @@ void drop_empty_metadata(json& object) {
 std::vector<FieldError> validation_errors(const Resource& r, const json& object, const json* old) {
   auto errors = old == nullptr ? validate_create(r, object) : validate_update(r, object, *old);
   if (r.custom && r.custom->structural) {
-    auto more = r.custom->structural->validate(object);
+    // On update, errors of values unchanged from the old object are ratcheted (not reported).
+    auto more = old == nullptr ? r.custom->structural->validate(object)
+                               : r.custom->structural->validate_update(object, *old);
     errors.insert(errors.end(), more.begin(), more.end());
   }
   return errors;
