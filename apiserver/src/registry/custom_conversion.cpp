@@ -11,6 +11,24 @@ using nlohmann::json;
 
 namespace {
 
+// Go's %T of a decoded JSON value.
+std::string go_type(const json& value) {
+  switch (value.type()) {
+    case json::value_t::object:
+      return "map[string]interface {}";
+    case json::value_t::array:
+      return "[]interface {}";
+    case json::value_t::string:
+      return "string";
+    case json::value_t::boolean:
+      return "bool";
+    case json::value_t::null:
+      return "<nil>";
+    default:
+      return "float64";
+  }
+}
+
 std::string text_member(const json& object, const char* key) {
   if (!object.is_object()) {
     return "";
@@ -47,8 +65,7 @@ std::string restore_metadata(const json& original, json& converted) {
   }
   const json& answered = converted["metadata"];
   if (!answered.is_object()) {
-    return std::string("invalid metadata of type ") +
-           (answered.is_array() ? "[]interface {}" : answered.type_name()) + " in converted object";
+    return "invalid metadata of type " + go_type(answered) + " in converted object";
   }
   json restored = had ? original["metadata"] : json::object();
   if (!restored.is_object()) {
@@ -61,12 +78,13 @@ std::string restore_metadata(const json& original, json& converted) {
       continue;
     }
     if (!it->is_object()) {
-      return std::string("invalid metadata.") + field + " in converted object";
+      return std::string("invalid metadata.") + field + " of type " + go_type(*it) +
+             " in converted object";
     }
     for (const auto& [key, value] : it->items()) {
       if (!value.is_string()) {
-        return std::string("metadata.") + field + "[" + key +
-               "] must be a string in converted object";
+        return std::string("metadata.") + field + "[" + key + "] must be a string, but is " +
+               go_type(value) + " in converted object";
       }
     }
     if (restored.value(field, json::object()) != *it) {

@@ -4,6 +4,7 @@
 #include "registry/custom_conversion.h"
 #include "registry/custom_resources.h"
 #include "registry/kind_strategy.h"
+#include "trace/request_trace.h"
 
 namespace apiserver::registry {
 namespace {
@@ -42,11 +43,17 @@ std::string group_version(const std::string& group, const std::string& version) 
 std::optional<errors::Status> to_version(const Resource& r, json& object,
                                          const std::string& version) {
   const std::string wanted = group_version(r.group, version);
+  const std::string from = api_version_of(object);
+  if (from == wanted) {
+    return std::nullopt;
+  }
+  if (trace::active()) {
+    const std::string how =
+        r.custom ? (r.custom->converter ? r.custom->converter->strategy() : "None") : "built-in";
+    trace::note("conversion", from + " -> " + wanted + " (" + how + ")");
+  }
   if (r.custom) {
     return convert_custom(r.custom->converter.get(), r.custom->versions, {&object}, wanted);
-  }
-  if (api_version_of(object) == wanted) {
-    return std::nullopt;
   }
   if (auto error = convert_builtin(r.group, r.kind, object, version)) {
     return errors::failure(500, "", *error);
@@ -89,6 +96,11 @@ std::optional<errors::Status> to_served_form(const Resource& r, json& object) {
 std::optional<errors::Status> to_served_forms(const Resource& r, std::vector<json*> objects) {
   if (r.custom && several_versions(r)) {
     std::erase_if(objects, [](const json* o) { return !o->is_object(); });
+    if (trace::active() && !objects.empty()) {
+      trace::note("conversion",
+                  std::to_string(objects.size()) + " list items -> " + r.group_version() + " (" +
+                      (r.custom->converter ? r.custom->converter->strategy() : "None") + ")");
+    }
     return convert_custom(r.custom->converter.get(), r.custom->versions, std::move(objects),
                           r.group_version(), r.kind + "List");
   }
