@@ -98,6 +98,13 @@ path='{.spec.metrics[0].type} {.spec.metrics[0].resource.name}'
 path+=' {.spec.metrics[0].resource.target.averageUtilization}'
 expect "implicit cpu target" "Resource cpu 80" \
   "$(k get horizontalpodautoscalers.v2.autoscaling plain -n hpa -o jsonpath="$path")"
+# The defaults of the storage version: one minimum replica; a behavior's missing rules.
+expect "default minReplicas at v1 and v2" "1 1" \
+  "$(k get horizontalpodautoscalers.v1.autoscaling plain -n hpa -o jsonpath='{.spec.minReplicas}') $(k get horizontalpodautoscalers.v2.autoscaling plain -n hpa -o jsonpath='{.spec.minReplicas}')"
+path='{.spec.behavior.scaleUp.selectPolicy} {.spec.behavior.scaleUp.policies[0].type}'
+path+=' {.spec.behavior.scaleDown.stabilizationWindowSeconds}'
+expect "behavior defaults" "Max Pods 120" \
+  "$(k get horizontalpodautoscalers.v2.autoscaling web -n hpa -o jsonpath="$path")"
 
 # The same through python3-kubernetes: AutoscalingV1Api at v1 and, since this client release has
 # no AutoscalingV2Api, its dynamic client at autoscaling/v2.

@@ -1,5 +1,5 @@
-// HorizontalPodAutoscalers: one printer for both served versions (v1 keeps the CPU target in
-// its own fields; v2 lists metrics).
+// HorizontalPodAutoscalers: the defaults of the storage version (autoscaling/v2), and one printer
+// for both served versions (v1 keeps the CPU target in its own fields; v2 lists metrics).
 #include "registry/kinds/kinds.h"
 
 #include <string>
@@ -129,14 +129,70 @@ json print_hpa(const json& obj, const Context& c, bool v1) {
 
 }  // namespace print
 
+namespace defaulting {
+
+// The scaling rules a behavior direction gets where it leaves fields out (upstream's v2
+// defaults: scale up by 4 pods or 100% every 15 s, the larger; scale down by 100% every 15 s).
+json rules_with_defaults(const json& given, bool up) {
+  json rules = {{"selectPolicy", "Max"}};
+  if (up) {
+    rules["stabilizationWindowSeconds"] = 0;
+    rules["policies"] = json::array({{{"type", "Pods"}, {"value", 4}, {"periodSeconds", 15}},
+                                     {{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
+  } else {
+    rules["policies"] = json::array({{{"type", "Percent"}, {"value", 100}, {"periodSeconds", 15}}});
+  }
+  if (given.is_object()) {
+    for (const char* key : {"selectPolicy", "stabilizationWindowSeconds", "policies"}) {
+      if (given.contains(key) && !given[key].is_null()) {
+        rules[key] = given[key];
+      }
+    }
+  }
+  return rules;
+}
+
+// HorizontalPodAutoscalers are stored at autoscaling/v2, where these defaults apply: one
+// minimum replica, a CPU utilization target of 80% when no metric is given, and the behavior's
+// missing rules when a behavior is given.
+void default_hpa(json& object) {
+  if (!object.is_object() || !object.contains("spec") || !object["spec"].is_object()) {
+    return;
+  }
+  json& spec = object["spec"];
+  if (!spec.contains("minReplicas") || spec["minReplicas"].is_null()) {
+    spec["minReplicas"] = 1;
+  }
+  if (object.value("apiVersion", std::string()) != "autoscaling/v2") {
+    return;
+  }
+  if (!spec.contains("metrics") || !spec["metrics"].is_array() || spec["metrics"].empty()) {
+    spec["metrics"] = json::array(
+        {{{"type", "Resource"},
+          {"resource",
+           {{"name", "cpu"}, {"target", {{"type", "Utilization"}, {"averageUtilization", 80}}}}}}});
+  }
+  if (spec.contains("behavior") && spec["behavior"].is_object()) {
+    json& behavior = spec["behavior"];
+    behavior["scaleUp"] = rules_with_defaults(behavior.value("scaleUp", json()), true);
+    behavior["scaleDown"] = rules_with_defaults(behavior.value("scaleDown", json()), false);
+  }
+}
+
+constexpr char kHpaZeroFields[] = "desiredReplicas";
+
+}  // namespace defaulting
+
 }  // namespace
 
 void add_autoscaling(Strategies& s) {
-  s.push_back({.group = "autoscaling",
-               .kind = "HorizontalPodAutoscaler",
-               .print = [](const json& o, const cells::Context& c) {
-                 return print::print_hpa(o, c, c.version == "v1");
-               }});
+  s.push_back(
+      {.group = "autoscaling",
+       .kind = "HorizontalPodAutoscaler",
+       .defaults = defaults_then_status<defaulting::default_hpa, defaulting::kHpaZeroFields>,
+       .print = [](const json& o, const cells::Context& c) {
+         return print::print_hpa(o, c, c.version == "v1");
+       }});
 }
 
 }  // namespace apiserver::registry::kinds

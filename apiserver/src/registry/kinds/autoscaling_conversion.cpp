@@ -116,6 +116,12 @@ void hpa_v2_to_v1(json& object) {
     json v1 = json::object();
     copy_fields(*status, v1,
                 {"observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas"});
+    // v1's replica counts have no omitempty: Go writes them even at zero.
+    for (const char* count : {"currentReplicas", "desiredReplicas"}) {
+      if (!v1.contains(count)) {
+        v1[count] = 0;
+      }
+    }
     if (current != nullptr && current->is_array()) {
       for (const json& m : *current) {
         if (const json* now = cpu_utilization(m, "current"); now != nullptr) {
@@ -206,6 +212,9 @@ void hpa_v1_to_v2(json& object) {
     v2_status = json::object();
     copy_fields(*status, v2_status,
                 {"observedGeneration", "lastScaleTime", "currentReplicas", "desiredReplicas"});
+    if (v2_status.value("currentReplicas", json()) == json(0)) {
+      v2_status.erase("currentReplicas");  // omitempty in v2
+    }
     if (const json* now = member(*status, "currentCPUUtilizationPercentage"); now != nullptr) {
       v2_status["currentMetrics"] = json::array(
           {{{"type", "Resource"},
