@@ -192,6 +192,26 @@ assert api.get_namespaced_custom_object(g, "v1alpha2", "default", "gadgets", "py
     {"replicas": 7}
 PY
 
+# The same webhook through a Service: a selector-less Service and hand-written Endpoints that
+# point at the test server (there is no ClusterIP routing), its certificate checked for
+# conv.default.svc.
+k apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: conv, namespace: default}
+spec: {ports: [{name: https, port: 443, targetPort: $port}]}
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: conv, namespace: default}
+subsets: [{addresses: [{ip: 127.0.0.1}], ports: [{name: https, port: $port}]}]
+YAML
+crd "$(printf '    strategy: Webhook\n    webhook:\n      conversionReviewVersions: ["v1beta1", "v1"]\n      clientConfig:\n        caBundle: "%s"\n        service: {namespace: default, name: conv, path: /convert, port: 443}\n' "$ca")"
+expect "through the Service" "3" \
+  "$(k get gadgets.v1alpha1.test.example.com hooked -o jsonpath='{.spec.size}' 2>/dev/null)"
+expect "a v1beta1 review when the CRD lists it first" "apiextensions.k8s.io/v1beta1" \
+  "$(tail -1 "$dir/reviews.jsonl" | python3 -c 'import json,sys; print(json.load(sys.stdin)["review"]["apiVersion"])')"
+
 # Failures, in kube-apiserver's words; the server keeps serving.
 crd "$(webhook /refuse)"
 expect "a refusing webhook" \

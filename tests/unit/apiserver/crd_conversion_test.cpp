@@ -245,3 +245,39 @@ TEST_CASE("a group of custom resources lists its versions by priority", "[conver
     }
   }
 }
+
+TEST_CASE("spec.conversion is validated with upstream's paths and words", "[conversion]") {
+  auto errors_for = [](const json& conversion) {
+    json crd = json::parse(R"({
+      "metadata": {"name": "gadgets.test.example.com"},
+      "spec": {"group": "test.example.com", "scope": "Namespaced",
+        "names": {"plural": "gadgets", "kind": "Gadget", "singular": "gadget",
+                  "listKind": "GadgetList"},
+        "versions": [{"name": "v1", "served": true, "storage": true,
+                      "schema": {"openAPIV3Schema": {"type": "object"}}}]}})");
+    crd["spec"]["conversion"] = conversion;
+    std::string out;
+    for (const auto& e : validate_crd(crd)) {
+      out += e.field + ": " + e.message + "\n";
+    }
+    return out;
+  };
+  CHECK(errors_for({{"strategy", "None"}}).empty());
+  CHECK(errors_for({{"strategy", "Sometimes"}}) ==
+        "spec.conversion.strategy: Unsupported value: \"Sometimes\": supported values: \"None\", "
+        "\"Webhook\"\n");
+  CHECK(errors_for({{"strategy", "Webhook"}}) ==
+        "spec.conversion.webhookClientConfig: Required value: required when strategy is set to "
+        "Webhook\nspec.conversion.conversionReviewVersions: Required value\n");
+  CHECK(errors_for({{"strategy", "Webhook"},
+                    {"webhook",
+                     {{"clientConfig", json::object()},
+                      {"conversionReviewVersions", json::array({"v2"})}}}}) ==
+        "spec.conversion.webhookClientConfig: Required value: exactly one of url or service is "
+        "required\nspec.conversion.conversionReviewVersions: Invalid value: []string{\"v2\"}: "
+        "must include at least one of v1, v1beta1\n");
+  CHECK(
+      errors_for({{"strategy", "None"}, {"webhook", {{"clientConfig", {{"url", "https://x"}}}}}}) ==
+      "spec.conversion.webhookClientConfig: Forbidden: should not be set when strategy is not "
+      "set to Webhook\n");
+}
