@@ -20,6 +20,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "aggregator_flags.h"
 #include "apiserver/apiserver.h"
 #include "apiserver/log.h"
 #include "apiserver/pki.h"
@@ -343,7 +344,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
   const auto enable_plugins = split_list(flags.get("enable-admission-plugins"));
   const auto disable_plugins = split_list(flags.get("disable-admission-plugins"));
-  if (auto problem = apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
+  if (auto problem =
+          apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
     return usage_error(command, *problem, ctx);
   }
   bool ephemeral = flags.has("ephemeral");
@@ -440,7 +442,14 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     server_options.client_ca_pem = pki->ca_cert_pem + *ca;
   }
 
+  auto aggregation = sandbox::aggregation_config(flags, *pki, server_options.client_ca_pem,
+                                                 read_flag_file, split_list);
+  if (!aggregation) {
+    return usage_error(command, aggregation.error(), ctx);
+  }
+
   apiserver::ApiServerConfig api_config;
+  api_config.aggregation = std::move(*aggregation);
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
@@ -614,6 +623,9 @@ Command serve_command() {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : audit_flags()) {
+    specs.push_back(std::move(spec));
+  }
+  for (FlagSpec& spec : aggregator_flags()) {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : cluster_flags()) {

@@ -11,6 +11,7 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <cctype>
 #include <charconv>
 #include <functional>
 #include <optional>
@@ -101,18 +102,24 @@ class Call {
   Call(const Target& target, SteadyClock::time_point deadline)
       : target_(target), deadline_(deadline), tls_(ssl::context::tls_client) {}
 
-  common::Result<Response> run(const std::string& body, size_t max_response_bytes) {
+  common::Result<Response> run(const Request& request, size_t max_response_bytes) {
     if (auto error = connect()) {
       return *error;
     }
-    http::request<http::string_body> req{http::verb::post, target_.path_and_query, 11};
+    http::request<http::string_body> req;
+    req.version(11);
+    req.method_string(request.method);
+    req.target(target_.path_and_query);
     req.set(http::field::host, target_.host_header);
-    req.set(http::field::user_agent, "kube-apiserver-admission");
-    req.set(http::field::content_type, "application/json");
-    req.set(http::field::accept, "application/json, */*");
-    req.body() = body;
+    for (const auto& [name, value] : request.headers) {
+      req.insert(name, value);
+    }
+    req.body() = request.body;
     req.keep_alive(false);
-    req.prepare_payload();
+    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+        request.method == "PATCH") {
+      req.prepare_payload();
+    }
     beast::error_code ec;
     bool done = false;
     http::async_write(*stream_, req, [&](beast::error_code e, size_t) {
@@ -124,6 +131,7 @@ class Call {
     }
     http::response_parser<http::string_body> parser;
     parser.body_limit(max_response_bytes);
+    parser.skip(request.method == "HEAD");
     parser.header_limit(64 * 1024);
     beast::flat_buffer buffer;
     done = false;
@@ -142,6 +150,14 @@ class Call {
     out.status = static_cast<int>(res.result_int());
     out.content_type = std::string(res[http::field::content_type]);
     out.body = std::move(res.body());
+    for (const auto& field : res) {
+      const auto name = field.name();
+      if (name == http::field::connection || name == http::field::transfer_encoding ||
+          name == http::field::content_length || name == http::field::keep_alive) {
+        continue;
+      }
+      out.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
     beast::error_code ignored;
     beast::get_lowest_layer(*stream_).socket().close(ignored);
     return out;
@@ -152,8 +168,10 @@ class Call {
     beast::error_code ec;
     tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                      ssl::context::no_tlsv1_1);
-    tls_.set_verify_mode(ssl::verify_peer);
-    if (target_.ca_pem.empty()) {
+    tls_.set_verify_mode(target_.insecure_skip_verify ? ssl::verify_none : ssl::verify_peer);
+    if (target_.insecure_skip_verify) {
+      // nothing to load
+    } else if (target_.ca_pem.empty()) {
       tls_.set_default_verify_paths(ec);
     } else {
       tls_.add_certificate_authority(net::buffer(target_.ca_pem), ec);
@@ -161,10 +179,21 @@ class Call {
     if (ec) {
       return "unable to load root certificates: unable to parse bytes as PEM block";
     }
+    if (!target_.client_cert_pem.empty()) {
+      tls_.use_certificate_chain(net::buffer(target_.client_cert_pem), ec);
+      if (!ec) {
+        tls_.use_private_key(net::buffer(target_.client_key_pem), ssl::context::pem, ec);
+      }
+      if (ec) {
+        return "tls: failed to find any PEM data in certificate input";
+      }
+    }
     stream_.emplace(io_, tls_);
     SSL* native = stream_->native_handle();
     const auto ip = net::ip::make_address(target_.server_name, ec);
-    if (ec) {
+    if (target_.insecure_skip_verify) {
+      ec = {};
+    } else if (ec) {
       SSL_set_tlsext_host_name(native, target_.server_name.c_str());
       SSL_set1_host(native, target_.server_name.c_str());
       ec = {};
@@ -296,14 +325,33 @@ class Call {
 
 }  // namespace
 
-common::Result<Response> post_json(const Target& target, const std::string& body,
-                                   std::chrono::milliseconds timeout, size_t max_response_bytes) {
+std::string go_method_word(const std::string& method) {
+  std::string word = method;
+  for (size_t i = 1; i < word.size(); ++i) {
+    word[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[i])));
+  }
+  return word;
+}
+
+common::Result<Response> send(const Target& target, const Request& request,
+                              std::chrono::milliseconds timeout, size_t max_response_bytes) {
   Call call(target, SteadyClock::now() + timeout);
-  auto result = call.run(body, max_response_bytes);
+  auto result = call.run(request, max_response_bytes);
   if (!result) {
-    return "Post \"" + target.url + "\": " + result.error();
+    return go_method_word(request.method) + " \"" + target.url + "\": " + result.error();
   }
   return result;
+}
+
+common::Result<Response> post_json(const Target& target, const std::string& body,
+                                   std::chrono::milliseconds timeout, size_t max_response_bytes) {
+  Request request;
+  request.method = "POST";
+  request.headers = {{"User-Agent", "kube-apiserver-admission"},
+                     {"Content-Type", "application/json"},
+                     {"Accept", "application/json, */*"}};
+  request.body = body;
+  return send(target, request, timeout, max_response_bytes);
 }
 
 }  // namespace apiserver::webhook

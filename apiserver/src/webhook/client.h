@@ -1,7 +1,8 @@
 // The outbound side of webhooks: one HTTPS POST of a JSON document to a webhook server, as
-// kube-apiserver's webhook REST client makes it (admission webhooks now; CRD conversion and the
-// aggregation layer may use it later). Resolution of a clientConfig into an address is in
-// resolve.h.
+// kube-apiserver's webhook REST client makes it (admission webhooks; CRD conversion may use it
+// too), and one HTTPS request of any method (the aggregation layer's proxy to an extension API
+// server and its availability and discovery checks, send()). Resolution of a clientConfig or a
+// service into an address is in resolve.h.
 //
 // Every call runs on the caller's thread with an io_context of its own: connect, TLS handshake,
 // request and response together are bounded by the call's timeout, and the answer's body by a
@@ -12,6 +13,8 @@
 #include <chrono>
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -30,12 +33,29 @@ struct Target {
   std::string host_header;
   std::string path_and_query;  // the request target
   std::string ca_pem;          // caBundle; empty: the system's trusted roots
+  // The server's certificate is not checked at all (an APIService's insecureSkipTLSVerify).
+  bool insecure_skip_verify = false;
+  // A client certificate chain and key (PEM) to present, e.g. the aggregator's front-proxy
+  // client certificate; empty: none.
+  std::string client_cert_pem;
+  std::string client_key_pem;
+};
+
+// One request of any method, for send().
+struct Request {
+  std::string method = "GET";
+  // Sent as given (Host, Content-Length and Connection are the client's own).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
 };
 
 struct Response {
   int status = 0;
   std::string content_type;
   std::string body;
+  // Every header of the answer but the hop-by-hop ones (Connection, Transfer-Encoding,
+  // Content-Length, Keep-Alive), in order.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // kube-sandbox's cap on a webhook's answer (upstream reads it whole).
@@ -48,5 +68,15 @@ inline constexpr size_t kMaxResponseBytes = 3 * 1024 * 1024;
 common::Result<Response> post_json(const Target& target, const std::string& body,
                                    std::chrono::milliseconds timeout,
                                    size_t max_response_bytes = kMaxResponseBytes);
+
+// Sends `request` to `target` (its path_and_query) and reads the whole answer, with the same
+// bounds as post_json(). Errors read as Go's client words them, after the method as Go names it
+// and the URL: `Get "https://10.0.0.7:8443/apis/x/v1": dial tcp 10.0.0.7:8443: connect:
+// connection refused`.
+common::Result<Response> send(const Target& target, const Request& request,
+                              std::chrono::milliseconds timeout, size_t max_response_bytes);
+
+// Go's word for a method in its errors: "Get", "Post", "Delete" ...
+std::string go_method_word(const std::string& method);
 
 }  // namespace apiserver::webhook
