@@ -3,7 +3,8 @@
 # (extension_server.py, certificates made with the openssl CLI): the local APIServices of the
 # built-in groups and of a CRD, the extension-apiserver-authentication ConfigMap, an APIService
 # for the extension reached through a selector-less Service and hand-written Endpoints, Available
-# True once its discovery answers, kubectl get, api-resources, explain and discovery through it,
+# True once its discovery answers, kubectl get, api-resources, explain and discovery through it, a
+# watch streamed,
 # the identity headers the extension receives over the front-proxy client certificate
 # (impersonated too), the delegation in /debug/requests, then Available=False with
 # FailedDiscoveryCheck and 503 `service unavailable` once the extension stops. Run through
@@ -139,6 +140,12 @@ explain=$(k explain flunders.spec)
 contains "explain" 'KIND:       Flunder' "$explain"
 contains "explain field" 'reference	<string>' "$explain"
 
+# A watch streams: its first event arrives while the extension keeps the stream open.
+watch=$(timeout 5 kubectl get --raw \
+  '/apis/wardle.example.com/v1alpha1/namespaces/default/flunders?watch=true' 2>/dev/null || true)
+contains "streamed watch event" '{"type":"ADDED","object":{"apiVersion":"wardle.example.com/v1alpha1","kind":"Flunder"' \
+  "$(tr -d ' ' <<<"$watch")"
+
 # The identity the extension received: the admin's, then an impersonated one; no credentials.
 last() { tail -n 1 "$dir/requests.jsonl"; }
 k get flunder two >/dev/null
@@ -157,6 +164,7 @@ contains "forbidden before the proxy" 'User "bob" cannot list resource "flunders
 # The delegation in the trace.
 trace=$(k get --raw '/debug/requests?resource=flunders&limit=50')
 contains "trace proxy" "kube-aggregator proxied to service default/api at 127.0.0.1:$port (200)" "$trace"
+contains "trace watch" "kube-aggregator streams a watch from service default/api at 127.0.0.1:$port (200)" "$trace"
 contains "trace local" 'delegated to the local kube-apiserver' \
   "$(k get --raw '/debug/requests?resource=configmaps&limit=50' 2>/dev/null || k get --raw /debug/requests)"
 

@@ -15,6 +15,7 @@ import json
 import ssl
 import sys
 import threading
+import time
 
 cert, key, front_proxy_ca, port_file, requests_file = sys.argv[1:6]
 lock = threading.Lock()
@@ -116,6 +117,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps(entry) + "\n")
         return cn
 
+    def stream_events(self):
+        # One event now, then nothing for 20 s (the client leaves first), then the end.
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            event = json.dumps({"type": "ADDED", "object": flunder("one")}).encode() + b"\n"
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+            self.wfile.flush()
+            time.sleep(20)
+            self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass
+
     def do_GET(self):
         cn = self.record()
         if cn != ["front-proxy-client"] or not self.headers.get("X-Remote-User"):
@@ -134,6 +150,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(OPENAPI_PATHS)
         if path == "/openapi/v3/apis/" + GV:
             return self.send(OPENAPI_DOC)
+        watch = "watch=true" in self.path or "watch=1" in self.path
+        if watch and path in (base + "/flunders", base + "/namespaces/default/flunders"):
+            return self.stream_events()
         if path in (base + "/flunders", base + "/namespaces/default/flunders"):
             return self.send({"apiVersion": GV, "kind": "FlunderList",
                               "metadata": {"resourceVersion": "1"},

@@ -1,5 +1,7 @@
 #include "aggregator/aggregator.h"
 
+#include <charconv>
+
 #include "aggregator/availability.h"
 #include "apiserver/log.h"
 #include "common/rfc3339.h"
@@ -66,6 +68,19 @@ void drop_header(http::Response& r, const std::string& name) {
     return !http::CaseInsensitiveLess{}(h.first, name) &&
            !http::CaseInsensitiveLess{}(name, h.first);
   });
+}
+
+// kube-apiserver's longest watch (--min-request-timeout, 1800 s).
+constexpr std::chrono::minutes kWatchBound{30};
+
+// A watch: ?watch=true (or 1), or the legacy /apis/<g>/<v>/watch/... path.
+bool is_watch(const http::Request& request) {
+  const std::string value = request.query_value("watch");
+  if (value == "true" || value == "1") {
+    return true;
+  }
+  const auto segments = split_path(request.path);
+  return segments.size() > 3 && segments[3] == "watch";
 }
 
 // The error a failed send() gives, without Go's `<Method> "<url>": ` (the reverse proxy's
@@ -628,8 +643,11 @@ http::Response Aggregator::proxy(http::Request& request, const ApiService& s) {
       timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(*parsed));
     }
   }
-  auto answer = webhook::send(*target, out, timeout, options_.max_proxied_bytes);
   const std::string address = target->connect_host + ":" + target->connect_port;
+  if (is_watch(request)) {
+    return proxy_watch(request, s, *target, out);
+  }
+  auto answer = webhook::send(*target, out, timeout, options_.max_proxied_bytes);
   if (!answer) {
     const std::string why = transport_error(answer.error(), target->url);
     log::error("aggregator: Error while proxying request: " + why);
@@ -646,6 +664,40 @@ http::Response Aggregator::proxy(http::Request& request, const ApiService& s) {
     r.headers.emplace_back(std::move(name), std::move(value));
   }
   r.body = std::move(answer->body);
+  return r;
+}
+
+http::Response Aggregator::proxy_watch(const http::Request& request, const ApiService& s,
+                                       const webhook::Target& target, const webhook::Request& out) {
+  const std::string where = "service " + s.service->namespace_ + "/" + s.service->name + " at " +
+                            target.connect_host + ":" + target.connect_port;
+  // As long as the watch asks for (timeoutSeconds), else kube-apiserver's 30-minute bound.
+  std::chrono::milliseconds total = kWatchBound;
+  if (auto given = request.query.find("timeoutSeconds");
+      given != request.query.end() && !given->second.empty()) {
+    long seconds = 0;
+    const std::string& text = given->second.front();
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec == std::errc() && ptr == text.data() + text.size() && seconds > 0) {
+      total = std::min(total, std::chrono::milliseconds(std::chrono::seconds(seconds)) +
+                                  std::chrono::seconds(5));
+    }
+  }
+  auto opened = webhook::open_stream(target, out, options_.proxy_timeout, total,
+                                     options_.max_buffered_watch_bytes);
+  if (!opened) {
+    const std::string why = transport_error(opened.error(), target.url);
+    log::error("aggregator: Error while proxying request: " + why);
+    trace::note("aggregator", "kube-aggregator proxied a watch to " + where + ": failed: " + why);
+    queue_.add(s.name);
+    return proxy_error(503, why);
+  }
+  trace::note("aggregator", "kube-aggregator streams a watch from " + where + " (" +
+                                std::to_string(opened->status) + ")");
+  http::Response r;
+  r.status = opened->status;
+  r.headers = std::move(opened->headers);
+  r.stream = std::move(opened->body);
   return r;
 }
 

@@ -62,6 +62,8 @@ struct AggregatorOptions {
   // and the largest answer passed on.
   std::chrono::milliseconds proxy_timeout{std::chrono::seconds(60)};
   size_t max_proxied_bytes = 64 * 1024 * 1024;
+  // A proxied watch's events waiting for a slow client; past this it is cut off.
+  size_t max_buffered_watch_bytes = 16 * 1024 * 1024;
   // The data of kube-system/extension-apiserver-authentication (client-ca-file and the
   // requestheader-* keys), written at start as kube-apiserver writes it.
   std::map<std::string, std::string> authentication;
@@ -120,6 +122,8 @@ class Aggregator {
                                              const std::string& path_and_query) const;
 
   http::Response proxy(http::Request& request, const ApiService& service);
+  http::Response proxy_watch(const http::Request& request, const ApiService& service,
+                             const webhook::Target& target, const webhook::Request& out);
   std::optional<http::Response> serve_apis(http::Request& request, const Local& local);
   std::optional<http::Response> serve_openapi_v3(http::Request& request, const Local& local);
   // Every APIService now, and the extension groups' discovery (under mu_).

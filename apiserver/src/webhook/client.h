@@ -12,10 +12,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "apiserver/http.h"
 #include "common/result.h"
 
 namespace apiserver::webhook {
@@ -75,6 +77,22 @@ common::Result<Response> post_json(const Target& target, const std::string& body
 // connection refused`.
 common::Result<Response> send(const Target& target, const Request& request,
                               std::chrono::milliseconds timeout, size_t max_response_bytes);
+
+// A streamed answer: its status and headers now, its body as it comes.
+struct StreamedResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // as Response::headers
+  std::shared_ptr<http::ChunkStream> body;
+};
+
+// Sends `request` and returns once the answer's header is in (within `header_timeout`); a
+// thread of the call's own then reads the body into `body` as it arrives, until it ends,
+// `total_timeout` from now passes, the reader closes it, or more than `max_buffered` bytes wait
+// unread (the client is cut off). For watches through the aggregation layer. Errors as send().
+common::Result<StreamedResponse> open_stream(const Target& target, const Request& request,
+                                             std::chrono::milliseconds header_timeout,
+                                             std::chrono::milliseconds total_timeout,
+                                             size_t max_buffered);
 
 // Go's word for a method in its errors: "Get", "Post", "Delete" ...
 std::string go_method_word(const std::string& method);
