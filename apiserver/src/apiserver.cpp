@@ -638,6 +638,10 @@ bool ApiServer::answers_quickly(const http::Request& request) {
   return info && info->verb == "get";
 }
 
+bool ApiServer::runs_inline(const http::Request& request) const {
+  return answers_quickly(request) && !aggregator_->proxies(request);
+}
+
 bool ApiServer::long_running(const http::Request& request) {
   auto info = endpoints::parse_resource_path(request);
   if (!info) {

@@ -420,7 +420,6 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.key_pem = pki->serving_key_pem;
   server_options.client_ca_pem = pki->ca_cert_pem;
   server_options.request_timeout = request_timeout;
-  server_options.run_inline = &apiserver::ApiServer::answers_quickly;
   server_options.long_running = &apiserver::ApiServer::long_running;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
@@ -467,6 +466,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   apiserver::ApiServer api(*db, api_config);
   // Credentials are checked from the header: a refused request's body is never read.
   server_options.admit = [&api](const apiserver::http::Request& r) { return api.admit(r); };
+  server_options.run_inline = [&api](const apiserver::http::Request& r) {
+    return api.runs_inline(r);
+  };
   auto listening = apiserver::Server::start(
       server_options, [&api](apiserver::http::Request& r) { return api.handle(r); });
   if (!listening) {

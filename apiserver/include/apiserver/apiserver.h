@@ -176,6 +176,9 @@ class ApiServer {
   // Requests that never block and take microseconds (reading one object, health, version): the
   // server layer may answer them on its network thread (ServerOptions::run_inline).
   static bool answers_quickly(const http::Request& request);
+  // answers_quickly(), but never for a request the aggregation layer sends to an extension API
+  // server (which may take its whole timeout).
+  bool runs_inline(const http::Request& request) const;
   // kube-apiserver's long-running requests: watches, and the attach, exec, log, portforward and
   // proxy subresources (ServerOptions::long_running).
   static bool long_running(const http::Request& request);

@@ -21,7 +21,6 @@ const std::string kCrdsKey = "/crds";
 const std::string kAllKey = "/all";
 constexpr const char* kApiServices = "/apis/apiregistration.k8s.io/v1/apiservices";
 constexpr size_t kMaxDiscoveryBytes = 3 * 1024 * 1024;
-constexpr size_t kMaxOpenApiBytes = 16 * 1024 * 1024;
 
 std::vector<std::string> split_path(const std::string& path) {
   std::vector<std::string> out;
@@ -473,6 +472,15 @@ std::optional<ApiService> Aggregator::remote_for(const std::string& group,
     return std::nullopt;
   }
   return it->second;
+}
+
+bool Aggregator::proxies(const http::Request& request) const {
+  const auto segments = split_path(request.path);
+  if (segments.size() >= 3 && segments[0] == "apis") {
+    return remote_for(segments[1], segments[2]).has_value();
+  }
+  return segments.size() == 5 && segments[0] == "openapi" && segments[1] == "v3" &&
+         segments[2] == "apis" && remote_for(segments[3], segments[4]).has_value();
 }
 
 std::optional<http::Response> Aggregator::serve(http::Request& request, const Local& local) {

@@ -93,6 +93,9 @@ class Aggregator {
   // entries). `request.user`, `groups` and `extra` are who asks. nullopt: the server's own.
   std::optional<http::Response> serve(http::Request& request, const Local& local);
 
+  // True when serve() would send `request` to an extension API server.
+  bool proxies(const http::Request& request) const;
+
   const common::WorkQueue& queue() const { return queue_; }
 
  private:

@@ -389,6 +389,10 @@ class Call {
   std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
 };
 
+// Streams being read now (each on a thread of its own), and their bound.
+std::atomic<int> open_streams{0};
+constexpr int kMaxOpenStreams = 512;
+
 // The body of a streamed answer, read on a thread of its own and handed to the server's writer
 // piece by piece (http::ChunkStream).
 class BodyStream : public apiserver::http::ChunkStream,
@@ -482,6 +486,10 @@ common::Result<StreamedResponse> open_stream(const Target& target, const Request
                                              std::chrono::milliseconds header_timeout,
                                              std::chrono::milliseconds total_timeout,
                                              size_t max_buffered) {
+  if (open_streams >= kMaxOpenStreams) {
+    return common::Result<StreamedResponse>::failure(go_method_word(request.method) + " \"" +
+                                                     target.url + "\": too many open streams");
+  }
   auto body = std::make_shared<BodyStream>(target, max_buffered);
   const auto now = SteadyClock::now();
   Call& call = body->call(now + header_timeout);
@@ -501,7 +509,11 @@ common::Result<StreamedResponse> open_stream(const Target& target, const Request
   out.status = static_cast<int>(body->parser().get().result_int());
   out.headers = Call::kept_headers(body->parser().get());
   out.body = body;
-  std::thread([body, deadline = now + total_timeout] { body->read_all(deadline); }).detach();
+  ++open_streams;
+  std::thread([body, deadline = now + total_timeout] {
+    body->read_all(deadline);
+    --open_streams;
+  }).detach();
   return out;
 }
 

@@ -88,7 +88,8 @@ struct StreamedResponse {
 // Sends `request` and returns once the answer's header is in (within `header_timeout`); a
 // thread of the call's own then reads the body into `body` as it arrives, until it ends,
 // `total_timeout` from now passes, the reader closes it, or more than `max_buffered` bytes wait
-// unread (the client is cut off). For watches through the aggregation layer. Errors as send().
+// unread (the client is cut off). At most 512 streams are read at once; past that the call fails
+// with "too many open streams". For watches through the aggregation layer. Errors as send().
 common::Result<StreamedResponse> open_stream(const Target& target, const Request& request,
                                              std::chrono::milliseconds header_timeout,
                                              std::chrono::milliseconds total_timeout,
