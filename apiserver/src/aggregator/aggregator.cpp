@@ -124,9 +124,12 @@ Aggregator::~Aggregator() {
 }
 
 void Aggregator::start() {
-  publish_authentication();
-  register_builtin();
-  reconcile_crds();
+  // A failure here is logged; the worker looks again on the next change.
+  run_guarded("aggregator: start", [this] {
+    publish_authentication();
+    register_builtin();
+    reconcile_crds();
+  });
   follower_->start();
   started_ = true;
   thread_ = std::thread([this] { run(); });
@@ -305,6 +308,14 @@ void Aggregator::ensure_local(const json& object) {
   } else {
     json updated = *stored;
     bool changed = false;
+    for (const char* part : {"spec", "metadata"}) {
+      if (!updated[part].is_object()) {
+        updated[part] = json::object();
+      }
+    }
+    if (!updated["metadata"]["labels"].is_object()) {
+      updated["metadata"]["labels"] = json::object();
+    }
     for (const char* field :
          {"service", "group", "version", "groupPriorityMinimum", "versionPriority"}) {
       if (!updated["spec"].is_object() || updated["spec"][field] != object["spec"][field]) {
