@@ -20,10 +20,22 @@ std::vector<FlagSpec> aggregator_flags() {
        "published group headers (default X-Remote-Group)"},
       {"requestheader-extra-headers-prefix", "", true, "PREFIXES",
        "published extra header prefixes (default X-Remote-Extra-)"},
-      {"enable-aggregator-routing", "", true, "BOOL",
+      {"enable-aggregator-routing", "", false, "",
        "route to extension API servers by endpoint address (always on: there is no ClusterIP "
-       "routing here; false is refused)"},
+       "routing here; =false is refused)"},
   };
+}
+
+std::optional<std::string> check_aggregator_flags(const ParsedFlags& flags) {
+  if (flags.has("proxy-client-cert-file") != flags.has("proxy-client-key-file")) {
+    return "--proxy-client-cert-file and --proxy-client-key-file must be given together";
+  }
+  const auto routing = flags.all("enable-aggregator-routing");
+  if (!routing.empty() && routing.back() == "false") {
+    return "--enable-aggregator-routing=false is not supported: extension API servers are "
+           "reached by their endpoint addresses (there is no ClusterIP routing)";
+  }
+  return std::nullopt;
 }
 
 common::Result<apiserver::AggregationConfig> aggregation_config(const ParsedFlags& flags,
@@ -38,10 +50,6 @@ common::Result<apiserver::AggregationConfig> aggregation_config(const ParsedFlag
   config.proxy_client_key_pem = pki.front_proxy_client_key_pem;
   config.requestheader_client_ca_pem = pki.front_proxy_ca_cert_pem;
   config.requestheader_allowed_names = {apiserver::pki::kFrontProxyClientCommonName};
-  if (flags.has("proxy-client-cert-file") != flags.has("proxy-client-key-file")) {
-    return Failure::failure(
-        "--proxy-client-cert-file and --proxy-client-key-file must be given together");
-  }
   if (flags.has("proxy-client-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("proxy-client-cert-file"),
                                               flags.get("proxy-client-key-file"));
@@ -67,11 +75,6 @@ common::Result<apiserver::AggregationConfig> aggregation_config(const ParsedFlag
     if (flags.has(flag)) {
       *target = split(flags.get(flag));
     }
-  }
-  if (flags.has("enable-aggregator-routing") && flags.get("enable-aggregator-routing") != "true") {
-    return Failure::failure(
-        "--enable-aggregator-routing=false is not supported: extension API servers are reached "
-        "by their endpoint addresses (there is no ClusterIP routing)");
   }
   return config;
 }

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@
 namespace sandbox {
 
 std::vector<FlagSpec> aggregator_flags();
+
+// What is wrong with the flags themselves (checked before anything is written), or nullopt.
+std::optional<std::string> check_aggregator_flags(const ParsedFlags& flags);
 
 // Reads a file a flag names (the error names the flag), and splits a comma-separated list.
 using ReadFlagFile =

@@ -273,6 +273,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!account_flags) {
     return usage_error(command, account_flags.error(), ctx);
   }
+  if (auto problem = sandbox::check_aggregator_flags(flags)) {
+    return usage_error(command, *problem, ctx);
+  }
   auto audit_options = sandbox::audit_options(flags);
   if (!audit_options) {
     return usage_error(command, audit_options.error(), ctx);
