@@ -67,6 +67,9 @@ spec:
 YAML
 until_equal "CRD APIService" '1000/100/true/True/Local' \
   k get apiservice v1.tools.example.com -o jsonpath='{.spec.groupPriorityMinimum}/{.spec.versionPriority}/{.metadata.labels.kube-aggregator\.kubernetes\.io/automanaged}/{.status.conditions[0].status}/{.status.conditions[0].reason}'
+until_equal "gizmos served" 'ok' bash -c 'kubectl get gizmos -A -o name >/dev/null 2>&1 && echo ok'
+contains "trace of a custom resource" 'delegated to apiextensions-apiserver (custom resource)' \
+  "$(k get --raw '/debug/requests?resource=gizmos&limit=5')"
 k delete crd gizmos.tools.example.com >/dev/null
 until_equal "CRD APIService deleted" 'NotFound' \
   bash -c 'kubectl get apiservice v1.tools.example.com 2>&1 | grep -o NotFound'
