@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "admission/chain.h"
+#include "aggregator/aggregator.h"
 #include "apiserver/log.h"
 #include "apiserver/version.h"
 #include "audit/auditor.h"
@@ -201,6 +202,36 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
   authenticator_->set_anonymous(config_.anonymous_auth);
   authenticator_->add(service_accounts_->legacy_authenticator());
   authenticator_->add(service_accounts_->bound_authenticator());
+  aggregator::AggregatorOptions aggregation;
+  aggregation.proxy_client_cert_pem = config_.aggregation.proxy_client_cert_pem;
+  aggregation.proxy_client_key_pem = config_.aggregation.proxy_client_key_pem;
+  {
+    const auto& a = config_.aggregation;
+    if (!a.client_ca_pem.empty()) {
+      aggregation.authentication["client-ca-file"] = a.client_ca_pem;
+    }
+    if (!a.requestheader_client_ca_pem.empty()) {
+      aggregation.authentication["requestheader-client-ca-file"] = a.requestheader_client_ca_pem;
+      for (const auto& [key, list] :
+           {std::pair{"requestheader-allowed-names", &a.requestheader_allowed_names},
+            std::pair{"requestheader-username-headers", &a.requestheader_username_headers},
+            std::pair{"requestheader-group-headers", &a.requestheader_group_headers},
+            std::pair{"requestheader-extra-headers-prefix",
+                      &a.requestheader_extra_headers_prefix}}) {
+        aggregation.authentication[key] = nlohmann::json(*list).dump();
+      }
+    }
+  }
+  const admission::Services& lookups = *admission_services_;
+  aggregator_ = std::make_unique<aggregator::Aggregator>(
+      *storage_, registry_, [this](http::Request& r) { return route(r); },
+      webhook::Lookups{
+          [&lookups](const std::string& group, const std::string& resource, const std::string& ns,
+                     const std::string& name) { return lookups.get(group, resource, ns, name); },
+          [&lookups](const std::string& group, const std::string& resource, const std::string& ns) {
+            return lookups.list(group, resource, ns);
+          }},
+      std::move(aggregation));
   if (service_accounts_->issues_tokens()) {
     token_controller_ = std::make_unique<controllers::TokenController>(
         *storage_, [this](http::Request& r) { return handle(r); }, *service_accounts_,
@@ -237,6 +268,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
 }
 
 ApiServer::~ApiServer() {
+  aggregator_->stop();
   namespaces_->stop();  // its requests go through everything below; the rest may go in any order
   // The authorizers' watches call into the aggregation controller, which goes first.
   policy_->stop();
@@ -286,6 +318,7 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
   aggregation_->start();
   namespaces_->resync();  // deletions a previous run left unfinished
   crds_->start();         // the stored CRDs' resources are served before readiness
+  aggregator_->start();   // the APIServices of the groups served now
   namespace_defaults_->start();
   if (token_controller_) {
     token_controller_->start();
@@ -605,6 +638,10 @@ bool ApiServer::answers_quickly(const http::Request& request) {
   return info && info->verb == "get";
 }
 
+bool ApiServer::runs_inline(const http::Request& request) const {
+  return answers_quickly(request) && !aggregator_->proxies(request);
+}
+
 bool ApiServer::long_running(const http::Request& request) {
   auto info = endpoints::parse_resource_path(request);
   if (!info) {
@@ -663,6 +700,14 @@ std::vector<pipeline::Stage> ApiServer::stages() {
 }
 
 http::Response ApiServer::route(http::Request& request, const endpoints::RequestInfo* info) {
+  if (auto answer = aggregator_->serve(
+          request, [this](http::Request& local) { return route_local(local, nullptr); })) {
+    return std::move(*answer);
+  }
+  return route_local(request, info);
+}
+
+http::Response ApiServer::route_local(http::Request& request, const endpoints::RequestInfo* info) {
   const std::string& path = request.path;
   for (const auto& [endpoint, checks] : {std::pair{std::string("healthz"), &live_checks_},
                                          std::pair{std::string("livez"), &live_checks_},

@@ -20,6 +20,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "aggregator_flags.h"
 #include "apiserver/apiserver.h"
 #include "apiserver/log.h"
 #include "apiserver/pki.h"
@@ -272,6 +273,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!account_flags) {
     return usage_error(command, account_flags.error(), ctx);
   }
+  if (auto problem = sandbox::check_aggregator_flags(flags)) {
+    return usage_error(command, *problem, ctx);
+  }
   auto audit_options = sandbox::audit_options(flags);
   if (!audit_options) {
     return usage_error(command, audit_options.error(), ctx);
@@ -343,7 +347,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
   const auto enable_plugins = split_list(flags.get("enable-admission-plugins"));
   const auto disable_plugins = split_list(flags.get("disable-admission-plugins"));
-  if (auto problem = apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
+  if (auto problem =
+          apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
     return usage_error(command, *problem, ctx);
   }
   bool ephemeral = flags.has("ephemeral");
@@ -418,7 +423,6 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server_options.key_pem = pki->serving_key_pem;
   server_options.client_ca_pem = pki->ca_cert_pem;
   server_options.request_timeout = request_timeout;
-  server_options.run_inline = &apiserver::ApiServer::answers_quickly;
   server_options.long_running = &apiserver::ApiServer::long_running;
   if (flags.has("tls-cert-file")) {
     auto pair = apiserver::pki::load_key_pair(flags.get("tls-cert-file"),
@@ -440,7 +444,14 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     server_options.client_ca_pem = pki->ca_cert_pem + *ca;
   }
 
+  auto aggregation = sandbox::aggregation_config(flags, *pki, server_options.client_ca_pem,
+                                                 read_flag_file, split_list);
+  if (!aggregation) {
+    return usage_error(command, aggregation.error(), ctx);
+  }
+
   apiserver::ApiServerConfig api_config;
+  api_config.aggregation = std::move(*aggregation);
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
@@ -458,6 +469,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   apiserver::ApiServer api(*db, api_config);
   // Credentials are checked from the header: a refused request's body is never read.
   server_options.admit = [&api](const apiserver::http::Request& r) { return api.admit(r); };
+  server_options.run_inline = [&api](const apiserver::http::Request& r) {
+    return api.runs_inline(r);
+  };
   auto listening = apiserver::Server::start(
       server_options, [&api](apiserver::http::Request& r) { return api.handle(r); });
   if (!listening) {
@@ -614,6 +628,9 @@ Command serve_command() {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : audit_flags()) {
+    specs.push_back(std::move(spec));
+  }
+  for (FlagSpec& spec : aggregator_flags()) {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : cluster_flags()) {

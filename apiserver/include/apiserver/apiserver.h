@@ -36,6 +36,24 @@ struct HealthCheck {
   std::function<std::string()> check;
 };
 
+// The aggregation layer's settings, as kube-apiserver's flags give them: the front-proxy
+// client certificate it presents to extension API servers (--proxy-client-cert-file,
+// --proxy-client-key-file) and what the kube-system/extension-apiserver-authentication ConfigMap
+// tells extension servers to trust (--client-ca-file, --requestheader-client-ca-file,
+// --requestheader-allowed-names, --requestheader-username-headers, --requestheader-group-headers,
+// --requestheader-extra-headers-prefix). The identity always goes out in X-Remote-User,
+// X-Remote-Group and X-Remote-Extra-<key>, as upstream's proxy sends it whatever the flags say.
+struct AggregationConfig {
+  std::string proxy_client_cert_pem;
+  std::string proxy_client_key_pem;
+  std::string client_ca_pem;
+  std::string requestheader_client_ca_pem;  // empty: the requestheader keys are not published
+  std::vector<std::string> requestheader_allowed_names;
+  std::vector<std::string> requestheader_username_headers = {"X-Remote-User"};
+  std::vector<std::string> requestheader_group_headers = {"X-Remote-Group"};
+  std::vector<std::string> requestheader_extra_headers_prefix = {"X-Remote-Extra-"};
+};
+
 struct ApiServerConfig {
   // Bearer tokens the server accepts (parse_token_auth_file reads them from a file).
   TokenMap tokens;
@@ -69,6 +87,7 @@ struct ApiServerConfig {
   std::vector<std::string> disable_admission_plugins;
   // The audit policy and log (start_audit); null: no audit.
   std::shared_ptr<audit::Auditor> auditor;
+  AggregationConfig aggregation;
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;
@@ -105,6 +124,9 @@ class CrdController;
 class TokenController;
 class ClusterRoleAggregationController;
 }  // namespace controllers
+namespace aggregator {
+class Aggregator;
+}
 namespace serviceaccount {
 class ServiceAccountTokens;
 struct OpenIdMetadata;
@@ -134,8 +156,8 @@ class ApiServer {
   static std::optional<std::string> check_authorization_mode(const std::string& mode);
   // Why --enable-admission-plugins `enable` and --disable-admission-plugins `disable` are not
   // valid, in kube-apiserver's words; nullopt when they are.
-  static std::optional<std::string> check_admission_plugins(const std::vector<std::string>& enable,
-                                                            const std::vector<std::string>& disable);
+  static std::optional<std::string> check_admission_plugins(
+      const std::vector<std::string>& enable, const std::vector<std::string>& disable);
 
   // Creates what a fresh cluster has when missing: namespaces default, kube-system, kube-public,
   // kube-node-lease, and the kubernetes service (10.96.0.1:443 -> `secure_port`); reconciles the
@@ -154,6 +176,9 @@ class ApiServer {
   // Requests that never block and take microseconds (reading one object, health, version): the
   // server layer may answer them on its network thread (ServerOptions::run_inline).
   static bool answers_quickly(const http::Request& request);
+  // answers_quickly(), but never for a request the aggregation layer sends to an extension API
+  // server (which may take its whole timeout).
+  bool runs_inline(const http::Request& request) const;
   // kube-apiserver's long-running requests: watches, and the attach, exec, log, portforward and
   // proxy subresources (ServerOptions::long_running).
   static bool long_running(const http::Request& request);
@@ -190,7 +215,10 @@ class ApiServer {
   void log_request(const http::Request& request, const std::string& verb, int status,
                    std::chrono::nanoseconds elapsed) const;
   // `info`: the request info stage's reading of the request, when it ran (else route reads it).
+  // The aggregation layer answers first (a proxied group/version, merged discovery); the rest
+  // is route_local()'s.
   http::Response route(http::Request& request, const endpoints::RequestInfo* info = nullptr);
+  http::Response route_local(http::Request& request, const endpoints::RequestInfo* info);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
 
@@ -233,6 +261,7 @@ class ApiServer {
   std::unique_ptr<controllers::NamespaceDefaultsController> namespace_defaults_;
   std::unique_ptr<controllers::ClusterRoleAggregationController> aggregation_;
   std::unique_ptr<controllers::TokenController> token_controller_;  // null without a signing key
+  std::unique_ptr<aggregator::Aggregator> aggregator_;              // kube-aggregator's work
 };
 
 }  // namespace apiserver

@@ -11,6 +11,14 @@
 //   admin.crt    CN "kube-sandbox-admin", O "system:masters", clientAuth, 1 year (0644)
 //   admin.key                                                                  (0600)
 //   admin.token  64 hex characters (32 random bytes) and a newline             (0600)
+//   front-proxy-ca.crt      self-signed CA, CN "front-proxy-ca", 10 years       (0644)
+//   front-proxy-ca.key                                                         (0600)
+//   front-proxy-client.crt  CN "front-proxy-client", clientAuth, 1 year          (0644)
+//   front-proxy-client.key                                                     (0600)
+//
+// The front-proxy pair is what the aggregation layer presents to extension API servers
+// (kube-apiserver's --proxy-client-cert-file, --requestheader-client-ca-file), named as kubeadm
+// names them; it is renewed by the same rules as the main CA and its leaves.
 //
 // Keys are ECDSA P-256, written as PKCS#8 PEM ("BEGIN PRIVATE KEY"), which Go's crypto/tls (and
 // so kubectl) accepts. Certificates are signed with SHA-256.
@@ -33,6 +41,8 @@ inline constexpr const char* kCaCommonName = "kube-sandbox-ca";
 inline constexpr const char* kServingCommonName = "kube-apiserver";
 inline constexpr const char* kAdminCommonName = "kube-sandbox-admin";
 inline constexpr const char* kAdminOrganization = "system:masters";
+inline constexpr const char* kFrontProxyCaCommonName = "front-proxy-ca";
+inline constexpr const char* kFrontProxyClientCommonName = "front-proxy-client";
 
 // What ensure_pki() found or made. The PEM strings are the files' exact contents.
 struct Pki {
@@ -41,11 +51,15 @@ struct Pki {
   std::filesystem::path serving_cert_file, serving_key_file;
   std::filesystem::path admin_cert_file, admin_key_file;
   std::filesystem::path admin_token_file;
+  std::filesystem::path front_proxy_ca_cert_file, front_proxy_ca_key_file;
+  std::filesystem::path front_proxy_client_cert_file, front_proxy_client_key_file;
 
   std::string ca_cert_pem, ca_key_pem;
   std::string serving_cert_pem, serving_key_pem;
   std::string admin_cert_pem, admin_key_pem;
   std::string admin_token;  // without the trailing newline
+  std::string front_proxy_ca_cert_pem;
+  std::string front_proxy_client_cert_pem, front_proxy_client_key_pem;
 
   // File names (e.g. "serving.crt") this call wrote, in the order written; empty when everything
   // was reused.

@@ -371,6 +371,10 @@ bool serves(const registry::GroupVersions* g, const std::string& version) {
 
 }  // namespace
 
+std::string discovery_etag(const nlohmann::ordered_json& items) {
+  return etag_of(items);
+}
+
 std::string storage_version_hash(const std::string& group, const std::string& version,
                                  const std::string& kind) {
   std::string gvk = group + "/" + version + "/" + kind;

@@ -15,6 +15,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 
@@ -35,6 +37,10 @@ namespace apiserver::endpoints {
 std::optional<http::Response> serve_discovery(const http::Request& request,
                                               const registry::Snapshot& snapshot,
                                               const std::string& server_address);
+
+// The ETag of an aggregated discovery document with these items (upstream's: quoted uppercase hex
+// of SHA-512 over {"metadata":{},"items":[...]}), for documents others extend (the aggregator).
+std::string discovery_etag(const nlohmann::ordered_json& items);
 
 // kube-apiserver's storageVersionHash of a storage group/version/kind: base64 of the first 8
 // bytes of SHA-256 over "<group>/<version>/<kind>" ("/v1/Pod" -> "xPOwRZ+Yhw8=").

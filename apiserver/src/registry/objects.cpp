@@ -66,7 +66,8 @@ NameRule name_rule_for(const std::string& group, const std::string& resource) {
   if (group.empty() && (resource == "services" || resource == "replicationcontrollers")) {
     return NameRule::Dns1035Label;
   }
-  if (group == "rbac.authorization.k8s.io") {
+  // APIServices too: the core group's is "v1." (kube-aggregator's path segment check).
+  if (group == "rbac.authorization.k8s.io" || group == "apiregistration.k8s.io") {
     return NameRule::PathSegment;
   }
   return NameRule::Dns1123Subdomain;
@@ -144,11 +145,16 @@ std::string render_field_errors(const std::vector<FieldError>& errors) {
 
 bool tracks_generation(const std::string& group, const std::string& resource) {
   static const std::set<std::string> kTracked = {
-      "apps/deployments",          "apps/replicasets",
-      "apps/statefulsets",         "apps/daemonsets",
-      "batch/jobs",                "batch/cronjobs",
-      "/replicationcontrollers",   "networking.k8s.io/ingresses",
-      "networking.k8s.io/networkpolicies", "policy/poddisruptionbudgets",
+      "apps/deployments",
+      "apps/replicasets",
+      "apps/statefulsets",
+      "apps/daemonsets",
+      "batch/jobs",
+      "batch/cronjobs",
+      "/replicationcontrollers",
+      "networking.k8s.io/ingresses",
+      "networking.k8s.io/networkpolicies",
+      "policy/poddisruptionbudgets",
       "autoscaling/horizontalpodautoscalers",
       "apiextensions.k8s.io/customresourcedefinitions",
       "admissionregistration.k8s.io/validatingadmissionpolicies",

@@ -473,6 +473,33 @@ common::Result<Pair> ensure_leaf(const CertSpec& spec, const Pair& ca, bool ca_c
   return fresh;
 }
 
+// A CA pair named `common_name`: the files' unless missing or about to expire, else a new one
+// (written, with `changed` set).
+common::Result<Pair> ensure_ca(const char* common_name, const fs::path& cert_file,
+                               const fs::path& key_file, bool& changed,
+                               std::vector<std::string>& written) {
+  auto loaded = load_pair(cert_file, key_file);
+  if (!loaded) {
+    return loaded.error();
+  }
+  if (*loaded && X509_check_ca((*loaded)->cert.get()) == 0) {
+    return cert_file.string() + ": not a CA certificate";
+  }
+  changed = !*loaded || expires_soon((*loaded)->cert.get());
+  if (!changed) {
+    return std::move(**loaded);
+  }
+  CertSpec spec{.common_name = common_name, .days = kCaDays, .is_ca = true};
+  auto fresh = generate_pair(spec, nullptr);
+  if (!fresh) {
+    return fresh.error();
+  }
+  if (auto error = write_pair(*fresh, cert_file, key_file, written)) {
+    return std::move(*error);
+  }
+  return fresh;
+}
+
 }  // namespace
 
 std::vector<std::string> default_serving_sans() {
@@ -520,28 +547,13 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
   pki.admin_token_file = dir / "admin.token";
 
   // The CA: reused unless missing or about to expire.
-  auto loaded_ca = load_pair(pki.ca_cert_file, pki.ca_key_file);
+  bool ca_changed = false;
+  auto loaded_ca =
+      ensure_ca(kCaCommonName, pki.ca_cert_file, pki.ca_key_file, ca_changed, pki.written);
   if (!loaded_ca) {
     return loaded_ca.error();
   }
-  if (*loaded_ca && X509_check_ca((*loaded_ca)->cert.get()) == 0) {
-    return pki.ca_cert_file.string() + ": not a CA certificate";
-  }
-  bool ca_changed = !*loaded_ca || expires_soon((*loaded_ca)->cert.get());
-  Pair ca;
-  if (ca_changed) {
-    CertSpec spec{.common_name = kCaCommonName, .days = kCaDays, .is_ca = true};
-    auto fresh = generate_pair(spec, nullptr);
-    if (!fresh) {
-      return fresh.error();
-    }
-    if (auto error = write_pair(*fresh, pki.ca_cert_file, pki.ca_key_file, pki.written)) {
-      return std::move(*error);
-    }
-    ca = std::move(*fresh);
-  } else {
-    ca = std::move(**loaded_ca);
-  }
+  Pair ca = std::move(*loaded_ca);
 
   CertSpec serving_spec{
       .common_name = kServingCommonName, .ext_key_usage = "serverAuth", .sans = *sans};
@@ -566,6 +578,29 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
       pki.written);
   if (!admin) {
     return admin.error();
+  }
+
+  // The front-proxy CA and its client, apart from the main CA as kubeadm keeps them.
+  pki.front_proxy_ca_cert_file = dir / "front-proxy-ca.crt";
+  pki.front_proxy_ca_key_file = dir / "front-proxy-ca.key";
+  pki.front_proxy_client_cert_file = dir / "front-proxy-client.crt";
+  pki.front_proxy_client_key_file = dir / "front-proxy-client.key";
+  bool proxy_ca_changed = false;
+  auto loaded_proxy_ca = ensure_ca(kFrontProxyCaCommonName, pki.front_proxy_ca_cert_file,
+                                   pki.front_proxy_ca_key_file, proxy_ca_changed, pki.written);
+  if (!loaded_proxy_ca) {
+    return loaded_proxy_ca.error();
+  }
+  Pair proxy_ca = std::move(*loaded_proxy_ca);
+  CertSpec proxy_client_spec{.common_name = kFrontProxyClientCommonName,
+                             .ext_key_usage = "clientAuth"};
+  auto proxy_client = ensure_leaf(
+      proxy_client_spec, proxy_ca, proxy_ca_changed, X509_PURPOSE_SSL_CLIENT,
+      pki.front_proxy_client_cert_file, pki.front_proxy_client_key_file,
+      [](X509* cert) { return subject_identity(cert).common_name == kFrontProxyClientCommonName; },
+      pki.written);
+  if (!proxy_client) {
+    return proxy_client.error();
   }
 
   std::string token;
@@ -600,6 +635,9 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
   pki.admin_cert_pem = std::move(admin->cert_pem);
   pki.admin_key_pem = std::move(admin->key_pem);
   pki.admin_token = std::move(token);
+  pki.front_proxy_ca_cert_pem = std::move(proxy_ca.cert_pem);
+  pki.front_proxy_client_cert_pem = std::move(proxy_client->cert_pem);
+  pki.front_proxy_client_key_pem = std::move(proxy_client->key_pem);
   return pki;
 }
 

@@ -5,15 +5,21 @@
 #include <openssl/x509v3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <cctype>
 #include <charconv>
+#include <deque>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 #include <vector>
 
 namespace apiserver::webhook {
@@ -101,29 +107,103 @@ class Call {
   Call(const Target& target, SteadyClock::time_point deadline)
       : target_(target), deadline_(deadline), tls_(ssl::context::tls_client) {}
 
-  common::Result<Response> run(const std::string& body, size_t max_response_bytes) {
+  // Connects and writes `request`; the error, or nullopt.
+  std::optional<std::string> send_request(const Request& request) {
     if (auto error = connect()) {
-      return *error;
+      return error;
     }
-    http::request<http::string_body> req{http::verb::post, target_.path_and_query, 11};
+    http::request<http::string_body> req;
+    req.version(11);
+    req.method_string(request.method);
+    req.target(target_.path_and_query);
     req.set(http::field::host, target_.host_header);
-    req.set(http::field::user_agent, "kube-apiserver-admission");
-    req.set(http::field::content_type, "application/json");
-    req.set(http::field::accept, "application/json, */*");
-    req.body() = body;
+    for (const auto& [name, value] : request.headers) {
+      req.insert(name, value);
+    }
+    req.body() = request.body;
     req.keep_alive(false);
-    req.prepare_payload();
+    if (!request.body.empty() || request.method == "POST" || request.method == "PUT" ||
+        request.method == "PATCH") {
+      req.prepare_payload();
+    }
     beast::error_code ec;
     bool done = false;
     http::async_write(*stream_, req, [&](beast::error_code e, size_t) {
       ec = e;
       done = true;
     });
-    if (auto error = wait(done, ec)) {
+    return wait(done, ec);
+  }
+
+  // The answer's header fields but the hop-by-hop ones.
+  template <class Fields>
+  static std::vector<std::pair<std::string, std::string>> kept_headers(const Fields& fields) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& field : fields) {
+      const auto name = field.name();
+      if (name == http::field::connection || name == http::field::transfer_encoding ||
+          name == http::field::content_length || name == http::field::keep_alive) {
+        continue;
+      }
+      out.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    return out;
+  }
+
+  // Streaming: the header of the answer into `parser`.
+  std::optional<std::string> read_header(http::response_parser<http::buffer_body>& parser) {
+    beast::error_code ec;
+    bool done = false;
+    http::async_read_header(*stream_, buffer_, parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    return wait(done, ec);
+  }
+
+  // Streaming: the next piece of the body into `out`; false at its end or on an error.
+  bool read_body(http::response_parser<http::buffer_body>& parser, std::string& out) {
+    if (parser.is_done()) {
+      return false;
+    }
+    char piece[16 * 1024];
+    parser.get().body().data = piece;
+    parser.get().body().size = sizeof piece;
+    beast::error_code ec;
+    bool done = false;
+    http::async_read_some(*stream_, buffer_, parser, [&](beast::error_code e, size_t) {
+      ec = e;
+      done = true;
+    });
+    auto error = wait(done, ec);
+    if (error && !(done && ec == http::error::need_buffer)) {
+      return false;
+    }
+    out.assign(piece, sizeof piece - parser.get().body().size);
+    return true;
+  }
+
+  void set_deadline(SteadyClock::time_point deadline) { deadline_ = deadline; }
+
+  // From any thread: ends the exchange (a streaming read returns false).
+  void abort() {
+    net::post(io_, [this] {
+      if (stream_) {
+        beast::error_code ignored;
+        beast::get_lowest_layer(*stream_).socket().close(ignored);
+      }
+    });
+  }
+
+  common::Result<Response> run(const Request& request, size_t max_response_bytes) {
+    if (auto error = send_request(request)) {
       return *error;
     }
+    beast::error_code ec;
+    bool done = false;
     http::response_parser<http::string_body> parser;
     parser.body_limit(max_response_bytes);
+    parser.skip(request.method == "HEAD");
     parser.header_limit(64 * 1024);
     beast::flat_buffer buffer;
     done = false;
@@ -142,6 +222,7 @@ class Call {
     out.status = static_cast<int>(res.result_int());
     out.content_type = std::string(res[http::field::content_type]);
     out.body = std::move(res.body());
+    out.headers = kept_headers(res);
     beast::error_code ignored;
     beast::get_lowest_layer(*stream_).socket().close(ignored);
     return out;
@@ -152,8 +233,10 @@ class Call {
     beast::error_code ec;
     tls_.set_options(ssl::context::no_sslv2 | ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
                      ssl::context::no_tlsv1_1);
-    tls_.set_verify_mode(ssl::verify_peer);
-    if (target_.ca_pem.empty()) {
+    tls_.set_verify_mode(target_.insecure_skip_verify ? ssl::verify_none : ssl::verify_peer);
+    if (target_.insecure_skip_verify) {
+      // nothing to load
+    } else if (target_.ca_pem.empty()) {
       tls_.set_default_verify_paths(ec);
     } else {
       tls_.add_certificate_authority(net::buffer(target_.ca_pem), ec);
@@ -161,10 +244,21 @@ class Call {
     if (ec) {
       return "unable to load root certificates: unable to parse bytes as PEM block";
     }
+    if (!target_.client_cert_pem.empty()) {
+      tls_.use_certificate_chain(net::buffer(target_.client_cert_pem), ec);
+      if (!ec) {
+        tls_.use_private_key(net::buffer(target_.client_key_pem), ssl::context::pem, ec);
+      }
+      if (ec) {
+        return "tls: failed to find any PEM data in certificate input";
+      }
+    }
     stream_.emplace(io_, tls_);
     SSL* native = stream_->native_handle();
     const auto ip = net::ip::make_address(target_.server_name, ec);
-    if (ec) {
+    if (target_.insecure_skip_verify) {
+      ec = {};
+    } else if (ec) {
       SSL_set_tlsext_host_name(native, target_.server_name.c_str());
       SSL_set1_host(native, target_.server_name.c_str());
       ec = {};
@@ -289,21 +383,167 @@ class Call {
 
   const Target& target_;
   SteadyClock::time_point deadline_;
+  beast::flat_buffer buffer_;  // streaming reads
   net::io_context io_;
   ssl::context tls_;
   std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
 };
 
+// Streams being read now (each on a thread of its own), and their bound.
+std::atomic<int> open_streams{0};
+constexpr int kMaxOpenStreams = 512;
+
+// The body of a streamed answer, read on a thread of its own and handed to the server's writer
+// piece by piece (http::ChunkStream).
+class BodyStream : public apiserver::http::ChunkStream,
+                   public std::enable_shared_from_this<BodyStream> {
+ public:
+  BodyStream(Target target, size_t max_buffered)
+      : target_(std::move(target)), max_buffered_(max_buffered) {}
+
+  // Set up by open_stream() before the reader starts.
+  Call& call(SteadyClock::time_point deadline) {
+    call_.emplace(target_, deadline);
+    return *call_;
+  }
+  http::response_parser<http::buffer_body>& parser() { return parser_; }
+
+  // The reader thread: pieces until the body ends, the deadline passes, close() or the client
+  // falls more than max_buffered behind.
+  void read_all(SteadyClock::time_point deadline) {
+    call_->set_deadline(deadline);
+    std::string piece;
+    while (!closed_ && call_->read_body(parser_, piece)) {
+      if (piece.empty()) {
+        continue;
+      }
+      std::function<void()> wake;
+      {
+        std::lock_guard lock(mu_);
+        if (buffered_ + piece.size() > max_buffered_) {
+          break;  // a client that does not read is cut off, as a slow watcher is
+        }
+        buffered_ += piece.size();
+        pieces_.push_back(std::move(piece));
+        wake = wakeup_;
+      }
+      if (wake) {
+        wake();
+      }
+    }
+    std::function<void()> wake;
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+      wake = wakeup_;
+    }
+    if (wake) {
+      wake();
+    }
+  }
+
+  bool next(std::string& chunk) override {
+    std::lock_guard lock(mu_);
+    if (pieces_.empty()) {
+      return false;
+    }
+    chunk = std::move(pieces_.front());
+    pieces_.pop_front();
+    buffered_ -= chunk.size();
+    return true;
+  }
+  bool finished() const override {
+    std::lock_guard lock(mu_);
+    return done_ && pieces_.empty();
+  }
+  void set_wakeup(std::function<void()> wakeup) override {
+    std::lock_guard lock(mu_);
+    wakeup_ = std::move(wakeup);
+  }
+  void close() override {
+    closed_ = true;
+    if (call_) {
+      call_->abort();
+    }
+  }
+
+ private:
+  const Target target_;
+  const size_t max_buffered_;
+  std::optional<Call> call_;  // used by one thread at a time: open_stream(), then the reader
+  http::response_parser<http::buffer_body> parser_;
+  std::atomic<bool> closed_{false};
+  mutable std::mutex mu_;  // protects pieces_, buffered_, done_, wakeup_
+  std::deque<std::string> pieces_;
+  size_t buffered_ = 0;
+  bool done_ = false;
+  std::function<void()> wakeup_;
+};
+
 }  // namespace
+
+common::Result<StreamedResponse> open_stream(const Target& target, const Request& request,
+                                             std::chrono::milliseconds header_timeout,
+                                             std::chrono::milliseconds total_timeout,
+                                             size_t max_buffered) {
+  if (open_streams >= kMaxOpenStreams) {
+    return common::Result<StreamedResponse>::failure(go_method_word(request.method) + " \"" +
+                                                     target.url + "\": too many open streams");
+  }
+  auto body = std::make_shared<BodyStream>(target, max_buffered);
+  const auto now = SteadyClock::now();
+  Call& call = body->call(now + header_timeout);
+  auto fail = [&target, &request](const std::string& why) {
+    return common::Result<StreamedResponse>::failure(go_method_word(request.method) + " \"" +
+                                                     target.url + "\": " + why);
+  };
+  if (auto error = call.send_request(request)) {
+    return fail(*error);
+  }
+  body->parser().body_limit(boost::none);
+  body->parser().header_limit(64 * 1024);
+  if (auto error = call.read_header(body->parser())) {
+    return fail(*error);
+  }
+  StreamedResponse out;
+  out.status = static_cast<int>(body->parser().get().result_int());
+  out.headers = Call::kept_headers(body->parser().get());
+  out.body = body;
+  ++open_streams;
+  std::thread([body, deadline = now + total_timeout] {
+    body->read_all(deadline);
+    --open_streams;
+  }).detach();
+  return out;
+}
+
+std::string go_method_word(const std::string& method) {
+  std::string word = method;
+  for (size_t i = 1; i < word.size(); ++i) {
+    word[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[i])));
+  }
+  return word;
+}
+
+common::Result<Response> send(const Target& target, const Request& request,
+                              std::chrono::milliseconds timeout, size_t max_response_bytes) {
+  Call call(target, SteadyClock::now() + timeout);
+  auto result = call.run(request, max_response_bytes);
+  if (!result) {
+    return go_method_word(request.method) + " \"" + target.url + "\": " + result.error();
+  }
+  return result;
+}
 
 common::Result<Response> post_json(const Target& target, const std::string& body,
                                    std::chrono::milliseconds timeout, size_t max_response_bytes) {
-  Call call(target, SteadyClock::now() + timeout);
-  auto result = call.run(body, max_response_bytes);
-  if (!result) {
-    return "Post \"" + target.url + "\": " + result.error();
-  }
-  return result;
+  Request request;
+  request.method = "POST";
+  request.headers = {{"User-Agent", "kube-apiserver-admission"},
+                     {"Content-Type", "application/json"},
+                     {"Accept", "application/json, */*"}};
+  request.body = body;
+  return send(target, request, timeout, max_response_bytes);
 }
 
 }  // namespace apiserver::webhook

@@ -1,7 +1,8 @@
 // The outbound side of webhooks: one HTTPS POST of a JSON document to a webhook server, as
-// kube-apiserver's webhook REST client makes it (admission webhooks now; CRD conversion and the
-// aggregation layer may use it later). Resolution of a clientConfig into an address is in
-// resolve.h.
+// kube-apiserver's webhook REST client makes it (admission webhooks; CRD conversion may use it
+// too), and one HTTPS request of any method (the aggregation layer's proxy to an extension API
+// server and its availability and discovery checks, send()). Resolution of a clientConfig or a
+// service into an address is in resolve.h.
 //
 // Every call runs on the caller's thread with an io_context of its own: connect, TLS handshake,
 // request and response together are bounded by the call's timeout, and the answer's body by a
@@ -11,8 +12,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "apiserver/http.h"
 #include "common/result.h"
 
 namespace apiserver::webhook {
@@ -30,12 +35,29 @@ struct Target {
   std::string host_header;
   std::string path_and_query;  // the request target
   std::string ca_pem;          // caBundle; empty: the system's trusted roots
+  // The server's certificate is not checked at all (an APIService's insecureSkipTLSVerify).
+  bool insecure_skip_verify = false;
+  // A client certificate chain and key (PEM) to present, e.g. the aggregator's front-proxy
+  // client certificate; empty: none.
+  std::string client_cert_pem;
+  std::string client_key_pem;
+};
+
+// One request of any method, for send().
+struct Request {
+  std::string method = "GET";
+  // Sent as given (Host, Content-Length and Connection are the client's own).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string body;
 };
 
 struct Response {
   int status = 0;
   std::string content_type;
   std::string body;
+  // Every header of the answer but the hop-by-hop ones (Connection, Transfer-Encoding,
+  // Content-Length, Keep-Alive), in order.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // kube-sandbox's cap on a webhook's answer (upstream reads it whole).
@@ -52,5 +74,32 @@ common::Result<Response> post_json(const Target& target, const std::string& body
 // What Go's rest client says of an answer that is not 2xx and carries no Status, e.g. `the server
 // could not find the requested resource` for a 404.
 std::string rest_client_error(int status, const std::string& body);
+
+// Sends `request` to `target` (its path_and_query) and reads the whole answer, with the same
+// bounds as post_json(). Errors read as Go's client words them, after the method as Go names it
+// and the URL: `Get "https://10.0.0.7:8443/apis/x/v1": dial tcp 10.0.0.7:8443: connect:
+// connection refused`.
+common::Result<Response> send(const Target& target, const Request& request,
+                              std::chrono::milliseconds timeout, size_t max_response_bytes);
+
+// A streamed answer: its status and headers now, its body as it comes.
+struct StreamedResponse {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // as Response::headers
+  std::shared_ptr<http::ChunkStream> body;
+};
+
+// Sends `request` and returns once the answer's header is in (within `header_timeout`); a
+// thread of the call's own then reads the body into `body` as it arrives, until it ends,
+// `total_timeout` from now passes, the reader closes it, or more than `max_buffered` bytes wait
+// unread (the client is cut off). At most 512 streams are read at once; past that the call fails
+// with "too many open streams". For watches through the aggregation layer. Errors as send().
+common::Result<StreamedResponse> open_stream(const Target& target, const Request& request,
+                                             std::chrono::milliseconds header_timeout,
+                                             std::chrono::milliseconds total_timeout,
+                                             size_t max_buffered);
+
+// Go's word for a method in its errors: "Get", "Post", "Delete" ...
+std::string go_method_word(const std::string& method);
 
 }  // namespace apiserver::webhook

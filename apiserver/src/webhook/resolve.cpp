@@ -140,15 +140,31 @@ common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
                  target.path_and_query.substr(target.path_and_query.find('?'));
     return target;
   }
-  const ServiceReference& ref = *config.service;
+  auto resolved = resolve_service(
+      *config.service,
+      with_timeout(config.service->path.empty() ? "/" : config.service->path, timeout_seconds),
+      lookups);
+  if (!resolved) {
+    const ServiceReference& ref = *config.service;
+    return common::Result<Target>::failure(
+        "Post \"https://" +
+        host_port(ref.name + "." + ref.namespace_ + ".svc", std::to_string(ref.port)) +
+        with_timeout(ref.path.empty() ? "/" : ref.path, timeout_seconds) +
+        "\": " + resolved.error());
+  }
+  resolved->ca_pem = config.ca_pem;
+  resolved->url = "https://" + resolved->host_header + resolved->path_and_query;
+  return resolved;
+}
+
+common::Result<Target> resolve_service(const ServiceReference& ref,
+                                       const std::string& path_and_query, const Lookups& lookups) {
+  Target target;
   target.server_name = ref.name + "." + ref.namespace_ + ".svc";
   const std::string port = std::to_string(ref.port);
   target.host_header = host_port(target.server_name, port);
-  target.path_and_query = with_timeout(ref.path.empty() ? "/" : ref.path, timeout_seconds);
-  target.url = "https://" + target.host_header + target.path_and_query;
-  const auto fail = [&target](const std::string& why) {
-    return common::Result<Target>::failure("Post \"" + target.url + "\": " + why);
-  };
+  target.path_and_query = path_and_query;
+  const auto fail = [](const std::string& why) { return common::Result<Target>::failure(why); };
   auto service = lookups.get("", "services", ref.namespace_, ref.name);
   if (!service) {
     return fail("service \"" + ref.name + "\" not found");
@@ -157,6 +173,7 @@ common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
   if (text(spec, "type") == "ExternalName") {
     target.connect_host = text(spec, "externalName");
     target.connect_port = port;
+    target.url = "https://" + host_port(target.connect_host, port) + path_and_query;
     return target;
   }
   std::optional<std::string> port_name;
@@ -185,6 +202,7 @@ common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
   }
   target.connect_host = address->first;
   target.connect_port = std::to_string(address->second);
+  target.url = "https://" + host_port(target.connect_host, target.connect_port) + path_and_query;
   return target;
 }
 

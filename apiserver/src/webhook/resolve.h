@@ -57,4 +57,13 @@ struct Lookups {
 common::Result<Target> resolve(const ClientConfig& config, int timeout_seconds,
                                const Lookups& lookups);
 
+// A service's address, by the same rules, for a request to `path_and_query`: the target's `url`
+// names the address dialled (https://<endpoint address>:<port><path>, as kube-apiserver's
+// endpoint routing resolves it), its server_name is `<name>.<namespace>.svc`; ca_pem and the
+// client certificate are left for the caller. The error is the resolver's words alone:
+// `service "api" not found`, `no service port 443 found for service "api"`,
+// `no endpoints available for service "api"`.
+common::Result<Target> resolve_service(const ServiceReference& service,
+                                       const std::string& path_and_query, const Lookups& lookups);
+
 }  // namespace apiserver::webhook

@@ -138,7 +138,9 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   pki::Pki p = ensure(dir);
 
   CHECK(p.written == std::vector<std::string>{"ca.key", "ca.crt", "serving.key", "serving.crt",
-                                              "admin.key", "admin.crt", "admin.token"});
+                                              "admin.key", "admin.crt", "front-proxy-ca.key",
+                                              "front-proxy-ca.crt", "front-proxy-client.key",
+                                              "front-proxy-client.crt", "admin.token"});
   CHECK(p.ca_cert_file == dir / "ca.crt");
   CHECK(p.admin_token_file == dir / "admin.token");
   CHECK(mode_of(dir) == 0700);
@@ -162,6 +164,19 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   Cert serving = parse_cert(p.serving_cert_pem);
   Cert admin = parse_cert(p.admin_cert_pem);
 
+  SECTION("the front-proxy client is signed by its own CA, for client auth only") {
+    CHECK(read_file(p.front_proxy_client_cert_file) == p.front_proxy_client_cert_pem);
+    CHECK(read_file(p.front_proxy_ca_cert_file) == p.front_proxy_ca_cert_pem);
+    CHECK(mode_of(p.front_proxy_client_key_file) == 0600);
+    auto identity =
+        pki::verify_client_certificate(p.front_proxy_client_cert_pem, p.front_proxy_ca_cert_pem);
+    REQUIRE(identity);
+    CHECK(identity->common_name == "front-proxy-client");
+    CHECK(identity->organizations.empty());
+    CHECK(common_name(parse_cert(p.front_proxy_ca_cert_pem).get()) == "front-proxy-ca");
+    CHECK_FALSE(pki::verify_client_certificate(p.front_proxy_client_cert_pem, p.ca_cert_pem));
+    CHECK(ensure(dir).written.empty());
+  }
   SECTION("the CA is a self-signed, 10-year P-256 CA with critical constraints") {
     CHECK(common_name(ca.get()) == "kube-sandbox-ca");
     CHECK(X509_check_ca(ca.get()) == 1);

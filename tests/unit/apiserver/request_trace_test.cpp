@@ -178,7 +178,9 @@ TEST_CASE("each request's trace is served at /debug/requests", "[pipeline][trace
 
   auto got = api.call("GET", "/debug/requests?verb=get&name=traced&limit=1");
   REQUIRE(got.body["items"].size() == 1);
-  CHECK(got.body["items"][0]["notes"][0]["text"].get<std::string>().rfind(
+  // The aggregation layer passed it on first, then storage read it.
+  CHECK(got.body["items"][0]["notes"][0]["text"] == "delegated to the local kube-apiserver");
+  CHECK(got.body["items"][0]["notes"][1]["text"].get<std::string>().rfind(
             "range /registry/configmaps/default/traced: mod_revision ", 0) == 0);
   // /debug/requests itself is not traced.
   const auto all = api.call("GET", "/debug/requests");
