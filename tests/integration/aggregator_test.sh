@@ -142,6 +142,25 @@ contains "not found" 'flunders.wardle.example.com "three" not found' \
 explain=$(k explain flunders.spec)
 contains "explain" 'KIND:       Flunder' "$explain"
 contains "explain field" 'reference	<string>' "$explain"
+# OpenAPI v2 carries the extension's paths (those of its group/version) and definitions, in JSON
+# and in the protobuf form client-go asks for.
+v2=$(k get --raw /openapi/v2 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(sorted(p for p in d["paths"] if "example.com" in p),
+      "com.example.wardle.v1alpha1.Flunder" in d["definitions"],
+      "io.k8s.api.core.v1.Pod" in d["definitions"])')
+expect "openapi v2 merged" "['/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders/{name}'] True True" "$v2"
+proto=$(/usr/bin/python3 - <<'PY'
+import kubernetes
+kubernetes.config.load_kube_config()
+c = kubernetes.client.ApiClient()
+r = c.call_api("/openapi/v2", "GET", _preload_content=False, auth_settings=["BearerToken"],
+               header_params={"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"})
+print(r[2]["Content-Type"], b"com.example.wardle.v1alpha1.Flunder" in r[0].data)
+PY
+)
+expect "openapi v2 protobuf merged" "application/com.github.proto-openapi.spec.v2.v1.0+protobuf True" "$proto"
 
 # A watch streams: its first event arrives while the extension keeps the stream open.
 watch=$(timeout 5 kubectl get --raw \

@@ -80,6 +80,34 @@ OPENAPI_DOC = {
     }},
 }
 
+# The same kind in Swagger 2.0, as /openapi/v2 serves it (definitions without "components").
+OPENAPI_V2 = {
+    "swagger": "2.0",
+    "info": {"title": "Wardle", "version": VERSION},
+    "paths": {
+        "/apis/" + GV + "/namespaces/{namespace}/flunders/{name}": {"get": {
+            "operationId": "readWardleV1alpha1NamespacedFlunder",
+            "x-kubernetes-action": "get",
+            "x-kubernetes-group-version-kind": GVK[0],
+            "responses": {"200": {"description": "OK", "schema": {
+                "$ref": "#/definitions/com.example.wardle.v1alpha1.Flunder"}}}}},
+        "/apis/other.example.com/v1/things": {"get": {
+            "responses": {"200": {"description": "not this APIService's"}}}},
+    },
+    "definitions": {
+        "com.example.wardle.v1alpha1.Flunder": {
+            "description": "A Flunder is served by the test extension API server.",
+            "type": "object",
+            "properties": {"spec": {"$ref": "#/definitions/com.example.wardle.v1alpha1.FlunderSpec"}},
+            "x-kubernetes-group-version-kind": GVK,
+        },
+        "com.example.wardle.v1alpha1.FlunderSpec": {
+            "type": "object",
+            "properties": {"reference": {"type": "string"}},
+        },
+    },
+}
+
 
 def not_found(name):
     return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -146,6 +174,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(GROUP_DOC)
         if path == base:
             return self.send(RESOURCES)
+        if path == "/openapi/v2":
+            return self.send(OPENAPI_V2)
         if path == "/openapi/v3":
             return self.send(OPENAPI_PATHS)
         if path == "/openapi/v3/apis/" + GV:

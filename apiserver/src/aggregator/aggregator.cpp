@@ -8,6 +8,8 @@
 #include "controllers/controller_queue.h"
 #include "controllers/controller_request.h"
 #include "endpoints/discovery.h"
+#include "endpoints/openapi_http.h"
+#include "endpoints/openapi_v2_proto.h"
 #include "guard.h"
 #include "trace/request_trace.h"
 
@@ -397,6 +399,27 @@ Condition Aggregator::check_remote(const ApiService& s, Fetched& fetched) {
   if (list.is_object()) {
     fetched.resource_list = std::move(list);
   }
+  if (auto v2 = target_for(s, "/openapi/v2")) {
+    auto answer_v2 = webhook::send(*v2, request, options_.check_timeout, kMaxDiscoveryBytes);
+    json doc = answer_v2 && answer_v2->status == 200 ? json::parse(answer_v2->body, nullptr, false)
+                                                     : json();
+    if (doc.is_object()) {
+      // Only what belongs to the APIService's group/version, as the aggregator merges specs.
+      const std::string prefix = "/apis/" + s.group + "/" + s.version;
+      json kept = {{"paths", json::object()}, {"definitions", json::object()}};
+      if (doc["paths"].is_object()) {
+        for (const auto& [path, item] : doc["paths"].items()) {
+          if (path == prefix || path.rfind(prefix + "/", 0) == 0) {
+            kept["paths"][path] = item;
+          }
+        }
+      }
+      if (doc["definitions"].is_object()) {
+        kept["definitions"] = doc["definitions"];
+      }
+      fetched.openapi_v2 = std::move(kept);
+    }
+  }
   auto openapi = target_for(s, "/openapi/v3");
   if (openapi) {
     auto paths = webhook::send(*openapi, request, options_.check_timeout, kMaxDiscoveryBytes);
@@ -521,6 +544,9 @@ std::optional<http::Response> Aggregator::serve(http::Request& request, const Lo
   if (segments[0] == "openapi" && segments.size() >= 2 && segments[1] == "v3") {
     return serve_openapi_v3(request, local);
   }
+  if (segments.size() == 2 && segments[0] == "openapi" && segments[1] == "v2") {
+    return serve_openapi_v2(request, local);
+  }
   if (segments[0] == "api" && trace::active()) {
     trace::note("aggregator", "delegated to the local kube-apiserver");
   }
@@ -633,6 +659,59 @@ std::optional<http::Response> Aggregator::serve_openapi_v3(http::Request& reques
   drop_header(answer, "ETag");
   answer.body = doc.dump();
   return answer;
+}
+
+std::optional<http::Response> Aggregator::serve_openapi_v2(http::Request& request,
+                                                           const Local& local) {
+  if (request.method != "GET") {
+    return std::nullopt;
+  }
+  std::vector<json> extensions;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [name, s] : services_) {
+      auto it = fetched_.find(name);
+      if (s.service && it != fetched_.end() && it->second.openapi_v2) {
+        extensions.push_back(*it->second.openapi_v2);
+      }
+    }
+  }
+  const auto form = endpoints::openapi_detail::negotiate_v2(request.header("Accept"));
+  if (extensions.empty() || !form) {
+    return std::nullopt;  // the local document alone, or its 406
+  }
+  http::Request plain = request;
+  plain.headers.erase("If-None-Match");
+  plain.headers["Accept"] = "application/json";
+  http::Response answer = local(plain);
+  json doc = json::parse(answer.body, nullptr, false);
+  if (answer.status != 200 || !doc.is_object() || !doc["paths"].is_object() ||
+      !doc["definitions"].is_object()) {
+    return std::nullopt;
+  }
+  // The extensions' paths join the local ones; a definition the local document already has keeps
+  // the local meaning.
+  for (const auto& extension : extensions) {
+    for (const auto& [path, item] : extension["paths"].items()) {
+      doc["paths"][path] = item;
+    }
+    for (const auto& [name, definition] : extension["definitions"].items()) {
+      if (!doc["definitions"].contains(name)) {
+        doc["definitions"][name] = definition;
+      }
+    }
+  }
+  const std::string text = doc.dump();
+  std::string hash = endpoints::discovery_etag(ordered_json::array({text}));
+  hash = hash.size() >= 2 ? hash.substr(1, hash.size() - 2) : hash;
+  http::Response r;
+  r.set_header("Vary", "Accept");
+  if (*form == endpoints::openapi_detail::V2Form::Protobuf) {
+    return endpoints::openapi_detail::content(request, endpoints::encode_openapi_v2(doc), hash,
+                                              std::move(r),
+                                              endpoints::openapi_detail::kV2ProtobufContentType);
+  }
+  return endpoints::openapi_detail::content(request, text, hash, std::move(r));
 }
 
 http::Response Aggregator::proxy(http::Request& request, const ApiService& s) {

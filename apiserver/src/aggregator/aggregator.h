@@ -104,6 +104,8 @@ class Aggregator {
     std::optional<nlohmann::json> resource_list;
     bool stale = false;
     std::string openapi_v3_url;  // the extension's serverRelativeURL for apis/<g>/<v>
+    // The extension's /openapi/v2: its paths under /apis/<g>/<v> and its definitions.
+    std::optional<nlohmann::json> openapi_v2;
   };
 
   void run();
@@ -129,6 +131,8 @@ class Aggregator {
                              const webhook::Target& target, const webhook::Request& out);
   std::optional<http::Response> serve_apis(http::Request& request, const Local& local);
   std::optional<http::Response> serve_openapi_v3(http::Request& request, const Local& local);
+  // /openapi/v2 with the extensions' paths and definitions merged in (JSON or protobuf).
+  std::optional<http::Response> serve_openapi_v2(http::Request& request, const Local& local);
   // Every APIService now, and the extension groups' discovery (under mu_).
   std::vector<ApiService> snapshot_services() const;
   std::map<std::string, ExtensionGroup> extension_groups() const;
