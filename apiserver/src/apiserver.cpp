@@ -200,6 +200,11 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
   // kube-apiserver's order: the static tokens, then the legacy and the bound service-account
   // tokens.
   authenticator_->set_anonymous(config_.anonymous_auth);
+  if (const auto& a = config_.aggregation; !a.requestheader_client_ca_pem.empty()) {
+    authenticator_->set_request_header(
+        {a.requestheader_allowed_names, a.requestheader_username_headers,
+         a.requestheader_group_headers, a.requestheader_extra_headers_prefix});
+  }
   authenticator_->add(service_accounts_->legacy_authenticator());
   authenticator_->add(service_accounts_->bound_authenticator());
   aggregator::AggregatorOptions aggregation;

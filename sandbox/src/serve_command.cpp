@@ -449,6 +449,8 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!aggregation) {
     return usage_error(command, aggregation.error(), ctx);
   }
+  // Front proxies (another server's aggregator) authenticate with the requestheader CA.
+  server_options.requestheader_ca_pem = aggregation->requestheader_client_ca_pem;
 
   apiserver::ApiServerConfig api_config;
   api_config.aggregation = std::move(*aggregation);

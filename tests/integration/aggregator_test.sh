@@ -183,6 +183,36 @@ expect "impersonated identity" 'alice ["devs", "ops", "system:authenticated"]' \
 contains "forbidden before the proxy" 'User "bob" cannot list resource "flunders" in API group "wardle.example.com"' \
   "$(k get flunders --as=bob 2>&1 || true)"
 
+# kube-sandbox itself trusts a front proxy as kube-apiserver does (--requestheader-*): a request
+# over the front-proxy client certificate is the user its X-Remote-* headers name; without them
+# the certificate alone names nobody (401); the client CA's certificates ignore the headers.
+pki=$(dirname "$KUBECONFIG")/pki
+whoami_as() {  # whoami_as CERT KEY [HEADER...]: the user a SelfSubjectReview names, or the code
+  /usr/bin/python3 - "$(k config view -o jsonpath='{.clusters[0].cluster.server}')" "$pki/ca.crt" "$@" <<'PY'
+import json, ssl, sys, urllib.error, urllib.request
+server, ca, cert, key = sys.argv[1:5]
+ctx = ssl.create_default_context(cafile=ca)
+ctx.load_cert_chain(cert, key)
+req = urllib.request.Request(server + "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+    data=json.dumps({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}).encode(),
+    method="POST", headers={"Content-Type": "application/json"})
+for header in sys.argv[5:]:
+    name, value = header.split(": ", 1)
+    req.add_header(name, value)
+try:
+    with urllib.request.urlopen(req, context=ctx) as r:
+        u = json.load(r)["status"]["userInfo"]
+        print(u["username"], json.dumps(u.get("groups")), json.dumps(u.get("extra")))
+except urllib.error.HTTPError as e:
+    print(e.code)
+PY
+}
+expect "front proxy names the user" 'carol ["team-a", "system:authenticated"] {"scopes.example.com/level": ["high"]}' \
+  "$(whoami_as "$pki/front-proxy-client.crt" "$pki/front-proxy-client.key" 'X-Remote-User: carol' \
+     'X-Remote-Group: team-a' 'X-Remote-Extra-Scopes.example.com%2flevel: high')"
+expect "front proxy without a user" '401' \
+  "$(whoami_as "$pki/front-proxy-client.crt" "$pki/front-proxy-client.key")"
+
 # The delegation in the trace.
 trace=$(k get --raw '/debug/requests?resource=flunders&limit=50')
 contains "trace proxy" "kube-aggregator proxied to service default/api at 127.0.0.1:$port (200)" "$trace"

@@ -28,8 +28,9 @@ YAML
 
 # Kathmandu is 5 h 45 min ahead of UTC: "at minute 0 of every hour" there is minute 15 in UTC.
 expect "created" "cronjob.batch/hourly created" "$(cronjob hourly '0 * * * *' 'timeZone: Asia/Kathmandu')"
-expect "get cronjob" "hourly 0 * * * * Asia/Kathmandu False 0 <none>" \
-  "$(k get cronjob hourly --no-headers | awk '{NF--; print}')"
+# (ACTIVE and LAST SCHEDULE are left out: the controller may already have made the Job.)
+expect "get cronjob" "hourly 0 * * * * Asia/Kathmandu False" \
+  "$(k get cronjob hourly --no-headers | awk '{print $1, $2, $3, $4, $5, $6, $7, $8}')"
 until_equal "a Job was made" "1" bash -c \
   "kubectl get jobs -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].name}{\"\\n\"}{end}' | grep -cx hourly || true"
 job=$(k get jobs -o jsonpath='{.items[0].metadata.name}')

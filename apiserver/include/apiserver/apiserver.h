@@ -41,8 +41,10 @@ struct HealthCheck {
 // --proxy-client-key-file) and what the kube-system/extension-apiserver-authentication ConfigMap
 // tells extension servers to trust (--client-ca-file, --requestheader-client-ca-file,
 // --requestheader-allowed-names, --requestheader-username-headers, --requestheader-group-headers,
-// --requestheader-extra-headers-prefix). The identity always goes out in X-Remote-User,
-// X-Remote-Group and X-Remote-Extra-<key>, as upstream's proxy sends it whatever the flags say.
+// --requestheader-extra-headers-prefix); the requestheader settings also turn on the
+// requestheader authenticator of kube-sandbox's own API. The identity always goes out in
+// X-Remote-User, X-Remote-Group and X-Remote-Extra-<key>, as upstream's proxy sends it whatever
+// the flags say.
 struct AggregationConfig {
   std::string proxy_client_cert_pem;
   std::string proxy_client_key_pem;

@@ -26,6 +26,10 @@ using Headers = std::map<std::string, std::string, CaseInsensitiveLess>;
 struct ClientCertificate {
   std::string common_name;
   std::vector<std::string> organizations;
+  // Which trusted CA issued it: the client CA (--client-ca-file; x509 authentication) and/or a
+  // front proxy's (--requestheader-client-ca-file; the identity is then in request headers).
+  bool from_client_ca = true;
+  bool from_requestheader_ca = false;
 };
 
 struct Request {

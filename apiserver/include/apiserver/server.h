@@ -21,10 +21,13 @@ namespace apiserver {
 
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
-  uint16_t port = 6443;  // 0 picks a free port; see Server::port()
-  std::string cert_pem;  // serving certificate chain
-  std::string key_pem;   // its private key
+  uint16_t port = 6443;       // 0 picks a free port; see Server::port()
+  std::string cert_pem;       // serving certificate chain
+  std::string key_pem;        // its private key
   std::string client_ca_pem;  // when set, client certificates signed by it are verified
+  // Front proxies' CA (--requestheader-client-ca-file): certificates it signed are verified too,
+  // and marked (ClientCertificate::from_requestheader_ca) for the requestheader authenticator.
+  std::string requestheader_ca_pem;
   size_t max_body_bytes = 3 * 1024 * 1024;  // larger bodies get 413
   std::chrono::milliseconds handshake_timeout{10000};
   std::chrono::milliseconds read_timeout{60000};   // idle keep-alive and request reads

@@ -109,8 +109,94 @@ TokenAnswer Authenticator::authenticate_token(std::string_view token,
   return TokenAnswer::failed(common::go_aggregate(errors));
 }
 
+namespace {
+
+// Every value of header `name`, in order (a header sent once has one).
+std::vector<std::string> header_values(const http::Request& request, const std::string& name) {
+  if (auto it = request.repeated_headers.find(name); it != request.repeated_headers.end()) {
+    return it->second;
+  }
+  const std::string value = request.header(name);
+  return value.empty() ? std::vector<std::string>{} : std::vector<std::string>{value};
+}
+
+// Go's url.PathUnescape, or the text as it is when it is not a valid escape.
+std::string path_unescape(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out.push_back(text[i]);
+      continue;
+    }
+    if (i + 2 >= text.size() || !std::isxdigit(static_cast<unsigned char>(text[i + 1])) ||
+        !std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      return text;
+    }
+    auto digit = [](char c) {
+      return c <= '9' ? c - '0' : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+    };
+    out.push_back(static_cast<char>(digit(text[i + 1]) * 16 + digit(text[i + 2])));
+    i += 2;
+  }
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) {
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return s;
+}
+
+// The user a front proxy names in `request`'s headers; nullopt when it names none.
+std::optional<UserInfo> request_header_user(const http::Request& request,
+                                            const RequestHeaderConfig& config) {
+  UserInfo user;
+  for (const auto& header : config.username_headers) {
+    if (std::string name = request.header(header); !name.empty()) {
+      user.name = std::move(name);
+      break;
+    }
+  }
+  if (user.name.empty()) {
+    return std::nullopt;
+  }
+  for (const auto& header : config.group_headers) {
+    for (auto& group : header_values(request, header)) {
+      user.groups.push_back(std::move(group));
+    }
+  }
+  for (const auto& [name, value] : request.headers) {
+    for (const auto& prefix : config.extra_prefixes) {
+      if (name.size() > prefix.size() && lower(name.substr(0, prefix.size())) == lower(prefix)) {
+        const std::string key = lower(path_unescape(name.substr(prefix.size())));
+        for (auto& v : header_values(request, name)) {
+          user.extra[key].push_back(std::move(v));
+        }
+      }
+    }
+  }
+  return user;
+}
+
+}  // namespace
+
 Authentication Authenticator::authenticate(const http::Request& request) const {
-  if (const auto& cert = request.client_certificate; cert && !cert->common_name.empty()) {
+  const auto& cert = request.client_certificate;
+  std::string cert_error;
+  if (cert && cert->from_requestheader_ca && request_header_) {
+    const auto& allowed = request_header_->allowed_names;
+    if (!allowed.empty() &&
+        std::find(allowed.begin(), allowed.end(), cert->common_name) == allowed.end()) {
+      cert_error = "x509: subject with cn=" + cert->common_name + " is not in the allowed list";
+    } else if (auto user = request_header_user(request, *request_header_)) {
+      return {with_authenticated_group(std::move(*user)), {}};
+    }
+  }
+  if (cert && !cert->from_client_ca) {
+    // Only a front proxy's: its certificate alone names nobody.
+    cert_error = cert_error.empty() ? "x509: certificate signed by unknown authority" : cert_error;
+  } else if (cert && !cert->common_name.empty()) {
     UserInfo user;
     user.name = cert->common_name;
     user.groups = cert->organizations;
@@ -123,6 +209,9 @@ Authentication Authenticator::authenticate(const http::Request& request) const {
       return {std::nullopt, std::move(answer.error)};
     }
     return {with_authenticated_group(std::move(answer.user)), {}};
+  }
+  if (!cert_error.empty()) {
+    return {std::nullopt, std::move(cert_error)};  // a certificate that names nobody: 401
   }
   if (!anonymous_) {
     return {std::nullopt, {}};  // no credentials and no anonymous user: 401, nothing to log

@@ -38,6 +38,19 @@ struct TokenReviewAnswer {
   std::string error;
 };
 
+// kube-apiserver's requestheader authenticator (--requestheader-*): a front proxy (the
+// aggregator of another server, an authenticating proxy) presents a certificate of the
+// requestheader CA whose common name is allowed (any, when the list is empty), and says who the
+// user is in request headers: the first non-empty username header, every value of the group
+// headers, and extra values in headers starting with an extra prefix (the rest of the name,
+// unescaped and lower-cased, is the key).
+struct RequestHeaderConfig {
+  std::vector<std::string> allowed_names;
+  std::vector<std::string> username_headers = {"X-Remote-User"};
+  std::vector<std::string> group_headers = {"X-Remote-Group"};
+  std::vector<std::string> extra_prefixes = {"X-Remote-Extra-"};
+};
+
 class Authenticator {
  public:
   // `tokens` must outlive the authenticator.
@@ -52,6 +65,8 @@ class Authenticator {
   // --anonymous-auth: whether a request without credentials is system:anonymous (the default)
   // or refused with a 401.
   void set_anonymous(bool allowed) { anonymous_ = allowed; }
+  // Turns the requestheader authenticator on (the first of the union, as upstream's).
+  void set_request_header(RequestHeaderConfig config) { request_header_ = std::move(config); }
 
   Authentication authenticate(const http::Request& request) const;
   // TokenReview: the token authenticated for `audiences` (empty: the API audiences).
@@ -66,6 +81,7 @@ class Authenticator {
   std::vector<std::string> api_audiences_;
   std::vector<const TokenAuthenticator*> token_authenticators_;
   bool anonymous_ = true;
+  std::optional<RequestHeaderConfig> request_header_;
 };
 
 // The user with system:authenticated added (unless there already), as kube-apiserver's group

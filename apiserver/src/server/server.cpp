@@ -1,5 +1,6 @@
 // The HTTPS server on Boost.Beast: listener -> session (strand, timeouts, body limit) -> one call
 // into the handler on a worker thread -> response or chunked stream written back on the strand.
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
@@ -12,6 +13,7 @@
 #include <boost/beast/ssl.hpp>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -64,7 +66,34 @@ class RequestParser : public bhttp::request_parser<bhttp::string_body> {
   }
 };
 
-std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
+using CaList = std::vector<std::shared_ptr<X509>>;
+
+// The certificates of a PEM bundle.
+CaList read_cas(const std::string& pem) {
+  CaList out;
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  while (X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    out.emplace_back(ca, X509_free);
+  }
+  BIO_free(bio);
+  ERR_clear_error();
+  return out;
+}
+
+bool issued_by_one_of(X509* cert, const CaList& cas) {
+  for (const auto& ca : cas) {
+    if (X509_check_issued(ca.get(), cert) == X509_V_OK) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The verified client certificate, with which trusted CA issued it (`client_cas`, or the front
+// proxies' `requestheader_cas`; with only one kind configured, a verified certificate is that
+// kind's).
+std::optional<http::ClientCertificate> peer_certificate(SSL* ssl, const CaList& client_cas,
+                                                        const CaList& requestheader_cas) {
   X509* cert = SSL_get1_peer_certificate(ssl);
   if (cert == nullptr) {
     return std::nullopt;
@@ -72,6 +101,10 @@ std::optional<http::ClientCertificate> peer_certificate(SSL* ssl) {
   std::optional<http::ClientCertificate> out;
   if (SSL_get_verify_result(ssl) == X509_V_OK) {
     out.emplace();
+    if (!requestheader_cas.empty()) {
+      out->from_requestheader_ca = issued_by_one_of(cert, requestheader_cas);
+      out->from_client_ca = issued_by_one_of(cert, client_cas) || !out->from_requestheader_ca;
+    }
     X509_NAME* subject = X509_get_subject_name(cert);
     auto entries = [&](int nid) {
       std::vector<std::string> values;
@@ -164,6 +197,9 @@ class HttpsServer final : public Server {
 
   ~HttpsServer() override { stop(std::chrono::milliseconds(0)); }
 
+  const CaList& client_cas() const { return client_cas_; }
+  const CaList& requestheader_cas() const { return requestheader_cas_; }
+
   // Loads the certificates and starts listening; the error when it cannot.
   std::optional<std::string> init() {
     beast::error_code ec;
@@ -192,6 +228,18 @@ class HttpsServer final : public Server {
       }
       BIO_free(bio);
       ERR_clear_error();
+      ssl_ctx_.set_verify_mode(ssl::verify_peer);
+      client_cas_ = read_cas(options_.client_ca_pem);
+    }
+    if (!options_.requestheader_ca_pem.empty()) {
+      ssl_ctx_.add_certificate_authority(net::buffer(options_.requestheader_ca_pem), ec);
+      if (ec) {
+        return "the requestheader client CA does not load: " + ec.message();
+      }
+      requestheader_cas_ = read_cas(options_.requestheader_ca_pem);
+      for (const auto& ca : requestheader_cas_) {
+        SSL_CTX_add_client_CA(ssl_ctx_.native_handle(), ca.get());
+      }
       ssl_ctx_.set_verify_mode(ssl::verify_peer);
     }
     auto address = net::ip::make_address(options_.bind_address, ec);
@@ -349,6 +397,8 @@ class HttpsServer final : public Server {
   }
 
   ServerOptions options_;
+  CaList client_cas_;         // the client CA's certificates
+  CaList requestheader_cas_;  // the front proxies' CA certificates
   http::Handler handler_;
   net::io_context ioc_;
   ssl::context ssl_ctx_;
@@ -394,7 +444,8 @@ void Session::on_handshake(beast::error_code ec) {
   if (ec) {
     return do_close();
   }
-  client_certificate_ = peer_certificate(stream_.native_handle());
+  client_certificate_ =
+      peer_certificate(stream_.native_handle(), server_.client_cas(), server_.requestheader_cas());
   beast::error_code ignored;
   auto peer = beast::get_lowest_layer(stream_).socket().remote_endpoint(ignored);
   remote_address_ = peer.address().to_string(ignored) + ":" + std::to_string(peer.port());
