@@ -107,6 +107,18 @@ k scale gadget plain --replicas=4 >/dev/null
 expect "kubectl scale through v1alpha2" "4" "$(k get gadget plain -o jsonpath='{.spec.replicas}')"
 expect "explain uses v1alpha2" "VERSION: v1alpha2" \
   "$(k explain gadgets | grep '^VERSION:' | tr -s ' ')"
+# A body naming another served version than its URL is refused, not converted.
+case "$(out k create --raw /apis/test.example.com/v1alpha2/namespaces/default/gadgets -f - <<'JSON'
+{"apiVersion": "test.example.com/v1alpha1", "kind": "Gadget", "metadata": {"name": "mixed"}}
+JSON
+)" in
+  *'the API version in the data (test.example.com/v1alpha1) does not match the expected API version (test.example.com/v1alpha2)'*) ;;
+  *) fail "a body of another version was not refused" ;;
+esac
+case "$(out k patch gadget plain --type=merge -p '{"apiVersion": "test.example.com/v1alpha1"}')" in
+  *'apiVersion: Invalid value: "test.example.com/v1alpha1": must be test.example.com/v1alpha2'*) ;;
+  *) fail "a patch to another version was not refused: $(out k patch gadget plain --type=merge -p '{"apiVersion": "test.example.com/v1alpha1"}')" ;;
+esac
 expect "storedVersions" "v1alpha2" \
   "$(k get crd gadgets.test.example.com -o jsonpath='{.status.storedVersions}' | tr -d '[]"')"
 

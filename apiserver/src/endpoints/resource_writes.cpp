@@ -83,7 +83,7 @@ errors::Result<registry::Written> as_served(const Resource& r,
 // A write's object in the storage version's form. A custom resource naming another kind or
 // version than the request's is refused first, as its validation would.
 std::optional<errors::Status> body_to_stored_form(const Resource& r, json& object) {
-  if (r.stored_as && r.custom) {
+  if (r.custom && registry::stored_in_other_form(r)) {
     if (auto refused = registry::custom_type_meta_refusal(r, object)) {
       return refused;
     }
