@@ -21,16 +21,9 @@ trap cleanup EXIT
 
 # A CA and a server certificate for 127.0.0.1, hook.default.svc and ext.default.svc; a second,
 # unrelated CA.
-cd "$dir"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt \
-  2>/dev/null
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout other.key \
-  -out other.crt 2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=hook -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:hook.default.svc,DNS:ext.default.svc,DNS:localhost\n' >san.ext
-openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-  -extfile san.ext -out server.crt 2>/dev/null
-cd - >/dev/null
+serving_certs "$dir" hook IP:127.0.0.1,DNS:hook.default.svc,DNS:ext.default.svc,DNS:localhost
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=other-ca -keyout "$dir/other.key" \
+  -out "$dir/other.crt" 2>/dev/null
 ca=$(base64 -w0 "$dir/ca.crt")
 other=$(base64 -w0 "$dir/other.crt")
 

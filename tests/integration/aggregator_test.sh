@@ -82,14 +82,7 @@ python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["requestheader-c
   <<<"$auth" >"$dir/front-proxy-ca.crt"
 
 # The extension server's certificate, valid for api.default.svc.
-cd "$dir"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt \
-  2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=api -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=DNS:api.default.svc\n' >san.ext
-openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-  -extfile san.ext -out server.crt 2>/dev/null
-cd - >/dev/null
+serving_certs "$dir" api DNS:api.default.svc
 ca=$(base64 -w0 "$dir/ca.crt")
 python3 "$(dirname "$0")/extension_server.py" "$dir/server.crt" "$dir/server.key" \
   "$dir/front-proxy-ca.crt" "$dir/port" "$dir/requests.jsonl" &

@@ -23,3 +23,15 @@ $want
 got
 $got"
 }
+# serving_certs DIR CN SAN: a test CA (DIR/ca.crt, ca.key) and a server certificate it signed
+# (DIR/server.crt, server.key) for the subjectAltName SAN, e.g. "IP:127.0.0.1,DNS:x.default.svc".
+serving_certs() {
+  local dir=$1 cn=$2 san=$3
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout "$dir/ca.key" \
+    -out "$dir/ca.crt" 2>/dev/null
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=$cn" -keyout "$dir/server.key" \
+    -out "$dir/server.csr" 2>/dev/null
+  printf 'subjectAltName=%s\n' "$san" >"$dir/san.ext"
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" \
+    -CAcreateserial -days 2 -extfile "$dir/san.ext" -out "$dir/server.crt" 2>/dev/null
+}

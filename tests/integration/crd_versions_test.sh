@@ -7,7 +7,6 @@
 # words, and a stopped webhook that fails reads without stalling the server. Run through
 # with_sandbox.sh.
 set -euo pipefail
-[[ -n ${KS_TRACE:-} ]] && { exec 7>"$KS_TRACE"; BASH_XTRACEFD=7; set -x; }
 export LC_ALL=C
 # shellcheck source=cluster_lib.sh
 source "$(dirname "$0")/cluster_lib.sh"
@@ -148,14 +147,7 @@ PY
 
 # --- Strategy Webhook ----------------------------------------------------------------------------
 k delete gadgets --all >/dev/null
-cd "$dir"
-openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=test-ca -keyout ca.key -out ca.crt \
-  2>/dev/null
-openssl req -newkey rsa:2048 -nodes -subj /CN=conv -keyout server.key -out server.csr 2>/dev/null
-printf 'subjectAltName=IP:127.0.0.1,DNS:conv.default.svc\n' >san.ext
-openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 \
-  -extfile san.ext -out server.crt 2>/dev/null
-cd - >/dev/null
+serving_certs "$dir" conv IP:127.0.0.1,DNS:conv.default.svc
 ca=$(base64 -w0 "$dir/ca.crt")
 python3 "$(dirname "$0")/conversion_webhook.py" "$dir/server.crt" "$dir/server.key" \
   "$dir/port" "$dir/reviews.jsonl" &
