@@ -1,6 +1,7 @@
 #include "conversion/webhook_converter.h"
 
 #include "common/go_quote.h"
+#include "registry/json_access.h"
 #include "registry/objects.h"
 #include "registry/walk_depth.h"
 #include "webhook/client.h"
@@ -11,14 +12,6 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 
 namespace {
-
-std::string text_of(const json& object, const char* key) {
-  if (!object.is_object()) {
-    return "";
-  }
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 // The first review version this server speaks, in the CRD's order.
 std::string review_version(const std::vector<std::string>& accepted) {
@@ -32,7 +25,8 @@ std::string review_version(const std::vector<std::string>& accepted) {
 
 // Go's rendering of the GroupVersionKind of a decoded answer.
 std::string answer_gvk(const json& doc) {
-  return registry::gvk_text(text_of(doc, "apiVersion"), text_of(doc, "kind"));
+  return registry::gvk_text(registry::string_at(doc, {"apiVersion"}),
+                            registry::string_at(doc, {"kind"}));
 }
 
 // The converted objects of a decoded answer, or why there are none (upstream's
@@ -51,18 +45,18 @@ common::Result<std::vector<json>> converted_objects(const json& doc, const std::
   if (response == doc.end() || !response->is_object()) {
     return Failure::failure("no response provided");
   }
-  if (version == "v1" && text_of(*response, "uid") != uid) {
+  if (version == "v1" && registry::string_at(*response, {"uid"}) != uid) {
     return Failure::failure("expected response.uid=" + common::go_quote(uid) + ", got " +
-                            common::go_quote(text_of(*response, "uid")));
+                            common::go_quote(registry::string_at(*response, {"uid"})));
   }
   const json result = response->value("result", json::object());
-  if (text_of(result, "status") != "Success") {
-    const std::string message = text_of(result, "message");
+  if (registry::string_at(result, {"status"}) != "Success") {
+    const std::string message = registry::string_at(result, {"message"});
     if (!message.empty()) {
       return Failure::failure(message);
     }
-    return Failure::failure("response.result.status was '" + text_of(result, "status") +
-                            "', not 'Success'");
+    return Failure::failure("response.result.status was '" +
+                            registry::string_at(result, {"status"}) + "', not 'Success'");
   }
   std::vector<json> out;
   auto objects = response->find("convertedObjects");
@@ -121,8 +115,9 @@ common::Result<std::vector<json>> WebhookConverter::convert(const std::vector<js
   }
   const json doc = json::parse(answer->body, nullptr, false);
   if (answer->status < 200 || answer->status > 299) {
-    if (doc.is_object() && text_of(doc, "kind") == "Status" && !text_of(doc, "message").empty()) {
-      return Failure::failure(failed + text_of(doc, "message"));
+    if (doc.is_object() && registry::string_at(doc, {"kind"}) == "Status" &&
+        !registry::string_at(doc, {"message"}).empty()) {
+      return Failure::failure(failed + registry::string_at(doc, {"message"}));
     }
     return Failure::failure(failed + webhook::rest_client_error(answer->status, answer->body));
   }
@@ -164,7 +159,7 @@ std::shared_ptr<const registry::CustomConverter> converter_for(const json& crd,
                                                                webhook::Lookups lookups) {
   const json::json_pointer at("/spec/conversion");
   const json conversion = crd.contains(at) ? crd.at(at) : json::object();
-  if (text_of(conversion, "strategy") != "Webhook") {
+  if (registry::string_at(conversion, {"strategy"}) != "Webhook") {
     return nullptr;
   }
   const json hook = conversion.value("webhook", json::object());

@@ -43,8 +43,9 @@ registry::Ownership served_ownership(const Resource& r, registry::Ownership own)
   if (!own || !registry::stored_in_other_form(r)) {
     return own;
   }
-  // A conversion that fails here failed moments ago on the same object and answered then; the
-  // object is left as it is.
+  // The conversions here were just made on the same objects by the request itself; should one
+  // fail now (a conversion webhook gone in between), field ownership is recorded on the form at
+  // hand rather than failing the write.
   return [&r, own = std::move(own)](const json* live, const json& object) {
     json served_live;
     if (live != nullptr) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "registry/json_access.h"
 #include "registry/objects.h"
 #include "registry/validation_rules.h"
 
@@ -29,26 +30,14 @@ std::string go_type(const json& value) {
   }
 }
 
-std::string text_member(const json& object, const char* key) {
-  if (!object.is_object()) {
-    return "";
-  }
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string meta_text(const json& object, const char* key) {
-  return object.is_object() ? text_member(object.value("metadata", json::object()), key) : "";
-}
-
 // upstream's validateConvertedObject: the strategy may not change what the object is.
 std::string converted_object_error(const json& in, const json& out) {
   const std::pair<const char*, std::string> checks[] = {
       {"kind", "kind"}, {"name", "name"}, {"namespace", "namespace"}, {"uid", "UID"}};
   for (const auto& [key, label] : checks) {
     const bool top = std::string(key) == "kind";
-    const std::string before = top ? text_member(in, key) : meta_text(in, key);
-    const std::string after = top ? text_member(out, key) : meta_text(out, key);
+    const std::string before = top ? string_at(in, {key}) : string_at(in, {"metadata", key});
+    const std::string after = top ? string_at(out, {key}) : string_at(out, {"metadata", key});
     if (before != after) {
       return "must have the same " + label + ": " + before + " != " + after;
     }
@@ -146,7 +135,7 @@ std::optional<errors::Status> convert_custom(const CustomConverter* converter,
   std::vector<size_t> pending;
   std::vector<json> inputs;
   for (size_t i = 0; i < objects.size(); ++i) {
-    const std::string from = text_member(*objects[i], "apiVersion");
+    const std::string from = string_at(*objects[i], {"apiVersion"});
     if (!valid(from)) {
       return conversion_failure(
           list_kind.empty() ? "request to convert CR from an invalid group/version: " + from
@@ -162,8 +151,8 @@ std::optional<errors::Status> convert_custom(const CustomConverter* converter,
     return std::nullopt;
   }
   // Upstream names what it converts: the object, or the list at the wanted version.
-  const std::string what = list_kind.empty() ? gvk_text(text_member(inputs.front(), "apiVersion"),
-                                                        text_member(inputs.front(), "kind"))
+  const std::string what = list_kind.empty() ? gvk_text(string_at(inputs.front(), {"apiVersion"}),
+                                                        string_at(inputs.front(), {"kind"}))
                                              : gvk_text(api_version, list_kind);
   auto converted = converter->convert(
       inputs, api_version, list_kind.empty() ? "/, Kind=" : gvk_text(api_version, list_kind));
@@ -178,16 +167,16 @@ std::optional<errors::Status> convert_custom(const CustomConverter* converter,
   for (size_t n = 0; n < inputs.size(); ++n) {
     json& out = (*converted)[n];
     const std::string at = " at index " + std::to_string(n + 1) + ": ";
-    const std::string got = text_member(out, "apiVersion");
+    const std::string got = string_at(out, {"apiVersion"});
     if (!out.is_object() || got != api_version) {
       return conversion_failure("conversion for " + what + " returned invalid converted object" +
                                 at + "invalid groupVersion (expected " + api_version +
                                 ", received " + got + ")");
     }
-    if (text_member(out, "kind") != text_member(inputs[n], "kind")) {
+    if (string_at(out, {"kind"}) != string_at(inputs[n], {"kind"})) {
       return conversion_failure("conversion for " + what + " returned invalid converted object" +
-                                at + "invalid kind (expected " + text_member(inputs[n], "kind") +
-                                ", received " + text_member(out, "kind") + ")");
+                                at + "invalid kind (expected " + string_at(inputs[n], {"kind"}) +
+                                ", received " + string_at(out, {"kind"}) + ")");
     }
     if (auto error = converted_object_error(inputs[n], out); !error.empty()) {
       return conversion_failure("conversion for " + what + " returned invalid converted object" +

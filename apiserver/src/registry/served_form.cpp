@@ -3,6 +3,7 @@
 #include "registry/builtin_conversion.h"
 #include "registry/custom_conversion.h"
 #include "registry/custom_resources.h"
+#include "registry/json_access.h"
 #include "registry/kind_strategy.h"
 #include "trace/request_trace.h"
 
@@ -30,11 +31,6 @@ bool several_versions(const Resource& r) {
   return r.stored_as != nullptr || !builtin_storage_version(r.group, r.resource).empty();
 }
 
-std::string api_version_of(const json& object) {
-  auto it = object.find("apiVersion");
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::string group_version(const std::string& group, const std::string& version) {
   return group.empty() ? version : group + "/" + version;
 }
@@ -43,7 +39,7 @@ std::string group_version(const std::string& group, const std::string& version) 
 std::optional<errors::Status> to_version(const Resource& r, json& object,
                                          const std::string& version) {
   const std::string wanted = group_version(r.group, version);
-  const std::string from = api_version_of(object);
+  const std::string from = string_at(object, {"apiVersion"});
   if (from == wanted) {
     return std::nullopt;
   }
@@ -121,7 +117,8 @@ errors::Result<std::optional<std::string>> served_text(const Resource& r,
   if (!object.is_object()) {
     return std::optional<std::string>();
   }
-  if (other_group_strategy(r) == nullptr && api_version_of(object) == r.group_version()) {
+  if (other_group_strategy(r) == nullptr &&
+      string_at(object, {"apiVersion"}) == r.group_version()) {
     return std::optional<std::string>();  // stored at the version served
   }
   if (auto error = to_served_form(r, object)) {
