@@ -27,8 +27,7 @@ std::string top_usage(const std::vector<Command>& commands) {
          "  kube-sandbox [serve flags]     start the sandbox (the same as `kube-sandbox serve`)\n"
          "  kube-sandbox COMMAND [flags]\n\n"
          "Commands:\n" +
-         command_list(commands) +
-         "\nRun `kube-sandbox COMMAND --help` for a command's flags.\n";
+         command_list(commands) + "\nRun `kube-sandbox COMMAND --help` for a command's flags.\n";
 }
 
 const Command* find_command(const std::vector<Command>& commands, const std::string& name) {
@@ -40,7 +39,9 @@ const Command* find_command(const std::vector<Command>& commands, const std::str
   return nullptr;
 }
 
-bool is_help(const std::string& arg) { return arg == "--help" || arg == "-h"; }
+bool is_help(const std::string& arg) {
+  return arg == "--help" || arg == "-h";
+}
 
 int dispatch(const Command& command, const std::vector<std::string>& args, CommandContext& ctx) {
   if (!command.subcommands.empty()) {
@@ -86,13 +87,8 @@ std::string Command::usage() const {
 
 std::vector<Command> all_commands() {
   return {
-      serve_command(),
-      console_command(),
-      kubeconfig_command(),
-      store_command(),
-      seed_command(),
-      named_snapshot_command(),
-      version_command(),
+      serve_command(), console_command(), kubeconfig_command(),     store_command(),
+      etcd_command(),  seed_command(),    named_snapshot_command(), version_command(),
   };
 }
 

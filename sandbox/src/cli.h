@@ -33,6 +33,7 @@ struct Command {
 
 // The subcommands in the order help lists them; each is defined next to its code.
 std::vector<Command> all_commands();
+Command etcd_command();
 Command kubeconfig_command();
 Command seed_command();
 Command serve_command();

@@ -101,4 +101,20 @@ std::string FlagSet::describe() const {
   return out.str();
 }
 
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string::npos) {
+      comma = text.size();
+    }
+    if (comma > start) {
+      out.push_back(text.substr(start, comma - start));
+    }
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace sandbox

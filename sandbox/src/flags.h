@@ -31,6 +31,9 @@ struct ParsedFlags {
   std::vector<std::string> all(const std::string& name) const;
 };
 
+// The non-empty items of a comma-separated flag value ("a,,b" is a and b).
+std::vector<std::string> split_commas(const std::string& text);
+
 class FlagSet {
  public:
   explicit FlagSet(std::vector<FlagSpec> specs) : specs_(std::move(specs)) {}

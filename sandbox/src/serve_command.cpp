@@ -32,9 +32,11 @@
 #include "cluster_flags.h"
 #include "common/read_file.h"
 #include "common/result.h"
+#include "common/scratch_dir.h"
 #include "console/client/rest_client.h"
 #include "console/ui/console_app.h"
 #include "data_dir.h"
+#include "etcd_endpoint.h"
 #include "fixtures.h"
 #include "kubeconfig.h"
 #include "service_account_flags.h"
@@ -44,17 +46,6 @@ namespace sandbox {
 namespace {
 
 constexpr auto kShutdownGrace = std::chrono::seconds(10);
-
-// Removes a directory tree when it goes out of scope (--ephemeral).
-struct TempDir {
-  std::filesystem::path path;
-  ~TempDir() {
-    if (!path.empty()) {
-      std::error_code ec;
-      std::filesystem::remove_all(path, ec);
-    }
-  }
-};
 
 // The file named by `flag`, or an error naming both.
 common::Result<std::string> read_flag_file(const std::filesystem::path& path,
@@ -234,22 +225,6 @@ ConsoleEnd run_serve_console(const DataDir& data, const sigset_t& signals, int& 
   return ConsoleEnd::WindowClosed;
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string::npos) {
-      comma = text.size();
-    }
-    if (comma > start) {
-      out.push_back(text.substr(start, comma - start));
-    }
-    start = comma + 1;
-  }
-  return out;
-}
-
 int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& ctx) {
   if (!flags.positional.empty()) {
     return usage_error(command, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
@@ -345,11 +320,15 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (auto problem = apiserver::ApiServer::check_authorization_mode(authorization_mode)) {
     return usage_error(command, *problem, ctx);
   }
-  const auto enable_plugins = split_list(flags.get("enable-admission-plugins"));
-  const auto disable_plugins = split_list(flags.get("disable-admission-plugins"));
+  const auto enable_plugins = split_commas(flags.get("enable-admission-plugins"));
+  const auto disable_plugins = split_commas(flags.get("disable-admission-plugins"));
   if (auto problem =
           apiserver::ApiServer::check_admission_plugins(enable_plugins, disable_plugins)) {
     return usage_error(command, *problem, ctx);
+  }
+  auto etcd_listen = sandbox::etcd_listen(flags);
+  if (!etcd_listen) {
+    return usage_error(command, etcd_listen.error(), ctx);
   }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
@@ -368,16 +347,15 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     watch_parent();
   }
 
-  TempDir temp;
+  std::optional<common::ScratchDir> temp;  // --ephemeral's data directory, removed on exit
   std::optional<DataDir> data;
   if (ephemeral) {
-    std::string pattern = std::filesystem::temp_directory_path() / "kube-sandbox-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) {
+    temp = common::ScratchDir::make("kube-sandbox");
+    if (!temp) {
       ctx.err << "kube-sandbox serve: cannot create a temporary data directory\n";
       return kExitFailure;
     }
-    temp.path = pattern;
-    data.emplace(temp.path);
+    data.emplace(temp->path());
   } else {
     auto resolved = resolve_data_dir(flags);
     if (!resolved) {
@@ -409,6 +387,15 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!pki) {
     ctx.err << "kube-sandbox serve: " << pki.error() << "\n";
     return kExitFailure;
+  }
+  // The store's etcd v3 API: etcdctl and etcd clients see the keys the API server writes.
+  auto etcd = sandbox::start_etcd_endpoint(*db, *etcd_listen, *pki);
+  if (!etcd) {
+    ctx.err << "kube-sandbox serve: " << etcd.error() << "\n";
+    return kExitFailure;
+  }
+  if (!etcd->warning.empty()) {
+    apiserver::log::warning(etcd->warning);
   }
   // Service-account tokens: the data directory's key pair unless files are named.
   auto account_options = sandbox::service_account_options(*account_flags, data->pki_dir());
@@ -445,7 +432,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
 
   auto aggregation = sandbox::aggregation_config(flags, *pki, server_options.client_ca_pem,
-                                                 read_flag_file, split_list);
+                                                 read_flag_file, split_commas);
   if (!aggregation) {
     return usage_error(command, aggregation.error(), ctx);
   }
@@ -508,7 +495,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
 
   if (flags.has("fixtures")) {
     // Loaded before readiness: a client that waits for /readyz (or the ready file) sees them.
-    auto documents = fixtures::read(split_list(flags.get("fixtures")));
+    auto documents = fixtures::read(split_commas(flags.get("fixtures")));
     if (!documents) {
       ctx.err << "kube-sandbox serve: --fixtures " << documents.error() << "\n";
       return kExitFailure;
@@ -532,6 +519,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     nlohmann::json ready = {{"url", url},
                             {"caFile", pki->ca_cert_file.string()},
                             {"kubeconfig", data->kubeconfig_file().string()}};
+    if (etcd->server) {
+      ready["etcd"] = etcd->server->url();
+    }
     if (auto error = write_ready_file(flags.get("ready-file"), ready)) {
       ctx.err << "kube-sandbox serve: " << *error << "\n";
       return kExitFailure;
@@ -543,8 +533,12 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   ctx.out << "kube-sandbox: serving the Kubernetes " << apiserver::api_version_line() << " API at "
           << url << " (ready in " << ready_ms << " ms, store revision " << db->current_revision()
           << (ephemeral ? ", ephemeral" : "") << ")\n"
-          << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n"
-          << std::flush;
+          << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n";
+  if (etcd->server) {
+    ctx.out << "kube-sandbox: the store's etcd v3 API: " << etcdctl_hint(*etcd->server, *pki)
+            << " get /registry --prefix --keys-only\n";
+  }
+  ctx.out << std::flush;
 
   int signal_number = 0;
   ConsoleEnd console_end = ConsoleEnd::NotOpened;
@@ -569,6 +563,11 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api.begin_shutdown();
   server->stop(kShutdownGrace);
   server.reset();
+  if (etcd->server) {
+    // Watch streams never end by themselves: a short grace for calls in flight, then they are
+    // cancelled, as etcd's clients see when etcd stops.
+    etcd->server->shutdown(std::chrono::seconds(1));
+  }
   return kExitOk;  // then the API server, then the store: the reverse of their construction
 }
 
@@ -595,7 +594,9 @@ Command serve_command() {
       {"tls-private-key-file", "", true, "FILE", "the key of --tls-cert-file (PEM)"},
       {"client-ca-file", "", true, "FILE", "also trust client certificates signed by this CA"},
       {"ready-file", "", true, "FILE",
-       "once ready, write {\"url\", \"caFile\", \"kubeconfig\"} as JSON here (atomically)"},
+       "once ready, write {\"url\", \"caFile\", \"kubeconfig\", \"etcd\"} as JSON here "
+       "(atomically; etcd only while its endpoint runs)"},
+      etcd_listen_flag(),
       {"write-kubeconfig", "", true, "FILE", "also write the admin kubeconfig here"},
       {"merge-kubeconfig", "", false, "",
        "add or update the kube-sandbox context in ~/.kube/config"},

@@ -30,7 +30,7 @@ TEST_CASE("a command's unknown flag names the command", "[cli]") {
 TEST_CASE("help lists every command", "[cli]") {
   auto r = run({"--help"});
   CHECK(r.code == 0);
-  for (const char* name : {"serve", "console", "kubeconfig", "store", "seed", "version"}) {
+  for (const char* name : {"serve", "console", "kubeconfig", "store", "etcd", "seed", "version"}) {
     CAPTURE(name);
     CHECK(r.out.find(std::string("\n  ") + name + " ") != std::string::npos);
   }
@@ -50,4 +50,26 @@ TEST_CASE("version prints the served Kubernetes API version", "[cli]") {
   auto bad = run({"version", "-o", "yaml"});
   CHECK(bad.code == 2);
   CHECK(bad.err.find("unknown output format \"yaml\"") != std::string::npos);
+}
+
+TEST_CASE("etcd refuses command lines etcd would run but a single member cannot", "[cli]") {
+  auto cluster =
+      run({"etcd", "--name", "a", "--initial-cluster", "a=http://x:2380,b=http://y:2380"});
+  CHECK(cluster.code == 2);
+  CHECK(cluster.err.find("runs a single member") != std::string::npos);
+  auto urls = run({"etcd", "--listen-client-urls", "http://127.0.0.1:1,http://127.0.0.1:2"});
+  CHECK(urls.code == 2);
+  auto scheme = run({"etcd", "--listen-client-urls", "unix:///tmp/x"});
+  CHECK(scheme.code == 2);
+  CHECK(scheme.err.find("URL must start with http:// or https://") != std::string::npos);
+  auto tls = run({"etcd", "--listen-client-urls", "https://127.0.0.1:0"});
+  CHECK(tls.code == 2);
+  CHECK(tls.err.find("needs --cert-file and --key-file") != std::string::npos);
+}
+
+TEST_CASE("serve refuses an --etcd-listen that is not a client URL", "[cli]") {
+  auto r = run({"serve", "--ephemeral", "--etcd-listen", "127.0.0.1:2379"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--etcd-listen 127.0.0.1:2379: URL must start with http:// or https://") !=
+        std::string::npos);
 }
