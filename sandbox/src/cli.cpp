@@ -92,6 +92,11 @@ std::vector<Command> all_commands() {
   };
 }
 
+int command_failure(const Command& command, const std::string& message, CommandContext& ctx) {
+  ctx.err << "kube-sandbox " << command.name << ": " << message << "\n";
+  return kExitFailure;
+}
+
 int usage_error(const Command& command, const std::string& message, CommandContext& ctx) {
   ctx.err << "kube-sandbox " << command.name << ": " << message << "\n\n" << command.usage();
   return kExitUsage;

@@ -44,6 +44,9 @@ Command version_command();
 // Runs the command line (argv without the program name).
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+// Prints "kube-sandbox <command>: <message>" to err; returns kExitFailure (the command failed).
+int command_failure(const Command& command, const std::string& message, CommandContext& ctx);
+
 // Prints "kube-sandbox <command>: <message>" and the command's usage to err; returns kExitUsage.
 int usage_error(const Command& command, const std::string& message, CommandContext& ctx);
 

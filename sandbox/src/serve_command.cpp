@@ -41,6 +41,7 @@
 #include "kubeconfig.h"
 #include "service_account_flags.h"
 #include "store/store.h"
+#include "store_access.h"
 
 namespace sandbox {
 namespace {
@@ -397,6 +398,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!etcd->warning.empty()) {
     apiserver::log::warning(etcd->warning);
   }
+  if (etcd->server && !ephemeral) {
+    record_etcd_endpoint(*data, etcd->server->url());  // `kube-sandbox store` finds it there
+  }
   // Service-account tokens: the data directory's key pair unless files are named.
   auto account_options = sandbox::service_account_options(*account_flags, data->pki_dir());
   if (!account_options) {
@@ -564,6 +568,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   server->stop(kShutdownGrace);
   server.reset();
   if (etcd->server) {
+    if (!ephemeral) {
+      forget_etcd_endpoint(*data);
+    }
     // Watch streams never end by themselves: a short grace for calls in flight, then they are
     // cancelled, as etcd's clients see when etcd stops.
     etcd->server->shutdown(std::chrono::seconds(1));

@@ -37,11 +37,6 @@ using nlohmann::json;
 // Saving or restoring a large store can take a while; anything else answers at once.
 constexpr auto kOnlineTimeout = std::chrono::minutes(5);
 
-int fail(const Command& command, const std::string& message, CommandContext& ctx) {
-  ctx.err << "kube-sandbox " << command.name << ": " << message << "\n";
-  return kExitFailure;
-}
-
 std::vector<FlagSpec> mode_flags() {
   return {
       data_dir_flag(),
@@ -82,7 +77,7 @@ std::optional<Target> pick_target(const Command& command, const ParsedFlags& fla
     std::string path = flags.get("kubeconfig", console::client::default_kubeconfig_path());
     auto access = console::client::load_kubeconfig(path, flags.get("context"));
     if (!access.ok()) {
-      exit_code = fail(command, access.error(), ctx);
+      exit_code = command_failure(command, access.error(), ctx);
       return std::nullopt;
     }
     target.access = std::move(*access);
@@ -91,7 +86,7 @@ std::optional<Target> pick_target(const Command& command, const ParsedFlags& fla
   auto dir = resolve_data_dir(flags);
   if (!dir) {
     exit_code = flags.has("data-dir") ? usage_error(command, dir.error(), ctx)
-                                      : fail(command, dir.error(), ctx);
+                                      : command_failure(command, dir.error(), ctx);
     return std::nullopt;
   }
   target.dir = std::move(*dir);
@@ -103,9 +98,10 @@ std::unique_ptr<store::Store> open_store(const Command& command, const DataDir& 
                                          CommandContext& ctx) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir.store_dir(), ec)) {
-    fail(command,
-         "no store in " + dir.root().string() + " (nothing was written there yet; see --data-dir)",
-         ctx);
+    command_failure(
+        command,
+        "no store in " + dir.root().string() + " (nothing was written there yet; see --data-dir)",
+        ctx);
     return nullptr;
   }
   store::Options options;
@@ -114,13 +110,14 @@ std::unique_ptr<store::Store> open_store(const Command& command, const DataDir& 
   options.take_lock = true;
   auto opened = store::Store::open(std::move(options));
   if (!opened.is_ok()) {
-    fail(command,
-         opened.status().code() == store::Code::Locked
-             ? "the data directory " + dir.root().string() +
-                   " is held by a running kube-sandbox server; stop it first, or use the "
-                   "server's API with --kubeconfig"
-             : opened.status().message(),
-         ctx);
+    command_failure(
+        command,
+        opened.status().code() == store::Code::Locked
+            ? "the data directory " + dir.root().string() +
+                  " is held by a running kube-sandbox server; stop it first, or use the "
+                  "server's API with --kubeconfig"
+            : opened.status().message(),
+        ctx);
     return nullptr;
   }
   return std::move(opened).value();
@@ -137,7 +134,7 @@ std::optional<json> call(const Command& command, const console::client::ClusterA
   console::client::RestClient client(access, options);
   auto sent = client.request(method, target, "", "");
   if (!sent.ok()) {
-    fail(command, access.server + ": " + sent.error(), ctx);
+    command_failure(command, access.server + ": " + sent.error(), ctx);
     return std::nullopt;
   }
   const console::client::Response& response = *sent;
@@ -147,11 +144,12 @@ std::optional<json> call(const Command& command, const console::client::ClusterA
         body.is_object() && body.contains("message") && body["message"].is_string()
             ? body["message"].get<std::string>()
             : response.body;
-    fail(command, message + " (HTTP " + std::to_string(response.status) + ")", ctx);
+    command_failure(command, message + " (HTTP " + std::to_string(response.status) + ")", ctx);
     return std::nullopt;
   }
   if (body.is_discarded()) {
-    fail(command, "the server answered something other than JSON: " + response.body, ctx);
+    command_failure(command, "the server answered something other than JSON: " + response.body,
+                    ctx);
     return std::nullopt;
   }
   return body;
@@ -232,7 +230,7 @@ Command save_command() {
           }
           auto info = snapshots::info_from_json(*body);
           if (!info) {
-            return fail(c, "unexpected answer: " + body->dump(), ctx);
+            return command_failure(c, "unexpected answer: " + body->dump(), ctx);
           }
           print_saved(*info, ctx);
           return kExitOk;
@@ -245,7 +243,7 @@ Command save_command() {
         bool existed = false;
         if (auto error =
                 snapshots::save(*db, target.dir->snapshots_dir(), target.name, info, existed)) {
-          return fail(c, error.message, ctx);
+          return command_failure(c, error.message, ctx);
         }
         print_saved(info, ctx);
         return kExitOk;
@@ -284,7 +282,7 @@ Command restore_command() {
         std::error_code ec;
         if (!std::filesystem::is_regular_file(
                 snapshots::file_of(target.dir->snapshots_dir(), target.name), ec)) {
-          return fail(c, "snapshots \"" + target.name + "\" not found", ctx);
+          return command_failure(c, "snapshots \"" + target.name + "\" not found", ctx);
         }
         auto db = open_store(c, *target.dir, ctx);
         if (!db) {
@@ -293,7 +291,7 @@ Command restore_command() {
         snapshots::Restored restored;
         if (auto error =
                 snapshots::restore(*db, target.dir->snapshots_dir(), target.name, restored)) {
-          return fail(c, error.message, ctx);
+          return command_failure(c, error.message, ctx);
         }
         print_restored(snapshots::to_json(restored), ctx);
         return kExitOk;
@@ -342,7 +340,7 @@ Command list_command() {
         }
       }
     } else if (auto error = snapshots::list(target->dir->snapshots_dir(), infos)) {
-      return fail(c, error.message, ctx);
+      return command_failure(c, error.message, ctx);
     }
     if (format == "json") {
       ctx.out << snapshots::to_json(infos).dump(2) << "\n";
@@ -394,7 +392,7 @@ Command delete_command() {
         } else {
           snapshots::Info info;
           if (auto error = snapshots::remove(target.dir->snapshots_dir(), target.name, info)) {
-            return fail(c, error.message, ctx);
+            return command_failure(c, error.message, ctx);
           }
         }
         ctx.out << "snapshot \"" << target.name << "\" deleted\n";

@@ -1,9 +1,13 @@
-// `kube-sandbox store ...`: reads and changes the embedded store offline, on the data directory,
+// `kube-sandbox store ...`: reads and changes the embedded store of a data directory,
 // with etcdctl 3.4's output shapes so that what users learn there carries over.
 //
-// Every subcommand opens the store itself with the lock taken; while a server runs on the same
-// data directory the store refuses to open (Code::Locked) and the command says so and exits 1.
+// Every subcommand opens the store with the lock taken or, while a server runs on the data
+// directory, reaches that server's store through its etcd endpoint (store_access.h).
+#include <pthread.h>
+#include <signal.h>
+
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -18,16 +22,12 @@
 #include "common/base64.h"
 #include "data_dir.h"
 #include "store/store.h"
+#include "store_access.h"
 
 namespace sandbox {
 namespace {
 
 using Json = nlohmann::ordered_json;  // etcdctl's field order, not alphabetical
-
-int fail(const Command& command, const std::string& message, CommandContext& ctx) {
-  ctx.err << "kube-sandbox " << command.name << ": " << message << "\n";
-  return kExitFailure;
-}
 
 // A whole-string decimal integer, optionally negative; anything else is refused.
 std::optional<int64_t> parse_int(const std::string& text) {
@@ -51,65 +51,6 @@ std::string human_bytes(int64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, value < 10 ? "%.1f %s" : "%.0f %s", value, kUnits[exp]);
   return text;
-}
-
-// The store of one command invocation, or the exit code that ends it.
-struct OpenedStore {
-  std::optional<DataDir> dir;
-  std::unique_ptr<store::Store> store;
-  int exit_code = kExitOk;
-};
-
-enum class OpenMode {
-  MustExist,  // reads and maintenance: a missing store is an error, never created by a typo
-  Create,     // writes: the first put creates the data directory and the store
-};
-
-std::string locked_message(const DataDir& dir) {
-  return "the data directory " + dir.root().string() +
-         " is held by another process (a running kube-sandbox server?); stop it first, or use "
-         "the server's API";
-}
-
-// Resolves the data directory and opens its store with the lock taken.
-OpenedStore open_store(const Command& command, const ParsedFlags& flags, OpenMode mode,
-                       CommandContext& ctx) {
-  OpenedStore opened;
-  auto dir = resolve_data_dir(flags);
-  if (!dir) {
-    // An empty --data-dir is a wrong command line; no HOME is a wrong environment.
-    opened.exit_code = flags.has("data-dir") ? usage_error(command, dir.error(), ctx)
-                                             : fail(command, dir.error(), ctx);
-    return opened;
-  }
-  opened.dir = std::move(*dir);
-  std::error_code ec;
-  if (mode == OpenMode::MustExist && !std::filesystem::is_directory(opened.dir->store_dir(), ec)) {
-    opened.exit_code = fail(command,
-                            "no store in " + opened.dir->root().string() +
-                                " (nothing was written there yet; see --data-dir)",
-                            ctx);
-    return opened;
-  }
-  if (std::string e = opened.dir->ensure_exists(); !e.empty()) {
-    opened.exit_code = fail(command, e, ctx);
-    return opened;
-  }
-  store::Options options;
-  options.dir = opened.dir->store_dir();
-  options.durability = store::Durability::Sync;
-  options.take_lock = true;
-  auto result = store::Store::open(std::move(options));
-  if (!result.is_ok()) {
-    opened.exit_code =
-        fail(command,
-             result.status().code() == store::Code::Locked ? locked_message(*opened.dir)
-                                                           : result.status().message(),
-             ctx);
-    return opened;
-  }
-  opened.store = std::move(result).value();
-  return opened;
 }
 
 // The key range of get and del, as etcdctl builds it: KEY [RANGE_END], --prefix or --from-key.
@@ -247,7 +188,7 @@ Command get_command() {
     }
     auto result = opened.store->range(request);
     if (!result.is_ok()) {
-      return fail(c, result.status().message(), ctx);
+      return command_failure(c, result.status().message(), ctx);
     }
     const auto& response = result.value();
     if (format == "json") {
@@ -311,7 +252,7 @@ Command put_command() {
     request.value = flags.positional[1];
     auto result = opened.store->put(request);
     if (!result.is_ok()) {
-      return fail(c, result.status().message(), ctx);
+      return command_failure(c, result.status().message(), ctx);
     }
     ctx.out << "OK\n";
     return kExitOk;
@@ -349,7 +290,7 @@ Command del_command() {
     }
     auto result = opened.store->delete_range(request);
     if (!result.is_ok()) {
-      return fail(c, result.status().message(), ctx);
+      return command_failure(c, result.status().message(), ctx);
     }
     ctx.out << result->deleted << "\n";
     for (const auto& kv : result->prev_kvs) {
@@ -393,7 +334,7 @@ Command compact_command() {
     request.physical = flags.has("physical");
     auto result = opened.store->compact(request);
     if (!result.is_ok()) {
-      return fail(c, result.status().message(), ctx);
+      return command_failure(c, result.status().message(), ctx);
     }
     ctx.out << "compacted revision " << *revision << "\n";
     return kExitOk;
@@ -421,7 +362,7 @@ Command snapshot_save_command() {
       return opened.exit_code;
     }
     if (auto status = opened.store->snapshot(file); !status.is_ok()) {
-      return fail(c, status.message(), ctx);
+      return command_failure(c, status.message(), ctx);
     }
     ctx.out << "Snapshot saved at " << file << "\n";
     return kExitOk;
@@ -446,19 +387,20 @@ Command snapshot_restore_command() {
     const std::string& file = flags.positional[0];
     std::error_code ec;
     if (!std::filesystem::is_regular_file(file, ec)) {
-      return fail(c, "no snapshot file " + file, ctx);
+      return command_failure(c, "no snapshot file " + file, ctx);
     }
     auto dir = resolve_data_dir(flags);
     if (!dir) {
-      return flags.has("data-dir") ? usage_error(c, dir.error(), ctx) : fail(c, dir.error(), ctx);
+      return flags.has("data-dir") ? usage_error(c, dir.error(), ctx)
+                                   : command_failure(c, dir.error(), ctx);
     }
     if (std::string e = dir->ensure_exists(); !e.empty()) {
-      return fail(c, e, ctx);
+      return command_failure(c, e, ctx);
     }
     // restore_snapshot takes the store's lock itself, so a running server makes it fail.
     if (auto status = store::restore_snapshot(file, dir->store_dir()); !status.is_ok()) {
-      return fail(c, status.code() == store::Code::Locked ? locked_message(*dir) : status.message(),
-                  ctx);
+      return command_failure(
+          c, status.code() == store::Code::Locked ? locked_message(*dir) : status.message(), ctx);
     }
     auto reopened = open_store(c, flags, OpenMode::MustExist, ctx);
     if (!reopened.store) {
@@ -531,7 +473,7 @@ Command status_command() {
     }
     auto result = opened.store->status();
     if (!result.is_ok()) {
-      return fail(c, result.status().message(), ctx);
+      return command_failure(c, result.status().message(), ctx);
     }
     const auto& s = result.value();
     const std::string dir = opened.dir->root().string();
@@ -588,7 +530,7 @@ Command defrag_command() {
       return opened.exit_code;
     }
     if (auto status = opened.store->defragment(); !status.is_ok()) {
-      return fail(c, status.message(), ctx);
+      return command_failure(c, status.message(), ctx);
     }
     ctx.out << "Finished defragmenting the store in " << opened.dir->root().string() << "\n";
     return kExitOk;
@@ -598,17 +540,90 @@ Command defrag_command() {
 
 }  // namespace
 
+// watch ----------------------------------------------------------------------------------------
+
+// Prints one key-value as etcdctl's simple format does: the key, then the value, a line each.
+void print_kv(const store::KeyValue& kv, CommandContext& ctx) {
+  ctx.out << kv.key << "\n" << kv.value << "\n";
+}
+
+Command watch_command() {
+  Command c;
+  c.name = "store watch";
+  c.summary = "Print the changes to keys as they happen, like etcdctl watch";
+  c.synopsis =
+      "Usage: kube-sandbox store watch KEY [RANGE_END] [flags]\n\n"
+      "Prints each change to the keys (PUT or DELETE, the key, the value; with --prev-kv the\n"
+      "value before it too), from now or from --rev, until interrupted. While a server runs on\n"
+      "the data directory the changes are its writes, live: run a kubectl command and watch\n"
+      "its keys change.\n";
+  c.flags = FlagSet({
+      data_dir_flag(),
+      {"prefix", "", false, "", "watch every key that starts with KEY"},
+      {"from-key", "", false, "", "watch every key from KEY on"},
+      {"rev", "", true, "REVISION", "replay the changes from this revision on first"},
+      {"prev-kv", "", false, "", "print each key's previous value before the new one"},
+  });
+  c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
+    int code = kExitOk;
+    store::WatchRequest request;
+    if (!key_range(c, flags, request.key, request.range_end, code, ctx) ||
+        !int_flag(c, flags, "rev", request.start_revision, code, ctx)) {
+      return code;
+    }
+    request.prev_kv = flags.has("prev-kv");
+    // Interrupting ends the watch (exit 0), as it ends etcdctl's.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    auto opened = open_store(c, flags, OpenMode::MustExist, ctx);
+    if (!opened.store) {
+      return opened.exit_code;
+    }
+    auto watcher = opened.store->watch(request);
+    const timespec no_wait{0, 0};
+    while (sigtimedwait(&signals, nullptr, &no_wait) < 0) {
+      store::WatchResponse response;
+      if (!watcher->next(response, std::chrono::milliseconds(200))) {
+        if (watcher->finished()) {
+          return command_failure(c, "the watch ended", ctx);
+        }
+        continue;
+      }
+      for (const auto& event : response.events) {
+        ctx.out << (event.type == store::Event::Type::Put ? "PUT" : "DELETE") << "\n";
+        if (request.prev_kv && event.prev_kv) {
+          print_kv(*event.prev_kv, ctx);
+        }
+        print_kv(event.kv, ctx);
+      }
+      ctx.out << std::flush;
+      if (response.canceled) {
+        std::string reason = response.compact_revision != 0
+                                 ? store::default_message(store::Code::Compacted)
+                                 : response.cancel_reason;
+        return command_failure(c, "watch was canceled (" + reason + ")", ctx);
+      }
+    }
+    watcher->cancel();
+    return kExitOk;
+  };
+  return c;
+}
+
 Command store_command() {
   Command c;
   c.name = "store";
-  c.summary = "Read and change the store offline (get, put, del, compact, ...)";
+  c.summary = "Read, change and watch the store (get, put, del, watch, compact, ...)";
   c.synopsis =
       "Usage: kube-sandbox store COMMAND [ARGS] [flags]\n\n"
-      "Reads and changes the embedded store of a data directory while no server runs on it,\n"
-      "with etcdctl's arguments and output. A running server holds the data directory, and\n"
-      "these commands then refuse to open it.\n";
-  c.subcommands = {get_command(),      put_command(),    del_command(),   compact_command(),
-                   snapshot_command(), status_command(), defrag_command()};
+      "Reads and changes the embedded store of a data directory, with etcdctl's arguments and\n"
+      "output. While a server runs on the data directory, the commands reach its store through\n"
+      "its etcd endpoint (serve --etcd-listen); snapshot restore needs the server stopped.\n";
+  c.subcommands = {get_command(),   put_command(),      del_command(),    compact_command(),
+                   watch_command(), snapshot_command(), status_command(), defrag_command()};
   return c;
 }
 

@@ -81,12 +81,20 @@ expect $'1\nfoo/a\n1' del foo/a --prev-kv     # rev 6
 expect 1 del foo/ --prefix                    # rev 7
 expect $'foo\nbar' get "" --prefix
 
+# watch: a replay from a revision (offline: the history, then nothing until interrupted).
+got=$(timeout --preserve-status -s INT 1 "$bin" store watch foo --prefix --rev 5 --prev-kv \
+  --data-dir "$data") || fail "store watch exited $?: $got"
+[[ $got == $'PUT\nfoo/b\n2\nfoo/b\n3\nDELETE\nfoo/a\n1\nfoo/a\n\nDELETE\nfoo/b\n3\nfoo/b' ]] ||
+  fail "store watch --rev 5 printed [$got]"
+
 # compact: history below the revision is gone.
 expect "compacted revision 6" compact 6
 expect_error 1 "kube-sandbox store get: etcdserver: mvcc: required revision has been compacted" \
   get foo/b --rev 5
 expect_error 1 \
   "kube-sandbox store compact: etcdserver: mvcc: required revision has been compacted" compact 5
+expect_error 1 "kube-sandbox store watch: watch was canceled (etcdserver: mvcc: required revision \
+has been compacted)" watch foo --rev 5
 
 # status
 status=$(ks status -o json)

@@ -234,15 +234,15 @@ class Stream final : public grpc::ServerBidiReactor<pb::WatchRequest, pb::WatchR
     }
   }
 
-  // Ends the stream with `status` once no write is in flight.
+  // Ends the stream with `status` (the first one asked for) once no write is in flight. It
+  // always pumps: the reaction that calls it may be the one that just let a deferred Finish go.
   void end(grpc::Status status) {
     {
       std::lock_guard lock(core_->mutex);
-      if (core_->finishing) {
-        return;
+      if (!core_->finishing) {
+        core_->finishing = true;
+        core_->final_status = std::move(status);
       }
-      core_->finishing = true;
-      core_->final_status = std::move(status);
     }
     pump();
   }

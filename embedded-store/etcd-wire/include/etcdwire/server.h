@@ -13,20 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "etcdwire/url.h"
 #include "store/store.h"
 
 namespace etcdwire {
-
-// Where an endpoint listens: etcd's client URL form, scheme://host:port.
-struct ListenUrl {
-  bool tls = false;   // https
-  std::string host;   // an IP address or a name; [v6] keeps its brackets off here
-  uint16_t port = 0;  // 0 picks a free port
-
-  // http://127.0.0.1:2379, https://[::1]:0, http://localhost:2379. The error says what is wrong.
-  static std::optional<ListenUrl> parse(const std::string& text, std::string& error);
-  std::string to_string() const;  // with the port as given (0 stays 0)
-};
 
 struct TlsFiles {
   std::string cert_pem;       // the server's certificate (chain)
