@@ -37,6 +37,7 @@
 #include "console/ui/console_app.h"
 #include "data_dir.h"
 #include "etcd_endpoint.h"
+#include "etcd_servers_flags.h"
 #include "fixtures.h"
 #include "kubeconfig.h"
 #include "service_account_flags.h"
@@ -331,6 +332,13 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!etcd_listen) {
     return usage_error(command, etcd_listen.error(), ctx);
   }
+  auto etcd_servers = sandbox::etcd_servers_options(flags);
+  if (!etcd_servers) {
+    return usage_error(command, etcd_servers.error(), ctx);
+  }
+  if (*etcd_servers && !etcd_listen->chosen) {
+    etcd_listen->url.reset();  // an etcd cluster already has its endpoints
+  }
   bool ephemeral = flags.has("ephemeral");
   if (ephemeral && flags.has("data-dir")) {
     return usage_error(command, "--ephemeral keeps nothing: it takes no --data-dir", ctx);
@@ -374,15 +382,26 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   }
 
   auto started = std::chrono::steady_clock::now();
-  store::Options store_options;
-  store_options.dir = data->store_dir();
-  store_options.durability = ephemeral ? store::Durability::Ephemeral : store::Durability::Sync;
-  auto opened = store::Store::open(store_options);
-  if (!opened.is_ok()) {
-    ctx.err << "kube-sandbox serve: " << opened.status().message() << "\n";
-    return kExitFailure;
+  // The store: the embedded one in the data directory, or an etcd cluster (--etcd-servers).
+  std::unique_ptr<store::Store> db;
+  if (*etcd_servers) {
+    auto connected = etcdwire::connect(**etcd_servers);
+    if (!connected.is_ok()) {
+      ctx.err << "kube-sandbox serve: --etcd-servers: " << connected.status().message() << "\n";
+      return kExitFailure;
+    }
+    db = std::move(connected).value();
+  } else {
+    store::Options store_options;
+    store_options.dir = data->store_dir();
+    store_options.durability = ephemeral ? store::Durability::Ephemeral : store::Durability::Sync;
+    auto opened = store::Store::open(store_options);
+    if (!opened.is_ok()) {
+      ctx.err << "kube-sandbox serve: " << opened.status().message() << "\n";
+      return kExitFailure;
+    }
+    db = std::move(opened).value();
   }
-  std::unique_ptr<store::Store> db = std::move(opened).value();
 
   auto pki = apiserver::pki::ensure_pki(data->pki_dir(), {});
   if (!pki) {
@@ -638,6 +657,9 @@ Command serve_command() {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : audit_flags()) {
+    specs.push_back(std::move(spec));
+  }
+  for (FlagSpec& spec : etcd_servers_flags()) {
     specs.push_back(std::move(spec));
   }
   for (FlagSpec& spec : aggregator_flags()) {

@@ -1,4 +1,5 @@
 // etcdwire::connect: the store::Store that calls an etcd v3 endpoint.
+#include <arpa/inet.h>
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 #include <openssl/evp.h>
@@ -361,14 +362,83 @@ class RemoteStore final : public store::Store {
 
 }  // namespace
 
+namespace {
+
+// The gRPC target for one or several endpoints: "host:port", or, for several members, an
+// ipv4:/ipv6: address list that gRPC's pick_first walks when a member stops answering.
+store::Result<std::string> target_of(const std::vector<ListenUrl>& urls) {
+  if (urls.size() == 1) {
+    const auto& url = urls.front();
+    std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
+    return host + ":" + std::to_string(url.port);
+  }
+  std::string v4 = "ipv4:";
+  std::string v6 = "ipv6:";
+  bool any_v4 = false;
+  bool any_v6 = false;
+  for (const auto& url : urls) {
+    std::string host = url.host == "localhost" ? "127.0.0.1" : url.host;
+    in6_addr v6_address{};
+    in_addr v4_address{};
+    if (::inet_pton(AF_INET, host.c_str(), &v4_address) == 1) {
+      v4 += (any_v4 ? "," : "") + host + ":" + std::to_string(url.port);
+      any_v4 = true;
+    } else if (::inet_pton(AF_INET6, host.c_str(), &v6_address) == 1) {
+      v6 += (any_v6 ? "," : "") + std::string("[") + host + "]:" + std::to_string(url.port);
+      any_v6 = true;
+    } else {
+      return store::Status(store::Code::InvalidArgument,
+                           "several endpoints must be IP addresses (or localhost), got " + host);
+    }
+  }
+  if (any_v4 && any_v6) {
+    return store::Status(store::Code::InvalidArgument,
+                         "several endpoints must all be IPv4 or all IPv6 addresses");
+  }
+  return any_v4 ? v4 : v6;
+}
+
+// A call a member could not take (it is down: UNAVAILABLE) goes to another, up to 3 attempts.
+constexpr const char* kServiceConfig = R"({
+  "loadBalancingConfig": [{"pick_first": {}}],
+  "methodConfig": [{
+    "name": [{"service": "etcdserverpb.KV"}, {"service": "etcdserverpb.Lease"},
+             {"service": "etcdserverpb.Maintenance"}, {"service": "etcdserverpb.Cluster"}],
+    "retryPolicy": {"maxAttempts": 3, "initialBackoff": "0.1s", "maxBackoff": "1s",
+                    "backoffMultiplier": 2, "retryableStatusCodes": ["UNAVAILABLE"]}
+  }]
+})";
+
+}  // namespace
+
 store::Result<std::unique_ptr<store::Store>> connect(const ClientOptions& options) {
-  std::string error;
-  auto url = ListenUrl::parse(options.endpoint, error);
-  if (!url) {
-    return store::Status(store::Code::InvalidArgument, options.endpoint + ": " + error);
+  std::vector<ListenUrl> urls;
+  size_t start = 0;
+  while (start <= options.endpoint.size()) {
+    size_t comma = options.endpoint.find(',', start);
+    std::string one = options.endpoint.substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string error;
+    auto url = ListenUrl::parse(one, error);
+    if (!url) {
+      return store::Status(store::Code::InvalidArgument, one + ": " + error);
+    }
+    if (!urls.empty() && url->tls != urls.front().tls) {
+      return store::Status(store::Code::InvalidArgument,
+                           "the endpoints must all be http:// or all https://");
+    }
+    urls.push_back(*url);
+    if (comma == std::string::npos) {
+      break;
+    }
+    start = comma + 1;
+  }
+  auto target = target_of(urls);
+  if (!target.is_ok()) {
+    return target.status();
   }
   std::shared_ptr<grpc::ChannelCredentials> credentials;
-  if (url->tls) {
+  if (urls.front().tls) {
     grpc::SslCredentialsOptions ssl;
     if (options.tls) {
       ssl.pem_root_certs = options.tls->ca_pem;
@@ -382,9 +452,12 @@ store::Result<std::unique_ptr<store::Store>> connect(const ClientOptions& option
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(static_cast<int>(
       std::min<size_t>(options.max_response_bytes, std::numeric_limits<int>::max())));
-  std::string host = url->host.find(':') != std::string::npos ? "[" + url->host + "]" : url->host;
-  auto channel =
-      grpc::CreateCustomChannel(host + ":" + std::to_string(url->port), credentials, arguments);
+  arguments.SetServiceConfigJSON(kServiceConfig);
+  // A member that stops answering is noticed within 30 s even on an idle connection.
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 10000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
+  arguments.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  auto channel = grpc::CreateCustomChannel(target.value(), credentials, arguments);
   if (!channel->WaitForConnected(std::chrono::system_clock::now() + options.dial_timeout)) {
     return store::Status(store::Code::Io, "cannot reach the etcd endpoint " + options.endpoint +
                                               " within " +

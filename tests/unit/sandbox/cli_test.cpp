@@ -73,3 +73,17 @@ TEST_CASE("serve refuses an --etcd-listen that is not a client URL", "[cli]") {
   CHECK(r.err.find("--etcd-listen 127.0.0.1:2379: URL must start with http:// or https://") !=
         std::string::npos);
 }
+
+TEST_CASE("serve refuses etcd cluster flags it cannot honour", "[cli]") {
+  auto prefix = run(
+      {"serve", "--ephemeral", "--etcd-servers", "http://127.0.0.1:1", "--etcd-prefix", "/other"});
+  CHECK(prefix.code == 2);
+  CHECK(prefix.err.find("kube-sandbox keeps objects under /registry") != std::string::npos);
+  auto alone = run({"serve", "--ephemeral", "--etcd-cafile", "ca.crt"});
+  CHECK(alone.code == 2);
+  CHECK(alone.err.find("--etcd-cafile needs --etcd-servers") != std::string::npos);
+  auto half = run(
+      {"serve", "--ephemeral", "--etcd-servers", "http://127.0.0.1:1", "--etcd-certfile", "c.crt"});
+  CHECK(half.code == 2);
+  CHECK(half.err.find("--etcd-certfile and --etcd-keyfile go together") != std::string::npos);
+}

@@ -25,7 +25,9 @@ struct ClientTls {
 };
 
 struct ClientOptions {
-  std::string endpoint;  // http://host:port or https://host:port
+  // http://host:port or https://host:port; several, comma-separated, for the members of one
+  // cluster (IP addresses or localhost): a call goes to another when its member is down.
+  std::string endpoint;
   std::optional<ClientTls> tls;
   std::chrono::milliseconds dial_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};
