@@ -16,12 +16,12 @@ std::filesystem::path endpoint_file(const DataDir& dir) {
 }
 
 // The running server's store through its endpoint, or the reason it cannot be reached.
-store::Result<std::unique_ptr<store::Store>> reach_server(const DataDir& dir, std::string& url) {
+store::Result<std::unique_ptr<store::Store>> reach_server(const DataDir& dir) {
   auto recorded = common::read_file(endpoint_file(dir));
   if (!recorded) {
     return store::Status(store::Code::Locked, locked_message(dir));
   }
-  url = *recorded;
+  std::string url = *recorded;
   while (!url.empty() && (url.back() == '\n' || url.back() == ' ')) {
     url.pop_back();
   }
@@ -100,7 +100,7 @@ OpenedStore open_store(const Command& command, const ParsedFlags& flags, OpenMod
     opened.exit_code = command_failure(command, result.status().message(), ctx);
     return opened;
   }
-  auto remote = reach_server(*opened.dir, opened.endpoint);
+  auto remote = reach_server(*opened.dir);
   if (!remote.is_ok()) {
     opened.exit_code = command_failure(command, remote.status().message(), ctx);
     return opened;

@@ -17,7 +17,6 @@ namespace sandbox {
 struct OpenedStore {
   std::optional<DataDir> dir;
   std::unique_ptr<store::Store> store;
-  std::string endpoint;  // set when the store is a running server's, reached over its endpoint
   int exit_code = kExitOk;
 };
 
