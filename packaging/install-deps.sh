@@ -18,7 +18,7 @@ test_pkgs=(
   python3 python3-kubernetes python3-yaml
   etcd-client etcd-server
   xvfb xauth libgl1-mesa-dri mesa-utils imagemagick xdotool
-  procps curl
+  procps curl openssl
 )
 
 want=("${build_pkgs[@]}")

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "admission/chain.h"
 #include "aggregator/aggregator.h"
@@ -38,6 +39,8 @@
 #include "pipeline/pipeline.h"
 #include "pipeline/stages.h"
 #include "registry/generic/store.h"
+#include "registry/kinds/pod_spec.h"
+#include "registry/service_ips.h"
 #include "server/barrier.h"
 #include "serviceaccount/service_account_tokens.h"
 #include "storage/compactor.h"
@@ -125,6 +128,14 @@ std::optional<std::string> ApiServer::check_authorization_mode(const std::string
   return std::nullopt;
 }
 
+std::optional<std::string> ApiServer::check_service_cluster_ip_range(const std::string& cidr) {
+  auto first = registry::ServiceIpAllocator::first_address(cidr);
+  if (!first) {
+    return first.error();
+  }
+  return std::nullopt;
+}
+
 ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     : store_(store),
       config_(std::move(config)),
@@ -136,8 +147,11 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       generic_store_(std::make_unique<registry::GenericStore>(
           *storage_, config_.clock != nullptr ? *config_.clock : common::Clock::real(),
           [this](const registry::Resource& r, const std::string& name) {
-            namespaces_->marked_for_deletion(r, name);
-          })),
+            if (config_.controllers.namespace_deletion) {
+              namespaces_->marked_for_deletion(r, name);
+            }
+          },
+          registry::WriteHooksOptions{config_.service_cluster_ip_range})),
       tokens_(std::make_unique<filters::TokenTable>()),
       service_accounts_(std::make_unique<serviceaccount::ServiceAccountTokens>(
           config_.service_accounts, object_getter(*registry_, *storage_),
@@ -177,9 +191,14 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
       crds_(std::make_unique<controllers::CrdController>(
           registry_, *storage_, [this](http::Request& r) { return route(r); })),
       namespace_defaults_(std::make_unique<controllers::NamespaceDefaultsController>(
-          *storage_, [this](http::Request& r) { return route(r); }, config_.root_ca_pem)),
-      aggregation_(std::make_unique<controllers::ClusterRoleAggregationController>(
-          *policy_, [this](http::Request& r) { return handle(r); })) {
+          *storage_, [this](http::Request& r) { return route(r); },
+          config_.controllers.root_ca_publisher ? config_.root_ca_pem : std::string(),
+          config_.controllers.service_accounts)) {
+  // Made only when it runs: it takes work from the policy cache from the start.
+  if (config_.controllers.clusterrole_aggregation) {
+    aggregation_ = std::make_unique<controllers::ClusterRoleAggregationController>(
+        *policy_, [this](http::Request& r) { return handle(r); });
+  }
   admission_services_->metrics = metrics_.get();
   admission_services_->json_patch =
       [](const nlohmann::json& document,
@@ -191,6 +210,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     return std::get<nlohmann::json>(std::move(patched));
   };
   resources_->set_admission(admission_.get());
+  registry::kinds::set_allow_privileged(config_.allow_privileged);
   for (const auto& [token, user] : config_.tokens) {
     filters::UserInfo info;
     info.name = user.first;
@@ -237,7 +257,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
             return lookups.list(group, resource, ns);
           }},
       std::move(aggregation));
-  if (service_accounts_->issues_tokens()) {
+  if (service_accounts_->issues_tokens() && config_.controllers.token_secrets) {
     token_controller_ = std::make_unique<controllers::TokenController>(
         *storage_, [this](http::Request& r) { return handle(r); }, *service_accounts_,
         config_.root_ca_pem, config_.clock != nullptr ? *config_.clock : common::Clock::real());
@@ -260,7 +280,11 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
                      auto r = store_.range(probe);
                      return r.is_ok() ? std::string() : r.status().message();
                    }};
-  live_checks_ = {ping, log, etcd};
+  // As kube-apiserver's post-start hooks: /healthz and /livez fail until the bootstrap is done.
+  live_checks_ = {ping, log, etcd, {"poststarthook/start-sandbox-bootstrap", [this] {
+                                      return bootstrapped_ ? std::string()
+                                                           : std::string("not finished");
+                                    }}};
   ready_checks_ = {
       ping,
       log,
@@ -296,8 +320,29 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
             .dump();
     resources_->serve(create, *snapshot);  // AlreadyExists after the first start: fine
   }
+  // The system PriorityClasses kube-apiserver creates at start (its scheduling bootstrap hook).
+  for (const auto& [name, value, description] :
+       {std::tuple{"system-node-critical", 2000001000,
+                   "Used for system critical pods that must not be moved from their current node."},
+        std::tuple{"system-cluster-critical", 2000000000,
+                   "Used for system critical pods that must run in the cluster, but can be moved "
+                   "to another node if necessary."}}) {
+    http::Request create;
+    create.method = "POST";
+    create.path = "/apis/scheduling.k8s.io/v1/priorityclasses";
+    create.body = nlohmann::json{
+        {"apiVersion", "scheduling.k8s.io/v1"},
+        {"kind", "PriorityClass"},
+        {"metadata", {{"name", name}}},
+        {"value", value},
+        {"description",
+         description}}.dump();
+    resources_->serve(create, *snapshot);
+  }
   generic_store_->load(*snapshot);
   // The kubernetes service in default, on the first address of the service range.
+  const std::string kubernetes_service_ip =
+      *registry::ServiceIpAllocator::first_address(config_.service_cluster_ip_range);
   http::Request service;
   service.method = "POST";
   service.path = "/api/v1/namespaces/default/services";
@@ -308,7 +353,7 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
                       {{"name", "kubernetes"},
                        {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
                      {"spec",
-                      {{"clusterIP", "10.96.0.1"},
+                      {{"clusterIP", kubernetes_service_ip},
                        {"ports", nlohmann::json::array({{{"name", "https"},
                                                          {"port", 443},
                                                          {"protocol", "TCP"},
@@ -320,11 +365,17 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
   policy_->start();
   node_graph_->start();
   controllers::reconcile_bootstrap_policy([this](http::Request& r) { return route(r); });
-  aggregation_->start();
-  namespaces_->resync();  // deletions a previous run left unfinished
-  crds_->start();         // the stored CRDs' resources are served before readiness
-  aggregator_->start();   // the APIServices of the groups served now
-  namespace_defaults_->start();
+  if (aggregation_) {
+    aggregation_->start();
+  }
+  if (config_.controllers.namespace_deletion) {
+    namespaces_->resync();  // deletions a previous run left unfinished
+  }
+  crds_->start();        // the stored CRDs' resources are served before readiness
+  aggregator_->start();  // the APIServices of the groups served now
+  if (namespace_defaults_running()) {
+    namespace_defaults_->start();
+  }
   if (token_controller_) {
     token_controller_->start();
   }
@@ -340,6 +391,7 @@ void ApiServer::bootstrap(int secure_port, const std::string& external_host) {
               "endpoints. Endpoints will not be enabled. Error: " +
                   metadata.error());
   }
+  bootstrapped_ = true;
 }
 
 snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots::Restored& out) {
@@ -350,7 +402,9 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
   // The watch caches first: nothing may serve pre-restore events once the answer is out.
   storage_->reset_watches(out.replaced.compact_revision + 1);
   generic_store_->load(*registry_->snapshot());
-  namespaces_->resync();
+  if (config_.controllers.namespace_deletion) {
+    namespaces_->resync();
+  }
   crds_->resync();
   log::info(0, "restored snapshot \"" + name + "\" at revision " +
                    std::to_string(out.replaced.header.revision) + " (" +
@@ -359,101 +413,6 @@ snapshots::Error ApiServer::restore_snapshot(const std::string& name, snapshots:
                    std::to_string(out.replaced.unchanged) + " unchanged) in " +
                    std::to_string(out.duration_ms) + " ms");
   return {};
-}
-
-bool ApiServer::controllers_idle() const {
-  const auto any_time = common::Clock::time_point::max();
-  return namespaces_->queue().idle(any_time) && namespace_defaults_->queue().idle(any_time) &&
-         crds_->queue().idle(any_time) && aggregation_->queue().idle(any_time) &&
-         (!token_controller_ || token_controller_->queue().idle(any_time));
-}
-
-bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
-                                      std::chrono::milliseconds timeout) const {
-  // The controllers that follow storage watches: how to ask each for progress and how far it got.
-  struct Follower {
-    const common::WorkQueue* queue;
-    std::function<void()> request_progress;
-    std::function<int64_t()> followed;
-  };
-  std::vector<Follower> followers = {
-      {&crds_->queue(), [this] { crds_->request_progress(); },
-       [this] { return crds_->followed_revision(); }},
-      {&namespace_defaults_->queue(), [this] { namespace_defaults_->request_progress(); },
-       [this] { return namespace_defaults_->followed_revision(); }}};
-  if (token_controller_) {
-    followers.push_back({&token_controller_->queue(),
-                         [this] { token_controller_->request_progress(); },
-                         [this] { return token_controller_->followed_revision(); }});
-  }
-  std::vector<const common::WorkQueue*> queues = {&namespaces_->queue()};
-  for (const auto& f : followers) {
-    queues.push_back(f.queue);
-  }
-  // Fed by the authorizers' policy cache, which follows its own watch.
-  queues.push_back(&aggregation_->queue());
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  auto left = [&] {
-    return std::max(std::chrono::milliseconds(0),
-                    std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now()));
-  };
-  // Done at a fixpoint: the watches followed every write up to `target`, every queue was idle
-  // (one after another, no work arriving meanwhile), and nothing was written since `target`.
-  while (true) {
-    const int64_t target = store_.current_revision();
-    while (true) {
-      // Asked on every pass: a watch cache answers one request at a time, so an answer that
-      // came may be to an older request.
-      for (const auto& f : followers) {
-        f.request_progress();
-      }
-      policy_->follower().request_progress();
-      // Read before the queues: once it has followed `target`, the aggregation work of every
-      // change up to it is queued (the follower queues it first), and the waits below see it.
-      const bool policy_behind = policy_->follower().followed_revision() < target;
-      std::vector<uint64_t> before;
-      for (const auto* q : queues) {
-        before.push_back(q->changes());
-      }
-      for (const auto* q : queues) {
-        if (!q->wait_idle(common::Clock::real().now() + within, left())) {
-          return false;
-        }
-      }
-      bool changed = false;
-      for (size_t i = 0; i < queues.size(); ++i) {
-        changed = changed || queues[i]->changes() != before[i];
-      }
-      if (changed) {
-        continue;
-      }
-      const Follower* behind = nullptr;
-      for (const auto& f : followers) {
-        if (f.followed() < target) {
-          behind = &f;
-          break;
-        }
-      }
-      if (behind == nullptr && !policy_behind) {
-        break;
-      }
-      if (behind == nullptr) {
-        if (!policy_->follower().wait_revision(target, left())) {
-          return false;
-        }
-        continue;
-      }
-      // The answer is on its way; it queues work when it arrives.
-      const size_t index = static_cast<size_t>(behind - followers.data()) + 1;
-      if (!behind->queue->wait_changed(before[index], left())) {
-        return false;
-      }
-    }
-    if (store_.current_revision() == target) {
-      return true;
-    }
-  }
 }
 
 http::Response ApiServer::health(const std::string& endpoint, const std::string& check_path,

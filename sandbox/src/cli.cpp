@@ -1,5 +1,6 @@
 #include "cli.h"
 
+#include <algorithm>
 #include <ostream>
 
 #include "apiserver/version.h"
@@ -11,10 +12,15 @@ Command console_command();  // console_command.cpp
 namespace {
 
 std::string command_list(const std::vector<Command>& commands) {
+  // The names in a column two spaces wider than the longest.
+  size_t width = 0;
+  for (const auto& c : commands) {
+    width = std::max(width, c.name.size() - (c.name.rfind(' ') + 1));
+  }
   std::string text;
   for (const auto& c : commands) {
     std::string left = "  " + c.name.substr(c.name.rfind(' ') + 1);
-    left.resize(16, ' ');
+    left.resize(std::max<size_t>(16, width + 4), ' ');
     text += left + c.summary + "\n";
   }
   return text;
@@ -87,8 +93,9 @@ std::string Command::usage() const {
 
 std::vector<Command> all_commands() {
   return {
-      serve_command(), console_command(), kubeconfig_command(),     store_command(),
-      etcd_command(),  seed_command(),    named_snapshot_command(), version_command(),
+      serve_command(), console_command(),        kubeconfig_command(),
+      store_command(), etcd_command(),           kube_apiserver_command(),
+      seed_command(),  named_snapshot_command(), version_command(),
   };
 }
 

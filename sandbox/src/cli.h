@@ -34,12 +34,17 @@ struct Command {
 // The subcommands in the order help lists them; each is defined next to its code.
 std::vector<Command> all_commands();
 Command etcd_command();
+Command kube_apiserver_command();
 Command kubeconfig_command();
 Command seed_command();
 Command serve_command();
 Command named_snapshot_command();
 Command store_command();
 Command version_command();
+
+// serve's run, for a command that is serve under other flags (kube-apiserver): usage errors name
+// `command`.
+int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& ctx);
 
 // Runs the command line (argv without the program name).
 int run_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

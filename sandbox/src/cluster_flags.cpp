@@ -150,4 +150,15 @@ void add_certificate_signer(cluster::ClusterOptions& options, const apiserver::p
   };
 }
 
+apiserver::InProcessControllers in_process_controllers(const cluster::ClusterOptions& options) {
+  auto on = [&](const char* name) { return options.controllers.count(name) != 0; };
+  apiserver::InProcessControllers out;
+  out.namespace_deletion = on("namespace-controller");
+  out.service_accounts = on("serviceaccount-controller");
+  out.root_ca_publisher = on("root-ca-certificate-publisher-controller");
+  out.token_secrets = on("serviceaccount-token-controller");
+  out.clusterrole_aggregation = on("clusterrole-aggregation-controller");
+  return out;
+}
+
 }  // namespace sandbox

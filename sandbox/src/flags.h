@@ -42,6 +42,7 @@ class FlagSet {
   common::Result<ParsedFlags> parse(const std::vector<std::string>& args) const;
   // The flags section of a usage text.
   std::string describe() const;
+  const std::vector<FlagSpec>& specs() const { return specs_; }
 
  private:
   const FlagSpec* find_long(const std::string& name) const;

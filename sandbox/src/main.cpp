@@ -11,10 +11,13 @@
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  // Installed (linked) under etcd's name, the binary is `kube-sandbox etcd`: test harnesses
-  // that start an etcd from a directory of binaries (envtest's KUBEBUILDER_ASSETS) run it.
-  if (argc > 0 && std::filesystem::path(argv[0]).filename() == "etcd") {
-    args.insert(args.begin(), "etcd");
+  // Installed (linked) under etcd's or kube-apiserver's name, the binary is that command: test
+  // harnesses that start them from a directory of binaries (envtest's KUBEBUILDER_ASSETS) run it.
+  if (argc > 0) {
+    const std::string name = std::filesystem::path(argv[0]).filename().string();
+    if (name == "etcd" || name == "kube-apiserver") {
+      args.insert(args.begin(), name);
+    }
   }
   // Before any thread starts: threads that run request code need room for deep client JSON.
   apiserver::set_default_thread_stack(apiserver::kRequestThreadStackBytes);

@@ -227,6 +227,8 @@ ConsoleEnd run_serve_console(const DataDir& data, const sigset_t& signals, int& 
   return ConsoleEnd::WindowClosed;
 }
 
+}  // namespace
+
 int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& ctx) {
   if (!flags.positional.empty()) {
     return usage_error(command, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
@@ -317,6 +319,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
       apiserver::log::warning(warning);
     }
     file_tokens = std::move(parsed->tokens);
+  }
+  const std::string service_cidr = flags.get("service-cluster-ip-range", "10.96.0.0/12");
+  if (auto problem = apiserver::ApiServer::check_service_cluster_ip_range(service_cidr)) {
+    return usage_error(command, *problem, ctx);
   }
   const std::string authorization_mode = flags.get("authorization-mode", "Node,RBAC");
   if (auto problem = apiserver::ApiServer::check_authorization_mode(authorization_mode)) {
@@ -467,10 +473,14 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.runtime_config = *runtime_config;
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
+  api_config.service_cluster_ip_range = service_cidr;
+  api_config.controllers = in_process_controllers(*cluster_options);
   api_config.enable_admission_plugins = enable_plugins;
   api_config.disable_admission_plugins = disable_plugins;
   const auto anonymous = flags.all("anonymous-auth");
   api_config.anonymous_auth = anonymous.empty() || anonymous.back() == "true";
+  const auto privileged = flags.all("allow-privileged");
+  api_config.allow_privileged = privileged.empty() || privileged.back() == "true";
   api_config.auditor = *auditor;
   api_config.tokens = std::move(file_tokens);
   api_config.service_accounts = std::move(*account_options);
@@ -597,8 +607,6 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   return kExitOk;  // then the API server, then the store: the reverse of their construction
 }
 
-}  // namespace
-
 Command serve_command() {
   Command c;
   c.name = "serve";
@@ -626,6 +634,9 @@ Command serve_command() {
       {"write-kubeconfig", "", true, "FILE", "also write the admin kubeconfig here"},
       {"merge-kubeconfig", "", false, "",
        "add or update the kube-sandbox context in ~/.kube/config"},
+      {"service-cluster-ip-range", "", true, "CIDR",
+       "the IPv4 range Services' cluster IPs come from, /12 to /30; the kubernetes Service takes "
+       "its first address (default 10.96.0.0/12)"},
       {"runtime-config", "", true, "LIST",
        "serve more group/versions, e.g. api/beta=true or storage.k8s.io/v1beta1=true"},
       {"authorization-mode", "", true, "MODES",
@@ -634,6 +645,9 @@ Command serve_command() {
       {"anonymous-auth", "", false, "",
        "requests without credentials are system:anonymous (default true; =false answers them "
        "401)"},
+      {"allow-privileged", "", false, "",
+       "allow containers with securityContext.privileged (default true, as kubeadm and kind set "
+       "it; =false refuses them, kube-apiserver's default)"},
       {"enable-admission-plugins", "", true, "NAMES",
        "admission plugins to run besides the default-on ones, comma-separated (run in "
        "kube-apiserver's order whatever the order given)"},

@@ -29,8 +29,9 @@ rules:
 YAML
 echo 'nobody-token,nobody,uid-9,"devs"' >"$tmp/tokens.csv"
 
+# No nodes and no cluster controllers; ClusterRole aggregation (the view role the test binds) runs.
 "$bin" serve --ephemeral --secure-port 0 --ready-file "$tmp/ready.json" --headless \
-  --nodes=0 --controllers= --token-auth-file "$tmp/tokens.csv" \
+  --nodes=0 --controllers=clusterrole-aggregation --token-auth-file "$tmp/tokens.csv" \
   --audit-policy-file "$tmp/policy.yaml" --audit-log-path "$log" >"$out" 2>&1 &
 pids+=($!)
 wait_for "$tmp/ready.json"

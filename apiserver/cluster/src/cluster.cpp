@@ -213,11 +213,24 @@ const std::vector<Kind>& kinds() {
 
 }  // namespace
 
+const std::vector<ControllerName>& api_server_hosted() {
+  static const std::vector<ControllerName> names = {
+      {"namespace-controller", "namespace", true},
+      {"serviceaccount-controller", "serviceaccount", true},
+      {"root-ca-certificate-publisher-controller", "root-ca-cert-publisher", true},
+      {"serviceaccount-token-controller", "serviceaccount-token", true},
+      {"clusterrole-aggregation-controller", "clusterrole-aggregation", true},
+  };
+  return names;
+}
+
 const std::vector<ControllerName>& known_controllers() {
   static const std::vector<ControllerName> names = [] {
     std::vector<ControllerName> out;
     for (const Kind& k : kinds())
       out.push_back(k.name);
+    for (const ControllerName& c : api_server_hosted())
+      out.push_back(c);
     return out;
   }();
   return names;

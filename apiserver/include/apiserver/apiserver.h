@@ -56,6 +56,18 @@ struct AggregationConfig {
   std::vector<std::string> requestheader_extra_headers_prefix = {"X-Remote-Extra-"};
 };
 
+// The kube-controller-manager loops that kube-sandbox runs inside the API server (they follow its
+// storage directly). kube-apiserver alone runs none of them: its namespaces stay Terminating, new
+// namespaces get no default ServiceAccount and no kube-root-ca.crt, and the aggregated ClusterRoles
+// (admin, edit, view) stay without rules.
+struct InProcessControllers {
+  bool namespace_deletion = true;       // namespace-controller
+  bool service_accounts = true;         // serviceaccount-controller: `default` per namespace
+  bool root_ca_publisher = true;        // root-ca-certificate-publisher-controller
+  bool token_secrets = true;            // serviceaccount-token-controller
+  bool clusterrole_aggregation = true;  // clusterrole-aggregation-controller
+};
+
 struct ApiServerConfig {
   // Bearer tokens the server accepts (parse_token_auth_file reads them from a file).
   TokenMap tokens;
@@ -90,6 +102,14 @@ struct ApiServerConfig {
   // The audit policy and log (start_audit); null: no audit.
   std::shared_ptr<audit::Auditor> auditor;
   AggregationConfig aggregation;
+  // kube-apiserver's --service-cluster-ip-range: where Services' cluster IPs come from; the
+  // kubernetes Service takes its first address. check_service_cluster_ip_range() tells whether a
+  // value is usable (the constructor throws otherwise).
+  std::string service_cluster_ip_range = "10.96.0.0/12";
+  InProcessControllers controllers;
+  // kube-apiserver's --allow-privileged (process-wide, as upstream's): false refuses containers
+  // with securityContext.privileged. kube-apiserver's default is false; kubeadm and kind set true.
+  bool allow_privileged = true;
   // The time of timestamps the server writes (creation, deletion, managedFields entries);
   // nullptr for the real clock. Must outlive the server.
   const common::Clock* clock = nullptr;
@@ -156,6 +176,8 @@ class ApiServer {
 
   // Why `mode` is not a valid --authorization-mode, in kube-apiserver's words; nullopt when it is.
   static std::optional<std::string> check_authorization_mode(const std::string& mode);
+  // Why `cidr` is not a usable --service-cluster-ip-range; nullopt when it is.
+  static std::optional<std::string> check_service_cluster_ip_range(const std::string& cidr);
   // Why --enable-admission-plugins `enable` and --disable-admission-plugins `disable` are not
   // valid, in kube-apiserver's words; nullopt when they are.
   static std::optional<std::string> check_admission_plugins(
@@ -223,6 +245,10 @@ class ApiServer {
   http::Response route_local(http::Request& request, const endpoints::RequestInfo* info);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
+  // Whether the namespace defaults controller has anything to do.
+  bool namespace_defaults_running() const {
+    return config_.controllers.service_accounts || config_.controllers.root_ca_publisher;
+  }
 
   store::Store& store_;
   ApiServerConfig config_;
@@ -252,6 +278,7 @@ class ApiServer {
   // store's contents are replaced and the allocations rebuilt from them.
   std::shared_mutex writes_mu_;
   std::atomic<bool> ready_{false};
+  std::atomic<bool> bootstrapped_{false};  // bootstrap() is done
   std::atomic<bool> shutting_down_{false};
   std::vector<HealthCheck> live_checks_;
   std::vector<HealthCheck> ready_checks_;

@@ -33,10 +33,12 @@ std::string namespace_of(const std::string& key, const std::string& root) {
 
 NamespaceDefaultsController::NamespaceDefaultsController(storage::Storage& storage, Client client,
                                                          std::string root_ca_pem,
+                                                         bool default_service_account,
                                                          const common::Clock& clock)
     : storage_(storage),
       client_(std::move(client)),
       root_ca_pem_(std::move(root_ca_pem)),
+      default_service_account_(default_service_account),
       queue_(queue_options(), clock) {}
 
 NamespaceDefaultsController::~NamespaceDefaultsController() {
@@ -165,8 +167,9 @@ void NamespaceDefaultsController::reconcile(const std::string& ns) {
     client_(request);  // AlreadyExists or Conflict: a newer state wins; the watch brings us back
   };
   storage::Object existing;
-  if (storage_.get("/registry/serviceaccounts/" + ns + "/" + kServiceAccount, existing).kind ==
-      storage::ErrorKind::NotFound) {
+  if (default_service_account_ &&
+      storage_.get("/registry/serviceaccounts/" + ns + "/" + kServiceAccount, existing).kind ==
+          storage::ErrorKind::NotFound) {
     call("POST", "/api/v1/namespaces/" + ns + "/serviceaccounts",
          {{"apiVersion", "v1"},
           {"kind", "ServiceAccount"},

@@ -29,9 +29,11 @@ class NamespaceDefaultsController {
  public:
   using Client = std::function<http::Response(http::Request&)>;
 
-  // `root_ca_pem` empty: no kube-root-ca.crt ConfigMaps (a server without a CA). `clock` times
+  // `root_ca_pem` empty: no kube-root-ca.crt ConfigMaps (a server without a CA, or the publisher
+  // turned off); `default_service_account` false: no `default` ServiceAccounts. `clock` times
   // the retries; it must outlive the controller.
   NamespaceDefaultsController(storage::Storage& storage, Client client, std::string root_ca_pem,
+                              bool default_service_account = true,
                               const common::Clock& clock = common::Clock::real());
   ~NamespaceDefaultsController();
 
@@ -61,6 +63,7 @@ class NamespaceDefaultsController {
   storage::Storage& storage_;
   Client client_;
   const std::string root_ca_pem_;
+  const bool default_service_account_;
   // Used by start() and then by the controller thread only.
   std::vector<std::shared_ptr<store::Watcher>> watchers_;
   std::vector<int64_t> followed_each_;  // per watcher: the revision its responses reached

@@ -22,7 +22,8 @@ namespace apiserver::registry {
 namespace cells {
 struct Context;
 }
-class WriteHooks;  // registry/generic/write_hooks.h
+class WriteHooks;          // registry/generic/write_hooks.h
+struct WriteHooksOptions;  // registry/generic/write_hooks.h
 
 // What a delete does with an object's dependents when the request names no propagation policy
 // (upstream's DefaultGarbageCollectionPolicy, for the versions v1.32 serves by default).
@@ -80,7 +81,7 @@ struct KindStrategy {
   // The object is being marked for deletion (its deletionTimestamp set): what else changes.
   void (*mark_deleting)(nlohmann::json& object) = nullptr;
   // The kind's write hooks, when its writes need state (write_hooks.h).
-  std::unique_ptr<WriteHooks> (*make_write_hooks)() = nullptr;
+  std::unique_ptr<WriteHooks> (*make_write_hooks)(const WriteHooksOptions& options) = nullptr;
   // Graceful deletion (upstream's CheckGracefulDelete), for kinds that support it: the grace
   // period in seconds a first delete of `object` gets, from the request's (`requested`, never
   // negative) or the object's own. Null: the kind has no graceful deletion.

@@ -106,6 +106,41 @@ std::set<int> node_ports_of(const json& spec) {
   return ports;
 }
 
+// An IPv4 CIDR of a usable size, as kube-apiserver checks --service-cluster-ip-range: at most
+// 20 bits of addresses, and at least two besides the network and broadcast ones.
+struct Cidr {
+  uint32_t network = 0;
+  int prefix = 0;
+};
+common::Result<Cidr> parse_cidr(const std::string& text) {
+  const size_t slash = text.find('/');
+  std::optional<uint32_t> network;
+  int prefix = -1;
+  if (slash != std::string::npos) {
+    network = parse_ipv4(text.substr(0, slash));
+    const std::string_view digits = std::string_view(text).substr(slash + 1);
+    const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), prefix);
+    if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size() || digits.empty() ||
+        prefix > 32) {
+      prefix = -1;
+    }
+  }
+  if (!network || prefix < 0) {
+    return common::Result<Cidr>::failure("--service-cluster-ip-range " + text +
+                                         " is not a valid IPv4 CIDR");
+  }
+  if (prefix < 12) {
+    return common::Result<Cidr>::failure(
+        "specified --service-cluster-ip-range is too large; for 32-bit addresses, the mask must be "
+        ">= 12");
+  }
+  if (prefix > 30) {
+    return common::Result<Cidr>::failure("specified --service-cluster-ip-range " + text +
+                                         " is too small; the mask must be <= 30");
+  }
+  return Cidr{*network, prefix};
+}
+
 FieldError internal_error(const std::string& message) {
   return {"InternalError", "", message};
 }
@@ -113,22 +148,13 @@ FieldError internal_error(const std::string& message) {
 }  // namespace
 
 ServiceIpAllocator::ServiceIpAllocator(ServiceIpOptions options) : options_(std::move(options)) {
-  auto slash = options_.service_cidr.find('/');
-  if (slash == std::string::npos) {
-    throw std::invalid_argument("service CIDR without prefix length: " + options_.service_cidr);
+  auto cidr = parse_cidr(options_.service_cidr);
+  if (!cidr) {
+    throw std::invalid_argument(cidr.error());
   }
-  auto network = parse_ipv4(options_.service_cidr.substr(0, slash));
-  int prefix = -1;
-  const std::string_view digits = std::string_view(options_.service_cidr).substr(slash + 1);
-  const auto parsed = std::from_chars(digits.data(), digits.data() + digits.size(), prefix);
-  if (parsed.ec != std::errc() || parsed.ptr != digits.data() + digits.size()) {
-    prefix = -1;
-  }
-  if (!network || prefix < 8 || prefix > 30) {
-    throw std::invalid_argument("unsupported service CIDR: " + options_.service_cidr);
-  }
+  const int prefix = cidr->prefix;
   uint32_t mask = prefix == 0 ? 0 : ~uint32_t{0} << (32 - prefix);
-  uint32_t net = *network & mask;
+  uint32_t net = cidr->network & mask;
   size_t size = size_t{1} << (32 - prefix);
   base_ = net + 1;
   // The network and broadcast addresses are never handed out.
@@ -147,6 +173,19 @@ ServiceIpAllocator::ServiceIpAllocator(ServiceIpOptions options) : options_(std:
   ports_.used.assign(static_cast<size_t>(options_.node_port_size), false);
   ports_.offset = lower_band(static_cast<size_t>(options_.node_port_size), 16, 128, 32);
   rng_.seed(options_.seed != 0 ? options_.seed : std::random_device{}());
+}
+
+common::Result<std::string> ServiceIpAllocator::first_address(const std::string& cidr) {
+  auto parsed = parse_cidr(cidr);
+  if (!parsed) {
+    return common::Result<std::string>::failure(parsed.error());
+  }
+  const uint32_t mask = ~uint32_t{0} << (32 - parsed->prefix);
+  in_addr addr{};
+  addr.s_addr = htonl((parsed->network & mask) + 1);
+  char text[INET_ADDRSTRLEN];
+  inet_ntop(AF_INET, &addr, text, sizeof text);
+  return std::string(text);
 }
 
 std::optional<size_t> ServiceIpAllocator::next_free_locked(Bitmap& bitmap, std::mt19937_64& rng) {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "common/result.h"
 #include "registry/objects.h"
 
 namespace apiserver::registry {
@@ -39,6 +40,10 @@ class ServiceIpAllocator {
  public:
   // Throws std::invalid_argument on a malformed CIDR or range (a start-up error).
   explicit ServiceIpAllocator(ServiceIpOptions options = {});
+
+  // The first usable address of an IPv4 service CIDR (the kubernetes service's cluster IP), or
+  // kube-apiserver's complaint about the --service-cluster-ip-range value.
+  static common::Result<std::string> first_address(const std::string& cidr);
 
   // ---- Whole-service operations (what the Service registry does) ----
 

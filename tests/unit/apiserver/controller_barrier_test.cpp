@@ -176,7 +176,7 @@ TEST_CASE("a namespace whose defaults reconcile throws is retried",
   {
     LogCapture capture;
     apiserver::controllers::NamespaceDefaultsController controller(
-        storage, [&](apiserver::http::Request& r) { return client(r); }, "", clock);
+        storage, [&](apiserver::http::Request& r) { return client(r); }, "", true, clock);
     controller.start();
     REQUIRE(controller.queue().wait_idle(clock.now(), 10s));
     CHECK(client.calls().size() == 1);

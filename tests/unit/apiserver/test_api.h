@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -19,7 +20,9 @@ class Api {
  public:
   // `clock`: the time of managedFields entries (nullptr: the real clock); outlives the Api.
   // `service_accounts`: with a signing key, tokens are issued (TokenRequest is served).
-  explicit Api(const common::Clock* clock = nullptr, ServiceAccountOptions service_accounts = {}) {
+  // `adjust` changes the rest of the configuration before the server is made.
+  explicit Api(const common::Clock* clock = nullptr, ServiceAccountOptions service_accounts = {},
+               const std::function<void(ApiServerConfig&)>& adjust = {}) {
     store::Options options;
     options.durability = store::Durability::Ephemeral;
     auto opened = store::Store::open(options);
@@ -29,6 +32,9 @@ class Api {
     config.tokens["t0ken"] = {"admin", {"system:masters"}};
     config.clock = clock;
     config.service_accounts = std::move(service_accounts);
+    if (adjust) {
+      adjust(config);
+    }
     api_ = std::make_unique<ApiServer>(*store_, config);
     api_->bootstrap();
     api_->set_ready(true);

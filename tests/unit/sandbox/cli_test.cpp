@@ -30,7 +30,8 @@ TEST_CASE("a command's unknown flag names the command", "[cli]") {
 TEST_CASE("help lists every command", "[cli]") {
   auto r = run({"--help"});
   CHECK(r.code == 0);
-  for (const char* name : {"serve", "console", "kubeconfig", "store", "etcd", "seed", "version"}) {
+  for (const char* name :
+       {"serve", "console", "kubeconfig", "store", "etcd", "kube-apiserver", "seed", "version"}) {
     CAPTURE(name);
     CHECK(r.out.find(std::string("\n  ") + name + " ") != std::string::npos);
   }
@@ -86,4 +87,43 @@ TEST_CASE("serve refuses etcd cluster flags it cannot honour", "[cli]") {
       {"serve", "--ephemeral", "--etcd-servers", "http://127.0.0.1:1", "--etcd-certfile", "c.crt"});
   CHECK(half.code == 2);
   CHECK(half.err.find("--etcd-certfile and --etcd-keyfile go together") != std::string::npos);
+}
+
+TEST_CASE("kube-apiserver takes kube-apiserver's flags and wants an etcd", "[cli]") {
+  auto help = run({"kube-apiserver", "--help"});
+  CHECK(help.code == 0);
+  // envtest passes --insecure-port only to a kube-apiserver whose help names it
+  CHECK(help.out.find("insecure-port") == std::string::npos);
+  for (const char* flag : {"--cert-dir", "--etcd-servers", "--service-account-signing-key-file",
+                           "--service-cluster-ip-range", "--allow-privileged", "--client-ca-file",
+                           "--disable-admission-plugins", "--authorization-mode"}) {
+    CAPTURE(flag);
+    CHECK(help.out.find(flag) != std::string::npos);
+  }
+  // serve's own flags are not kube-apiserver's
+  for (const char* flag : {"--data-dir", "--nodes", "--headless", "--fixtures", "--etcd-listen"}) {
+    CAPTURE(flag);
+    CHECK(help.out.find(flag) == std::string::npos);
+    CHECK(run({"kube-apiserver", flag}).code == 2);
+  }
+  auto no_etcd = run({"kube-apiserver", "--secure-port=0"});
+  CHECK(no_etcd.code == 2);
+  CHECK(no_etcd.err.rfind("kube-sandbox kube-apiserver: --etcd-servers must be specified\n", 0) ==
+        0);
+  auto range = run({"kube-apiserver", "--etcd-servers=http://127.0.0.1:1",
+                    "--service-cluster-ip-range=10.0.0.0/8"});
+  CHECK(range.code == 2);
+  CHECK(range.err.rfind("kube-sandbox kube-apiserver: specified --service-cluster-ip-range is too "
+                        "large; for 32-bit addresses, the mask must be >= 12\n",
+                        0) == 0);
+}
+
+TEST_CASE("serve checks --service-cluster-ip-range and --controllers' API server names", "[cli]") {
+  auto range = run({"serve", "--ephemeral", "--service-cluster-ip-range", "10.0.0.0"});
+  CHECK(range.code == 2);
+  CHECK(range.err.find("--service-cluster-ip-range 10.0.0.0 is not a valid IPv4 CIDR") !=
+        std::string::npos);
+  auto unknown = run({"serve", "--ephemeral", "--controllers", "namespace,-bogus"});
+  CHECK(unknown.code == 2);
+  CHECK(unknown.err.find("\"bogus\" is not in the list of known controllers") != std::string::npos);
 }

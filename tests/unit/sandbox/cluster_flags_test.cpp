@@ -64,3 +64,32 @@ TEST_CASE("bad node monitoring values are usage errors naming the flag", "[cli][
     CHECK(options.error() == row.error);
   }
 }
+
+TEST_CASE("the --controllers list reaches the loops the API server hosts, by name or alias",
+          "[cli][cluster]") {
+  auto all = parse({});
+  REQUIRE(all);
+  auto hosted = sandbox::in_process_controllers(*all);
+  CHECK(hosted.namespace_deletion);
+  CHECK(hosted.service_accounts);
+  CHECK(hosted.root_ca_publisher);
+  CHECK(hosted.token_secrets);
+  CHECK(hosted.clusterrole_aggregation);
+
+  auto some = parse({"--controllers=*,-namespace,-root-ca-certificate-publisher-controller"});
+  REQUIRE(some);
+  hosted = sandbox::in_process_controllers(*some);
+  CHECK_FALSE(hosted.namespace_deletion);
+  CHECK(hosted.service_accounts);
+  CHECK_FALSE(hosted.root_ca_publisher);
+  CHECK(hosted.clusterrole_aggregation);
+  CHECK(some->controllers.count("deployment-controller") == 1);
+
+  auto none = parse({"--controllers="});
+  REQUIRE(none);
+  CHECK(none->controllers.empty());
+  hosted = sandbox::in_process_controllers(*none);
+  CHECK_FALSE(hosted.service_accounts);
+  CHECK_FALSE(hosted.token_secrets);
+  CHECK_FALSE(hosted.clusterrole_aggregation);
+}

@@ -64,7 +64,13 @@ struct ControllerName {
   std::string alias;  // the older short name kube-controller-manager still accepts: "replicaset"
   bool on_by_default = true;
 };
+// Every name --controllers knows: the controllers Cluster runs, then api_server_hosted().
 const std::vector<ControllerName>& known_controllers();
+// The kube-controller-manager controllers that kube-sandbox runs inside the API server
+// (apiserver::InProcessControllers): namespace, serviceaccount, root-ca-cert-publisher,
+// serviceaccount-token and clusterrole-aggregation. --controllers turns them on and off too;
+// Cluster never runs them.
+const std::vector<ControllerName>& api_server_hosted();
 
 // Parses a --controllers value into the set of controllers to run; the error names the unknown
 // controller as kube-controller-manager does.

@@ -2,8 +2,7 @@
 // preemptionPolicy) from its PriorityClass, or from the class marked globalDefault when it names
 // none (then the class's name too; priority 0 when there is no default class); a pod that names a
 // class that does not exist, or sets a priority or policy other than its class's, is refused.
-// PriorityClasses: at most one globalDefault, no user value above one billion, the system names
-// reserved.
+// PriorityClasses: at most one globalDefault (their names and values are validation's).
 #include "admission/plugins.h"
 #include "registry/defaulting_fields.h"
 #include "registry/json_access.h"
@@ -12,8 +11,6 @@ namespace apiserver::admission {
 namespace {
 
 using nlohmann::json;
-
-constexpr int64_t kHighestUserDefinablePriority = 1000000000;
 
 struct Class {
   std::string name;
@@ -118,14 +115,6 @@ class Priority final : public Plugin {
     }
     const json& pc = *a.object;
     const std::string pc_name = registry::string_at(pc, {"metadata", "name"});
-    if (registry::integer_at(pc, {"value"}).value_or(0) > kHighestUserDefinablePriority) {
-      return forbidden(a, "maximum allowed value of a user defined priority is " +
-                              std::to_string(kHighestUserDefinablePriority));
-    }
-    if (system_class(pc_name)) {
-      return forbidden(
-          a, "the name of the priority class is a reserved name for system use only: " + pc_name);
-    }
     if (global_default(pc)) {
       auto current = default_class();
       if (current && (a.operation == Operation::Create || current->name != pc_name)) {

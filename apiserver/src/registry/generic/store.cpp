@@ -7,11 +7,12 @@
 namespace apiserver::registry {
 
 GenericStore::GenericStore(storage::Storage& storage, const common::Clock& clock,
-                           MarkedForDeletion marked)
+                           MarkedForDeletion marked, const WriteHooksOptions& hooks)
     : storage_(storage), clock_(clock), marked_(std::move(marked)) {
   for (const KindStrategy& strategy : kind_strategies()) {
     if (strategy.make_write_hooks != nullptr) {
-      hooks_.emplace_back(std::pair(strategy.group, strategy.kind), strategy.make_write_hooks());
+      hooks_.emplace_back(std::pair(strategy.group, strategy.kind),
+                          strategy.make_write_hooks(hooks));
     }
   }
 }

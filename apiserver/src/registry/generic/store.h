@@ -130,7 +130,8 @@ class GenericStore {
   using MarkedForDeletion = std::function<void(const Resource& r, const std::string& name)>;
 
   // `clock` stamps managedFields and must outlive the store.
-  GenericStore(storage::Storage& storage, const common::Clock& clock, MarkedForDeletion marked);
+  GenericStore(storage::Storage& storage, const common::Clock& clock, MarkedForDeletion marked,
+               const WriteHooksOptions& hooks = {});
   ~GenericStore();
 
   // At start-up: hands each kind's write hooks the objects already stored (e.g. the addresses

@@ -7,6 +7,7 @@
 // Thread-safety: called from any request thread at once; implementations guard their state.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,11 @@
 #include "registry/objects.h"
 
 namespace apiserver::registry {
+
+// What the API server's flags set for the hooks.
+struct WriteHooksOptions {
+  std::string service_cidr = "10.96.0.0/12";  // kube-apiserver's --service-cluster-ip-range
+};
 
 class WriteHooks {
  public:

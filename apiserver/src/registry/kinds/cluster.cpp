@@ -12,6 +12,7 @@
 #include "registry/json_access.h"
 #include "registry/print_cells.h"
 #include "registry/table.h"
+#include "registry/validation_rules.h"
 
 namespace apiserver::registry::kinds {
 
@@ -174,6 +175,64 @@ void mark_terminating(json& ns) {
 
 }  // namespace lifecycle
 
+// PriorityClasses: the `system-` names belong to the two classes the API server creates at start,
+// with their values; other classes stay at or below one billion. Value and preemption policy are
+// set once.
+namespace priority_classes {
+
+using namespace rules;
+
+constexpr int64_t kHighestUserDefinablePriority = 1000000000;
+
+// Why a class named `name` with `value` and `global_default` is not one of the system classes;
+// empty when it is.
+std::string not_system_class(const std::string& name, int64_t value, bool global_default) {
+  for (const auto& [system, system_value] : {std::pair{"system-node-critical", 2000001000},
+                                             std::pair{"system-cluster-critical", 2000000000}}) {
+    if (name == system) {
+      if (value != system_value) {
+        return "value of " + name + " PriorityClass must be " + std::to_string(system_value);
+      }
+      if (global_default) {
+        return "globalDefault of " + name + " PriorityClass must be false";
+      }
+      return "";
+    }
+  }
+  return name + " is not a known system priority class";
+}
+
+void validate_create(const json& pc, Errors& out) {
+  const std::string name = str(get(pc, "metadata"), "name");
+  const int64_t value = integer_at(pc, {"value"}).value_or(0);
+  if (name.rfind("system-", 0) == 0) {
+    const json* flag = find_path(pc, {"globalDefault"});
+    std::string why =
+        not_system_class(name, value, flag != nullptr && flag->is_boolean() && flag->get<bool>());
+    if (!why.empty()) {
+      out.push_back(forbidden("metadata.name",
+                              "priority class names with 'system-' prefix are reserved for system "
+                              "use only. error: " +
+                                  why));
+    }
+  } else if (value > kHighestUserDefinablePriority) {
+    out.push_back(forbidden("value", "maximum allowed value of a user defined priority is " +
+                                         std::to_string(kHighestUserDefinablePriority)));
+  }
+}
+
+void validate_update(const json& pc, const json& old, Errors& out) {
+  if (integer_at(pc, {"value"}) != integer_at(old, {"value"})) {
+    out.push_back(forbidden("Value", "may not be changed in an update."));
+  }
+  const std::string policy = str(pc, "preemptionPolicy");
+  if (policy != str(old, "preemptionPolicy")) {
+    out.push_back(invalid_rendered("preemptionPolicy", go_quote(policy), "field is immutable"));
+  }
+}
+
+}  // namespace priority_classes
+
 }  // namespace
 
 void add_cluster(Strategies& s) {
@@ -214,6 +273,8 @@ void add_cluster(Strategies& s) {
                    [](json& o, const DefaultingContext&) {
                      fields::default_value(o, "preemptionPolicy", "PreemptLowerPriority");
                    },
+               .validate_create = priority_classes::validate_create,
+               .validate_update = priority_classes::validate_update,
                .print =
                    [](const json& obj, const cells::Context& c) {
                      using namespace cells;

@@ -1,5 +1,6 @@
 #include "registry/kinds/pod_spec.h"
 
+#include <atomic>
 #include <set>
 
 #include "registry/defaulting_fields.h"
@@ -13,6 +14,8 @@ using namespace rules;
 using namespace fields;
 
 namespace {
+
+std::atomic<bool> allow_privileged{true};
 
 void validate_container_ports(const json& ports, const std::string& path, Errors& out) {
   if (!ports.is_array()) {
@@ -110,6 +113,9 @@ void validate_containers(const json& containers, const std::string& path, bool r
       }
     }
     validate_resources(get(c, "resources"), p + ".resources", out);
+    if (get(get(c, "securityContext"), "privileged") == true && !allow_privileged.load()) {
+      out.push_back(forbidden(p + ".securityContext.privileged", "disallowed by cluster policy"));
+    }
   }
 }
 
@@ -233,6 +239,10 @@ void default_volume(json& v) {
 }
 
 }  // namespace
+
+void set_allow_privileged(bool allowed) {
+  allow_privileged.store(allowed);
+}
 
 void validate_pod_spec(const json& spec, const std::string& path, Errors& out) {
   std::set<std::string> volumes;

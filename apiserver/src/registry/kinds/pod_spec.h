@@ -15,6 +15,11 @@ using Errors = std::vector<FieldError>;
 
 void validate_pod_spec(const json& spec, const std::string& path, Errors& out);
 
+// kube-apiserver's --allow-privileged, process-wide as upstream keeps it: when false, a container
+// with securityContext.privileged true is refused ("disallowed by cluster policy"). True until
+// set.
+void set_allow_privileged(bool allowed);
+
 // A pod template: its metadata labels/annotations and its pod spec.
 void validate_pod_template(const json& tmpl, const std::string& path, Errors& out);
 

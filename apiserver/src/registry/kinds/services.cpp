@@ -349,6 +349,8 @@ void default_endpoint_slice(json& slice) {
 // when it goes, as the Service registry does around the generic store.
 class ServiceAllocation final : public WriteHooks {
  public:
+  explicit ServiceAllocation(const WriteHooksOptions& options)
+      : ips_(ServiceIpOptions{.service_cidr = options.service_cidr}) {}
   void load(const std::vector<json>& stored) override { ips_.rebuild(stored); }
   Errors begin_create(json& service) override { return ips_.allocate_service(service); }
   void abort_create(const json& service) override { ips_.release_service(service); }
@@ -370,8 +372,8 @@ void add_services(Strategies& s) {
                .validate = validate::validate_service,
                .validate_update = validate::validate_service_update,
                .print = print::print_service,
-               .make_write_hooks = [] {
-                 return std::unique_ptr<WriteHooks>(std::make_unique<ServiceAllocation>());
+               .make_write_hooks = [](const WriteHooksOptions& options) {
+                 return std::unique_ptr<WriteHooks>(std::make_unique<ServiceAllocation>(options));
                }});
   s.push_back(
       {.group = "",

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Runs a command against the control plane controller-runtime's envtest starts, started exactly as
+# envtest starts it: a directory of binaries (KUBEBUILDER_ASSETS) where kube-sandbox is linked as
+# `etcd` and `kube-apiserver`; each asked `--help` first (etcd for --unsafe-no-fsync,
+# kube-apiserver for --insecure-port); envtest's flags as --flag=value, sorted; its certificates
+# (ECDSA P-256 from two small CAs: one signs the serving certificate, one the client
+# certificates); the health checks it polls (etcd GET /health, kube-apiserver GET /healthz with
+# no client certificate); then the admin user it provisions (CN admin, O system:masters) in a
+# kubeconfig. COMMAND runs with KUBECONFIG, ETCD_URL and ASSETS set (and the kubeconfig path as its
+# last argument when it ends in .py); both processes must then stop on SIGTERM with status 0.
+#   with_envtest.sh COMMAND [ARGS...]
+# ENVTEST_ETCD / ENVTEST_KUBE_APISERVER name other binaries to put in the directory instead (a
+# stock etcd and kube-apiserver, to check what a test expects against them).
+set -euo pipefail
+bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$tmp"/*.out; do [[ -f $log ]] && sed "s|^|  $(basename "$log" .out): |" "$log" >&2; done
+  exit 1
+}
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+assets=$tmp/assets
+mkdir -p "$assets"
+ln -s "${ENVTEST_ETCD:-$bin}" "$assets/etcd"
+ln -s "${ENVTEST_KUBE_APISERVER:-$bin}" "$assets/kube-apiserver"
+
+# etcd, as controlplane/etcd.go starts it.
+if "$assets/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then
+  nofsync=(--unsafe-no-fsync=true)
+else
+  nofsync=()
+fi
+[[ -n ${ENVTEST_ETCD:-} || ${#nofsync[@]} == 1 ]] || fail "etcd --help names no --unsafe-no-fsync"
+etcd_port=$(free_port)
+ETCD_URL=http://127.0.0.1:$etcd_port
+"$assets/etcd" --advertise-client-urls="$ETCD_URL" --data-dir="$tmp/etcd" \
+  --listen-client-urls="$ETCD_URL" --listen-peer-urls="http://127.0.0.1:$(free_port)" \
+  "${nofsync[@]}" >"$tmp/etcd.out" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 400); do
+  curl -sf "$ETCD_URL/health" >/dev/null 2>&1 && break
+  kill -0 "${pids[-1]}" 2>/dev/null || fail "etcd exited"
+  sleep 0.05
+done
+curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health after 20 s"
+
+# The certificates envtest writes into the kube-apiserver's cert dir.
+certs=$tmp/certs
+mkdir -p "$certs"
+new_ca() {  # new_ca NAME: NAME.key (PKCS#8 P-256) and a self-signed NAME.crt
+  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null |
+    openssl pkcs8 -topk8 -nocrypt -out "$certs/$1.key"
+  openssl req -x509 -new -key "$certs/$1.key" -subj "/O=envtest/CN=envtest-environment" -days 7 \
+    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,digitalSignature,keyEncipherment" \
+    -out "$certs/$1.crt" 2>/dev/null
+}
+new_cert() {  # new_cert CA NAME SUBJECT USAGE [SAN]: NAME.crt and NAME.key signed by CA
+  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null |
+    openssl pkcs8 -topk8 -nocrypt -out "$certs/$2.key"
+  local ext="keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=$4${5:+
+subjectAltName=$5}"
+  openssl req -new -key "$certs/$2.key" -subj "$3" 2>/dev/null |
+    openssl x509 -req -CA "$certs/$1.crt" -CAkey "$certs/$1.key" -CAcreateserial -days 7 \
+      -extfile <(echo "$ext") -out "$certs/$2.crt" 2>/dev/null
+}
+new_ca serving-ca
+new_cert serving-ca apiserver "/O=envtest/CN=localhost" serverAuth "DNS:localhost,IP:127.0.0.1,IP:::1"
+new_ca sa-signer
+new_ca client-cert-auth-ca
+new_cert client-cert-auth-ca admin "/O=system:masters/CN=admin" clientAuth
+
+# kube-apiserver, as controlplane/apiserver.go starts it (defaultArgs, sorted by name).
+if "$assets/kube-apiserver" --help 2>&1 | grep -q -- '--insecure-port'; then
+  insecure=(--insecure-port=0)
+else
+  insecure=()
+fi
+port=$(free_port)
+started=$(date +%s%N)
+"$assets/kube-apiserver" --allow-privileged=true --authorization-mode=RBAC --bind-address=127.0.0.1 \
+  --cert-dir="$certs" --client-ca-file="$certs/client-cert-auth-ca.crt" \
+  --disable-admission-plugins=ServiceAccount --etcd-servers="$ETCD_URL" "${insecure[@]}" \
+  --secure-port="$port" --service-account-issuer="https://127.0.0.1:$port/" \
+  --service-account-key-file="$certs/sa-signer.crt" \
+  --service-account-signing-key-file="$certs/sa-signer.key" \
+  --service-cluster-ip-range=10.0.0.0/24 >"$tmp/kube-apiserver.out" 2>&1 &
+pids+=($!)
+server=https://127.0.0.1:$port
+for _ in $(seq 1 1200); do
+  [[ $(curl -sk "$server/healthz" 2>/dev/null) == ok ]] && break
+  kill -0 "${pids[-1]}" 2>/dev/null || fail "kube-apiserver exited"
+  sleep 0.05
+done
+[[ $(curl -sk "$server/healthz") == ok ]] || fail "kube-apiserver: no /healthz after 60 s"
+echo "kube-apiserver healthy $((($(date +%s%N) - started) / 1000000)) ms after its start"
+
+KUBECONFIG=$tmp/kubeconfig
+cat >"$KUBECONFIG" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: envtest
+  cluster:
+    server: $server
+    certificate-authority-data: $(base64 -w0 "$certs/serving-ca.crt")
+users:
+- name: envtest
+  user:
+    client-certificate-data: $(base64 -w0 "$certs/admin.crt")
+    client-key-data: $(base64 -w0 "$certs/admin.key")
+contexts:
+- name: envtest
+  context: {cluster: envtest, user: envtest}
+current-context: envtest
+EOF
+export KUBECONFIG ETCD_URL ASSETS=$assets CERTS=$certs
+status=0
+if [[ $1 == *.py || ${2:-} == *.py ]]; then
+  "$@" "$KUBECONFIG" || status=$?
+else
+  "$@" || status=$?
+fi
+# kube-sandbox stops gracefully with status 0 (a stock etcd's status is its signal's).
+names=(etcd kube-apiserver)
+overrides=("${ENVTEST_ETCD:-}" "${ENVTEST_KUBE_APISERVER:-}")
+for i in 1 0; do
+  kill -TERM "${pids[$i]}"
+  code=0
+  wait "${pids[$i]}" || code=$?
+  if [[ $code != 0 && -z ${overrides[$i]} ]]; then
+    echo "${names[$i]} exited $code on SIGTERM" >&2
+    status=1
+  fi
+done
+pids=()
+[[ $status == 0 ]] || fail "the command failed"
+exit 0
