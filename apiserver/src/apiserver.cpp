@@ -128,6 +128,14 @@ std::optional<std::string> ApiServer::check_authorization_mode(const std::string
   return std::nullopt;
 }
 
+std::optional<std::string> ApiServer::check_storage_media_type(const std::string& type) {
+  if (type == "application/json" || type == "application/vnd.kubernetes.protobuf") {
+    return std::nullopt;
+  }
+  return "--storage-media-type \"" + type +
+         "\" invalid, allowed values: application/json, application/vnd.kubernetes.protobuf";
+}
+
 std::optional<std::string> ApiServer::check_service_cluster_ip_range(const std::string& cidr) {
   auto first = registry::ServiceIpAllocator::first_address(cidr);
   if (!first) {
@@ -210,6 +218,12 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     return std::get<nlohmann::json>(std::move(patched));
   };
   resources_->set_admission(admission_.get());
+  if (auto problem = check_storage_media_type(config_.storage_media_type)) {
+    throw std::invalid_argument(*problem);
+  }
+  storage_->set_media_type(config_.storage_media_type == "application/json"
+                               ? storage::MediaType::Json
+                               : storage::MediaType::Protobuf);
   registry::kinds::set_allow_privileged(config_.allow_privileged);
   for (const auto& [token, user] : config_.tokens) {
     filters::UserInfo info;

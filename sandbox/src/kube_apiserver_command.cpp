@@ -35,6 +35,7 @@ const std::set<std::string>& shared_with_serve() {
       "token-auth-file",
       "request-timeout",
       "event-ttl",
+      "storage-media-type",
       "log-level",  // -v, as kube-apiserver's
   };
   return names;
@@ -63,6 +64,10 @@ std::vector<FlagSpec> kube_apiserver_flags() {
       spec.help =
           "authorizers in order, comma-separated: Node, RBAC, AlwaysAllow, AlwaysDeny "
           "(default AlwaysAllow)";
+    } else if (spec.name == "storage-media-type") {
+      spec.help =
+          "how built-in kinds are stored: application/vnd.kubernetes.protobuf (default) "
+          "or application/json; both are read";
     } else if (spec.name == "service-cluster-ip-range") {
       spec.help =
           "the IPv4 range Services' cluster IPs come from, /12 to /30; the kubernetes "
@@ -100,7 +105,8 @@ int run_kube_apiserver(const Command& command, const ParsedFlags& flags, Command
   // kube-apiserver's defaults where serve's differ.
   for (const auto& [name, fallback] :
        {std::pair{"allow-privileged", "false"}, std::pair{"authorization-mode", "AlwaysAllow"},
-        std::pair{"service-cluster-ip-range", "10.0.0.0/24"}}) {
+        std::pair{"service-cluster-ip-range", "10.0.0.0/24"},
+        std::pair{"storage-media-type", "application/vnd.kubernetes.protobuf"}}) {
     if (flags.all(name).empty()) {
       args.push_back(std::string("--") + name + "=" + fallback);
     }

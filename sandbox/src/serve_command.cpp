@@ -320,6 +320,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
     file_tokens = std::move(parsed->tokens);
   }
+  const std::string media_type = flags.get("storage-media-type", "application/json");
+  if (auto problem = apiserver::ApiServer::check_storage_media_type(media_type)) {
+    return usage_error(command, *problem, ctx);
+  }
   const std::string service_cidr = flags.get("service-cluster-ip-range", "10.96.0.0/12");
   if (auto problem = apiserver::ApiServer::check_service_cluster_ip_range(service_cidr)) {
     return usage_error(command, *problem, ctx);
@@ -474,6 +478,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.event_ttl = event_ttl;
   api_config.authorization_mode = authorization_mode;
   api_config.service_cluster_ip_range = service_cidr;
+  api_config.storage_media_type = media_type;
   api_config.controllers = in_process_controllers(*cluster_options);
   api_config.enable_admission_plugins = enable_plugins;
   api_config.disable_admission_plugins = disable_plugins;
@@ -637,6 +642,9 @@ Command serve_command() {
       {"service-cluster-ip-range", "", true, "CIDR",
        "the IPv4 range Services' cluster IPs come from, /12 to /30; the kubernetes Service takes "
        "its first address (default 10.96.0.0/12)"},
+      {"storage-media-type", "", true, "TYPE",
+       "how built-in kinds are stored: application/json (default; readable with etcdctl) or "
+       "application/vnd.kubernetes.protobuf (kube-apiserver's default); both are read"},
       {"runtime-config", "", true, "LIST",
        "serve more group/versions, e.g. api/beta=true or storage.k8s.io/v1beta1=true"},
       {"authorization-mode", "", true, "MODES",

@@ -10,7 +10,8 @@
 # last argument when it ends in .py); both processes must then stop on SIGTERM with status 0.
 #   with_envtest.sh COMMAND [ARGS...]
 # ENVTEST_ETCD / ENVTEST_KUBE_APISERVER name other binaries to put in the directory instead (a
-# stock etcd and kube-apiserver, to check what a test expects against them).
+# stock etcd and kube-apiserver, to check what a test expects against them); ENVTEST_ETCD_URL
+# names a running etcd to use instead of starting one.
 set -euo pipefail
 bin=${KS_BINARY:?KS_BINARY must name the kube-sandbox binary}
 tmp=$(mktemp -d)
@@ -33,24 +34,32 @@ mkdir -p "$assets"
 ln -s "${ENVTEST_ETCD:-$bin}" "$assets/etcd"
 ln -s "${ENVTEST_KUBE_APISERVER:-$bin}" "$assets/kube-apiserver"
 
+# What was started, for the stop: names and whether a binary of our own was replaced.
+names=()
+overrides=()
+
 # etcd, as controlplane/etcd.go starts it.
-if "$assets/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then
-  nofsync=(--unsafe-no-fsync=true)
+if [[ -n ${ENVTEST_ETCD_URL:-} ]]; then
+  ETCD_URL=$ENVTEST_ETCD_URL
 else
   nofsync=()
+  if "$assets/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then
+    nofsync=(--unsafe-no-fsync=true)
+  fi
+  [[ -n ${ENVTEST_ETCD:-} || ${#nofsync[@]} == 1 ]] || fail "etcd --help names no --unsafe-no-fsync"
+  ETCD_URL=http://127.0.0.1:$(free_port)
+  "$assets/etcd" --advertise-client-urls="$ETCD_URL" --data-dir="$tmp/etcd" \
+    --listen-client-urls="$ETCD_URL" --listen-peer-urls="http://127.0.0.1:$(free_port)" \
+    "${nofsync[@]}" >"$tmp/etcd.out" 2>&1 &
+  pids+=($!)
+  names+=(etcd)
+  overrides+=("${ENVTEST_ETCD:-}")
+  for _ in $(seq 1 400); do
+    curl -sf "$ETCD_URL/health" >/dev/null 2>&1 && break
+    kill -0 "${pids[-1]}" 2>/dev/null || fail "etcd exited"
+    sleep 0.05
+  done
 fi
-[[ -n ${ENVTEST_ETCD:-} || ${#nofsync[@]} == 1 ]] || fail "etcd --help names no --unsafe-no-fsync"
-etcd_port=$(free_port)
-ETCD_URL=http://127.0.0.1:$etcd_port
-"$assets/etcd" --advertise-client-urls="$ETCD_URL" --data-dir="$tmp/etcd" \
-  --listen-client-urls="$ETCD_URL" --listen-peer-urls="http://127.0.0.1:$(free_port)" \
-  "${nofsync[@]}" >"$tmp/etcd.out" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 400); do
-  curl -sf "$ETCD_URL/health" >/dev/null 2>&1 && break
-  kill -0 "${pids[-1]}" 2>/dev/null || fail "etcd exited"
-  sleep 0.05
-done
 curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health after 20 s"
 
 # The certificates envtest writes into the kube-apiserver's cert dir.
@@ -95,6 +104,8 @@ started=$(date +%s%N)
   --service-account-signing-key-file="$certs/sa-signer.key" \
   --service-cluster-ip-range=10.0.0.0/24 >"$tmp/kube-apiserver.out" 2>&1 &
 pids+=($!)
+names+=(kube-apiserver)
+overrides+=("${ENVTEST_KUBE_APISERVER:-}")
 server=https://127.0.0.1:$port
 for _ in $(seq 1 1200); do
   [[ $(curl -sk "$server/healthz" 2>/dev/null) == ok ]] && break
@@ -131,9 +142,7 @@ else
   "$@" || status=$?
 fi
 # kube-sandbox stops gracefully with status 0 (a stock etcd's status is its signal's).
-names=(etcd kube-apiserver)
-overrides=("${ENVTEST_ETCD:-}" "${ENVTEST_KUBE_APISERVER:-}")
-for i in 1 0; do
+for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
   kill -TERM "${pids[$i]}"
   code=0
   wait "${pids[$i]}" || code=$?

@@ -107,6 +107,12 @@ struct ApiServerConfig {
   // value is usable (the constructor throws otherwise).
   std::string service_cluster_ip_range = "10.96.0.0/12";
   InProcessControllers controllers;
+  // kube-apiserver's --storage-media-type: how built-in kinds are written to the store,
+  // application/json (kube-sandbox's default: etcdctl shows them) or
+  // application/vnd.kubernetes.protobuf (kube-apiserver's default). Both are read whatever this
+  // says; custom resources are always JSON. check_storage_media_type() tells whether a value is
+  // usable (the constructor throws otherwise).
+  std::string storage_media_type = "application/json";
   // kube-apiserver's --allow-privileged (process-wide, as upstream's): false refuses containers
   // with securityContext.privileged. kube-apiserver's default is false; kubeadm and kind set true.
   bool allow_privileged = true;
@@ -176,6 +182,8 @@ class ApiServer {
 
   // Why `mode` is not a valid --authorization-mode, in kube-apiserver's words; nullopt when it is.
   static std::optional<std::string> check_authorization_mode(const std::string& mode);
+  // Why `type` is not a --storage-media-type kube-sandbox writes; nullopt when it is.
+  static std::optional<std::string> check_storage_media_type(const std::string& type);
   // Why `cidr` is not a usable --service-cluster-ip-range; nullopt when it is.
   static std::optional<std::string> check_service_cluster_ip_range(const std::string& cidr);
   // Why --enable-admission-plugins `enable` and --disable-admission-plugins `disable` are not

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "endpoints/body_decode.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/yaml_json.h"
+#include "protobuf/decode.h"
 #include "registry/objects.h"
 #include "registry/print_cells.h"
 
@@ -119,7 +119,7 @@ std::optional<nlohmann::ordered_json> request_body(const http::Request& request)
   const std::string type = endpoints::media_type(request.header("Content-Type"));
   if (type == "application/vnd.kubernetes.protobuf" || type == "application/yaml") {
     auto decoded = type == "application/yaml" ? endpoints::yaml_to_json(request.body)
-                                              : endpoints::decode_k8s_protobuf(request.body);
+                                              : protobuf::decode_k8s_protobuf(request.body);
     if (!decoded) {
       return std::nullopt;
     }

@@ -4,9 +4,9 @@
 #include <map>
 
 #include "endpoints/go_json_syntax.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
+#include "protobuf/decode.h"
 #include "registry/go_text.h"
 
 namespace apiserver::endpoints {
@@ -214,7 +214,7 @@ errors::Result<json> decode_object_body(const http::Request& request, const regi
     }
     body = std::move(*parsed);
   } else if (type == "application/vnd.kubernetes.protobuf") {
-    auto decoded = decode_k8s_protobuf(request.body);
+    auto decoded = protobuf::decode_k8s_protobuf(request.body);
     if (!decoded) {
       return errors::bad_request(decoded.error());
     }

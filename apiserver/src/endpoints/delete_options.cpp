@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "endpoints/body_decode.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/query_params.h"
 #include "endpoints/status.h"
 #include "endpoints/yaml_json.h"
 #include "errors/status.h"
+#include "protobuf/decode.h"
 #include "registry/go_text.h"
 #include "registry/kind_strategy.h"
 #include "registry/objects.h"
@@ -82,8 +82,8 @@ errors::Result<DeleteOptions> from_body(const http::Request& request,
     }
     doc = std::move(*parsed);
   } else if (type == "application/yaml" || type == "application/vnd.kubernetes.protobuf") {
-    auto decoded =
-        type == "application/yaml" ? yaml_to_json(request.body) : decode_k8s_protobuf(request.body);
+    auto decoded = type == "application/yaml" ? yaml_to_json(request.body)
+                                              : protobuf::decode_k8s_protobuf(request.body);
     if (!decoded) {
       return decode_failure(decoded.error());
     }

@@ -15,7 +15,6 @@
 #include "endpoints/patch/json_patch.h"
 #include "endpoints/patch/merge_patch.h"
 #include "endpoints/patch/strategic_merge.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/query_params.h"
 #include "endpoints/scale_subresource.h"
 #include "endpoints/served_json.h"

@@ -11,7 +11,6 @@
 #include "endpoints/delete_options.h"
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/query_params.h"
 #include "endpoints/served_json.h"
 #include "endpoints/status.h"

@@ -12,7 +12,6 @@
 #include "endpoints/delete_options.h"
 #include "endpoints/field_checks.h"
 #include "endpoints/object_answers.h"
-#include "endpoints/protobuf.h"
 #include "endpoints/query_params.h"
 #include "endpoints/reviews.h"
 #include "endpoints/served_json.h"

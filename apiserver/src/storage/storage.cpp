@@ -1,5 +1,7 @@
 #include "storage/storage.h"
 
+#include "protobuf/decode.h"
+#include "storage/stored_values.h"
 #include "trace/request_trace.h"
 
 namespace apiserver::storage {
@@ -40,6 +42,9 @@ Error Storage::get(const std::string& key, Object& out) {
     return {ErrorKind::NotFound, ""};
   }
   auto& kv = result->kvs.front();
+  if (std::string error = to_json(kv.key, kv.value); !error.empty()) {
+    return {ErrorKind::Internal, error};
+  }
   out = {kv.key, std::move(kv.value), kv.mod_revision};
   if (trace::active()) {
     trace::note("storage", "range " + key + ": mod_revision " + std::to_string(kv.mod_revision));
@@ -64,6 +69,9 @@ Error Storage::list(const std::string& prefix, const std::string& start_key, int
   out.items.clear();
   out.items.reserve(result->kvs.size());
   for (auto& kv : result->kvs) {
+    if (std::string error = to_json(kv.key, kv.value); !error.empty()) {
+      return {ErrorKind::Internal, error};
+    }
     out.items.push_back({std::move(kv.key), std::move(kv.value), kv.mod_revision});
   }
   if (trace::active()) {
@@ -110,8 +118,10 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
   txn.compare.push_back(absent);
   store::PutRequest put;
   put.key = key;
-  put.value = value;
+  put.value = for_storage(key, value, media_type_);
   put.lease = lease_for(key);
+  const std::string stored_as = std::to_string(put.value.size()) + " bytes" +
+                                (protobuf::is_k8s_protobuf(put.value) ? " of protobuf" : "");
   txn.success.push_back(store::RequestOp::of(put));
   Announced announced(*this, key);
   auto result = store_.txn(txn);
@@ -127,8 +137,8 @@ Error Storage::create(const std::string& key, const std::string& value, int64_t&
   revision = result->header.revision;
   announced.done(revision);
   if (trace::active()) {
-    trace::note("storage", "txn if " + key + " absent then put (" + std::to_string(value.size()) +
-                               " bytes): revision " + std::to_string(revision));
+    trace::note("storage", "txn if " + key + " absent then put (" + stored_as + "): revision " +
+                               std::to_string(revision));
     note_watchers(key);
   }
   return {};
@@ -138,7 +148,7 @@ Error Storage::update(const std::string& key, const std::string& value, int64_t 
                       int64_t& revision) {
   store::PutRequest put;
   put.key = key;
-  put.value = value;
+  put.value = for_storage(key, value, media_type_);
   put.lease = lease_for(key);
   return write_if_unchanged(key, expected_revision, store::RequestOp::of(put), revision);
 }
@@ -252,7 +262,7 @@ std::shared_ptr<store::Watcher> Storage::watch(const std::string& resource_prefi
   request.range_end = exact ? std::string() : store::prefix_range_end(prefix);
   request.start_revision = from_revision;
   request.prev_kv = true;
-  return store_.watch(request);
+  return decoding(store_.watch(request));
 }
 
 }  // namespace apiserver::storage

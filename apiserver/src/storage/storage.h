@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/stored_values.h"
 #include "storage/watch_cache.h"
 #include "store/store.h"
 
@@ -63,6 +64,10 @@ class Storage {
   // `limit` (0 = all), at `revision` (0 = current).
   Error list(const std::string& prefix, const std::string& start_key, int64_t limit,
              int64_t revision, ListResult& out);
+  // kube-apiserver's --storage-media-type for what create and update write (JSON by default).
+  // Set before serving.
+  void set_media_type(MediaType type) { media_type_ = type; }
+
   // Fails with AlreadyExists if the key holds an object.
   Error create(const std::string& key, const std::string& value, int64_t& revision);
   // Replaces the object if its revision is still `expected_revision`; Conflict otherwise,
@@ -117,6 +122,7 @@ class Storage {
                            store::RequestOp write, int64_t& revision);
 
   store::Store& store_;
+  MediaType media_type_ = MediaType::Json;
   WatchCacheSet cache_;
   std::string expiring_prefix_;
   std::chrono::seconds ttl_{0};

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "guard.h"
+#include "storage/stored_values.h"
 
 namespace apiserver::storage {
 namespace {
@@ -314,7 +315,7 @@ class WatchCache {
     request.range_end = store::prefix_range_end(root_);
     request.start_revision = from;
     request.prev_kv = true;
-    source_ = store_.watch(request);
+    source_ = decoding(store_.watch(request));  // JSON, whoever stored the values
     next_revision_ = from;
     if (source_) {
       source_->set_notify([this] { set_.wake(this); });

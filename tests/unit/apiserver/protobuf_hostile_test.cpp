@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "endpoints/protobuf.h"
+#include "protobuf/decode.h"
 
-using apiserver::endpoints::decode_k8s_protobuf;
+using apiserver::protobuf::decode_k8s_protobuf;
 
 namespace {
 

@@ -9,10 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "endpoints/protobuf.h"
+#include "protobuf/decode.h"
 #include "protobuf_writer.h"
 
-using apiserver::endpoints::decode_k8s_protobuf;
+using apiserver::protobuf::decode_k8s_protobuf;
 using apiserver::testing::field_bytes;
 using apiserver::testing::field_varint;
 using apiserver::testing::k8s_body;
@@ -229,7 +229,7 @@ TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
     const std::string when = field_varint(1, 1ULL << 40);
     CHECK(decode_error(k8s_body("events.k8s.io/v1", "Event", field_bytes(2, when))) ==
           "protobuf: k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime: year outside [0,9999]");
-    CHECK(decode_error(std::string(apiserver::endpoints::kMaxProtobufBodyBytes + 1, 'k')) ==
+    CHECK(decode_error(std::string(apiserver::protobuf::kMaxProtobufBodyBytes + 1, 'k')) ==
           "protobuf: body larger than 4194304 bytes");
   }
 }

@@ -8,11 +8,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "endpoints/protobuf.h"
-#include "endpoints/protobuf_facts.h"
-#include "endpoints/protobuf_wire.h"
+#include "protobuf/decode.h"
+#include "protobuf/facts.h"
+#include "protobuf/wire.h"
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 
 using nlohmann::json;
 
@@ -53,4 +53,4 @@ class Decoder {
   std::size_t values_ = 0;
 };
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -1,9 +1,9 @@
 // Go's text for decoded values: the JSON encoder's UTF-8 repair and time.Duration.String().
-#include "endpoints/protobuf_go_text.h"
+#include "protobuf/go_text.h"
 
 #include <cstddef>
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 
 // Go's JSON encoder writes invalid UTF-8 as U+FFFD; doing the same here also keeps
 // nlohmann::json::dump from throwing later.
@@ -91,4 +91,4 @@ std::string go_duration(std::int64_t nanos) {
   return negative ? "-" + out : out;
 }
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -1,6 +1,7 @@
-// Request bodies in the Kubernetes protobuf encoding (Content-Type
-// application/vnd.kubernetes.protobuf), as kubectl's typed clients send them, turned into the JSON
-// object that the same client would have sent as application/json.
+// The Kubernetes protobuf encoding (Content-Type application/vnd.kubernetes.protobuf) turned into
+// the JSON object that a Go client would have sent as application/json: request bodies, as
+// kubectl's typed clients send them, and the values kube-apiserver stores in etcd for built-in
+// kinds (its default --storage-media-type; the same envelope).
 //
 // Wire form: the 4 bytes "k8s\0", then a runtime.Unknown message {typeMeta{apiVersion, kind},
 // raw, contentEncoding, contentType}; raw holds the object's own protobuf message. The message for
@@ -24,7 +25,7 @@
 
 #include "common/result.h"
 
-namespace apiserver::endpoints {
+namespace apiserver::protobuf {
 
 inline constexpr std::string_view kProtobufContentType = "application/vnd.kubernetes.protobuf";
 // Bodies above this size are refused before decoding (Kubernetes refuses requests over 3 MiB).
@@ -44,4 +45,9 @@ inline constexpr std::size_t kMaxProtobufValues = 1'000'000;
 // static).
 common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body);
 
-}  // namespace apiserver::endpoints
+// Whether `bytes` start with the envelope's "k8s\0" prefix (JSON never does).
+inline bool is_k8s_protobuf(std::string_view bytes) {
+  return bytes.substr(0, 4) == std::string_view("k8s\0", 4);
+}
+
+}  // namespace apiserver::protobuf

@@ -9,7 +9,7 @@
 
 #include "common/result.h"
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 
 enum class Wire : std::uint32_t {
   Varint = 0,
@@ -112,4 +112,4 @@ class Reader {
   const char* end_;
 };
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 
 // `s` with each invalid UTF-8 sequence replaced by U+FFFD, as Go's JSON encoder writes it.
 std::string valid_utf8(std::string_view s);
@@ -13,4 +13,4 @@ std::string valid_utf8(std::string_view s);
 // Go's time.Duration.String() of `nanos`.
 std::string go_duration(std::int64_t nanos);
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -1,7 +1,7 @@
 // Decoding message bytes field by field into Go's JSON form: scalars, strings and bytes, maps,
 // repeated and packed fields, the special types (Time, Duration, Quantity, IntOrString,
 // RawExtension, ...), and the zero values and omitempty rules of absent fields.
-#include "endpoints/protobuf_decoder.h"
+#include "protobuf/decoder.h"
 
 #include <cmath>
 #include <cstdint>
@@ -12,9 +12,9 @@
 
 #include "common/base64.h"
 #include "common/rfc3339.h"
-#include "endpoints/protobuf_go_text.h"
+#include "protobuf/go_text.h"
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 namespace {
 
 bool is_varint_type(Scalar t) {
@@ -504,4 +504,4 @@ bool Decoder::message(const Message& m, std::string_view bytes, int depth, json&
   return true;
 }
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 
 enum class Scalar {
   Int32,
@@ -84,4 +84,4 @@ struct Facts {
 // The facts, parsed on first use (thread-safe); a broken facts file aborts (a build defect).
 const Facts& proto_facts();
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

@@ -1,5 +1,5 @@
 // Reading the protobuf facts: the embedded proto.json parsed once into messages and fields.
-#include "endpoints/protobuf_facts.h"
+#include "protobuf/facts.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -9,7 +9,7 @@
 
 #include "apiserver/facts.h"
 
-namespace apiserver::endpoints::protobuf_detail {
+namespace apiserver::protobuf::detail {
 namespace {
 
 using nlohmann::json;
@@ -137,4 +137,4 @@ const Facts& proto_facts() {
   return *facts;
 }
 
-}  // namespace apiserver::endpoints::protobuf_detail
+}  // namespace apiserver::protobuf::detail

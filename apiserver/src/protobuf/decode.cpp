@@ -1,25 +1,25 @@
 // The body's envelope: the "k8s\0" prefix and runtime.Unknown, whose apiVersion and kind pick the
 // message that decodes `raw` (protobuf_decoder.h).
-#include "endpoints/protobuf.h"
+#include "protobuf/decode.h"
 
 #include <optional>
 #include <string>
 
-#include "endpoints/protobuf_decoder.h"
-#include "endpoints/protobuf_facts.h"
-#include "endpoints/protobuf_go_text.h"
-#include "endpoints/protobuf_wire.h"
+#include "protobuf/decoder.h"
+#include "protobuf/facts.h"
+#include "protobuf/go_text.h"
+#include "protobuf/wire.h"
 
-namespace apiserver::endpoints {
+namespace apiserver::protobuf {
 namespace {
 
+using detail::Decoder;
+using detail::Facts;
+using detail::proto_facts;
+using detail::Reader;
+using detail::valid_utf8;
+using detail::Wire;
 using nlohmann::json;
-using protobuf_detail::Decoder;
-using protobuf_detail::Facts;
-using protobuf_detail::proto_facts;
-using protobuf_detail::Reader;
-using protobuf_detail::valid_utf8;
-using protobuf_detail::Wire;
 
 // runtime.Unknown: 1 typeMeta {1 apiVersion, 2 kind}, 2 raw, 3 contentEncoding, 4 contentType.
 struct Unknown {
@@ -50,15 +50,15 @@ std::optional<std::string> read_fields(std::string_view bytes, std::string_view*
 }  // namespace
 
 common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body) {
-  static constexpr std::string_view kMagic("k8s\0", 4);
+  static constexpr std::size_t kMagicSize = 4;
   if (body.size() > kMaxProtobufBodyBytes) {
     return "protobuf: body larger than " + std::to_string(kMaxProtobufBodyBytes) + " bytes";
   }
-  if (body.substr(0, kMagic.size()) != kMagic) {
+  if (!is_k8s_protobuf(body)) {
     return std::string("protobuf: body does not start with the \"k8s\\x00\" prefix");
   }
   std::string_view unknown_fields[4];
-  if (auto error = read_fields(body.substr(kMagic.size()), unknown_fields, 4, "runtime.Unknown")) {
+  if (auto error = read_fields(body.substr(kMagicSize), unknown_fields, 4, "runtime.Unknown")) {
     return std::move(*error);
   }
   std::string_view type_meta[2];
@@ -97,4 +97,4 @@ common::Result<nlohmann::json> decode_k8s_protobuf(std::string_view body) {
   return out;
 }
 
-}  // namespace apiserver::endpoints
+}  // namespace apiserver::protobuf
