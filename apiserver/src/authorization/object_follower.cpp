@@ -8,8 +8,10 @@
 namespace apiserver::authorization {
 namespace {
 
-// After a failed list (the store closing, say), the next try.
-constexpr auto kRelistDelay = std::chrono::seconds(1);
+// After a failed list (the store closing, a value that cannot be decoded), the next try; the
+// delay doubles while the lists keep failing, up to the longest.
+constexpr auto kRelistDelay = std::chrono::milliseconds(1000);
+constexpr auto kLongestRelistDelay = std::chrono::milliseconds(32000);
 // How long a reader waits for the writes made so far to reach the sink.
 constexpr auto kReadYourWrites = std::chrono::seconds(5);
 
@@ -64,11 +66,15 @@ void ObjectFollower::stop() {
 }
 
 void ObjectFollower::start() {
-  watch_and_list();
-  thread_ = std::thread([this] { run(); });
+  // A list that fails (a stored value that cannot be decoded, the store closing) is tried again
+  // by the follower's thread, as an informer lists again: the server starts meanwhile, with what
+  // the sink has.
+  bool listed = false;
+  run_guarded(name_ + ": list the storage", [&] { listed = watch_and_list(); });
+  thread_ = std::thread([this, listed] { run(!listed); });
 }
 
-void ObjectFollower::watch_and_list() {
+bool ObjectFollower::watch_and_list() {
   for (auto& w : watchers_) {
     w->set_notify(nullptr);
     w->cancel();
@@ -76,10 +82,14 @@ void ObjectFollower::watch_and_list() {
   watchers_.clear();
   const int64_t revision = storage_.current_revision();
   std::vector<ObjectChange> objects;
+  // A prefix that cannot be listed leaves the others followed, as one informer's failure leaves
+  // the others: its objects are missing until a later list succeeds.
+  std::string failed;
   for (const auto& prefix : prefixes_) {
     storage::ListResult listed;
     if (auto e = storage_.list(prefix, "", 0, revision, listed)) {
-      throw std::runtime_error("listing " + prefix + ": " + e.message);
+      failed += (failed.empty() ? "listing " : "; listing ") + prefix + ": " + e.message;
+      continue;
     }
     for (auto& item : listed.items) {
       objects.push_back({false, std::move(item.key), std::move(item.value)});
@@ -107,6 +117,11 @@ void ObjectFollower::watch_and_list() {
     }
   }
   caught_.notify_all();
+  if (!failed.empty()) {
+    log::error(name_ + ": " + failed + " (listing again later)");
+    return false;
+  }
+  return true;
 }
 
 bool ObjectFollower::drain() {
@@ -141,16 +156,30 @@ bool ObjectFollower::drain() {
   return !ended;
 }
 
-void ObjectFollower::run() {
-  bool relist = false;
+void ObjectFollower::run(bool list_failed) {
+  using Clock = std::chrono::steady_clock;
+  std::chrono::milliseconds delay = kRelistDelay;
+  // When to list again after a failure (a prefix that could not be listed, the store closing);
+  // meanwhile the watches set up are drained as usual.
+  bool retrying = false;
+  Clock::time_point retry_at;
+  auto failed = [&] {
+    retrying = true;
+    retry_at = Clock::now() + delay;
+    delay = std::min(delay * 2, std::chrono::milliseconds(kLongestRelistDelay));
+  };
+  if (list_failed) {
+    failed();
+  }
   while (true) {
     bool progress = false;
     {
       std::unique_lock lock(mu_);
-      if (relist) {
-        wake_.wait_for(lock, kRelistDelay, [this] { return stop_; });
+      auto woken = [this] { return stop_ || news_ || progress_; };
+      if (retrying) {
+        wake_.wait_until(lock, retry_at, woken);
       } else {
-        wake_.wait(lock, [this] { return stop_ || news_ || progress_; });
+        wake_.wait(lock, woken);
       }
       if (stop_) {
         return;
@@ -158,10 +187,13 @@ void ObjectFollower::run() {
       news_ = false;
       progress = std::exchange(progress_, false);
     }
+    const bool due = retrying && Clock::now() >= retry_at;
+    bool listed = true;
+    bool relisted = false;
     const bool ok = run_guarded(name_ + ": follow the storage watch", [&] {
-      if (relist) {
-        watch_and_list();
-        relist = false;
+      if (due) {
+        relisted = true;
+        listed = watch_and_list();
       }
       if (progress) {
         for (auto& w : watchers_) {
@@ -170,10 +202,18 @@ void ObjectFollower::run() {
       }
       if (!drain()) {
         log::info(2, name_ + ": a watch ended, listing again");
-        watch_and_list();
+        relisted = true;
+        listed = watch_and_list();
       }
     });
-    relist = !ok;
+    if (!ok || !listed) {
+      if (due || !retrying) {
+        failed();
+      }
+    } else if (relisted && retrying) {
+      retrying = false;
+      delay = kRelistDelay;
+    }
   }
 }
 

@@ -49,7 +49,7 @@ class ObjectFollower {
   ObjectFollower& operator=(const ObjectFollower&) = delete;
 
   // Lists every prefix and hands the sink the objects on the caller's thread, then follows the
-  // watches on the follower's thread.
+  // watches on the follower's thread. A list that fails is logged and tried again there.
   void start();
   // Stops following (the sink is called no more once it returns). Idempotent.
   void stop();
@@ -68,10 +68,13 @@ class ObjectFollower {
   bool wait_revision(int64_t revision, std::chrono::milliseconds timeout);
 
  private:
-  void run();
+  // `list_failed`: the first list did not read every prefix; list again after the relist delay.
+  void run(bool list_failed);
   // Watches every prefix from the store's revision of now and lists them at that revision
   // (nothing falls between the two); the sink gets the list as a reset.
-  void watch_and_list();
+  // Watches every prefix and hands the sink what they hold; false (logged) when a prefix could
+  // not be listed (the others are followed all the same).
+  bool watch_and_list();
   // Drains the watches into one batch for the sink; false when a watch ended (relist).
   bool drain();
 

@@ -199,3 +199,39 @@ TEST_CASE(
   REQUIRE(crd->kvs.size() == 1);
   CHECK_FALSE(apiserver::protobuf::is_k8s_protobuf(crd->kvs[0].value));
 }
+
+TEST_CASE("a stored value no one can decode leaves the server up, its resource's lists failing",
+          "[storage]") {
+  // An EndpointSlice that a v1.20 kube-apiserver stored at discovery.k8s.io/v1beta1, a version
+  // v1.32 has no more: the aggregator follows EndpointSlices from the start.
+  store::Options options;
+  options.durability = store::Durability::Ephemeral;
+  auto opened = store::Store::open(options);
+  REQUIRE(opened.is_ok());
+  auto db = std::move(opened).value();
+  store::PutRequest old;
+  old.key = "/registry/endpointslices/default/kubernetes";
+  old.value = k8s_body("discovery.k8s.io/v1beta1", "EndpointSlice", field_bytes(1, ""));
+  REQUIRE(db->put(old).is_ok());
+
+  apiserver::ApiServerConfig config;
+  config.tokens["t0ken"] = {"admin", {"system:masters"}};
+  apiserver::ApiServer api(*db, config);
+  api.bootstrap();
+  api.set_ready(true);
+  auto call = [&](const std::string& method, const std::string& target, const json& body) {
+    auto request = apiserver::testing::make_request(method, target, body, "t0ken");
+    auto response = api.handle(request);
+    return std::pair{response.status, json::parse(response.body, nullptr, false)};
+  };
+  CHECK(call("GET", "/readyz", nullptr).first == 200);
+  auto [status, body] = call("GET", "/apis/discovery.k8s.io/v1/endpointslices", nullptr);
+  CHECK(status == 500);
+  CHECK(body["message"].get<std::string>().find(
+            "unable to decode /registry/endpointslices/default/kubernetes: protobuf: no protobuf "
+            "message for apiVersion \"discovery.k8s.io/v1beta1\"") != std::string::npos);
+  CHECK(call("POST", "/api/v1/namespaces/default/configmaps",
+             apiserver::testing::configmap("still-serving"))
+            .first == 201);
+  CHECK(call("GET", "/apis/apiregistration.k8s.io/v1/apiservices/v1.apps", nullptr).first == 200);
+}
