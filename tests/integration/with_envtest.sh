@@ -65,23 +65,8 @@ curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health after 20 s"
 # The certificates envtest writes into the kube-apiserver's cert dir.
 certs=$tmp/certs
 mkdir -p "$certs"
-new_ca() {  # new_ca NAME: NAME.key (PKCS#8 P-256) and a self-signed NAME.crt
-  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null |
-    openssl pkcs8 -topk8 -nocrypt -out "$certs/$1.key"
-  openssl req -x509 -new -key "$certs/$1.key" -subj "/O=envtest/CN=envtest-environment" -days 7 \
-    -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,digitalSignature,keyEncipherment" \
-    -out "$certs/$1.crt" 2>/dev/null
-}
-new_cert() {  # new_cert CA NAME SUBJECT USAGE [SAN]: NAME.crt and NAME.key signed by CA
-  openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null |
-    openssl pkcs8 -topk8 -nocrypt -out "$certs/$2.key"
-  local ext="keyUsage=critical,digitalSignature,keyEncipherment
-extendedKeyUsage=$4${5:+
-subjectAltName=$5}"
-  openssl req -new -key "$certs/$2.key" -subj "$3" 2>/dev/null |
-    openssl x509 -req -CA "$certs/$1.crt" -CAkey "$certs/$1.key" -CAcreateserial -days 7 \
-      -extfile <(echo "$ext") -out "$certs/$2.crt" 2>/dev/null
-}
+# shellcheck source=test_certs.sh
+source "$(dirname "$0")/test_certs.sh"
 new_ca serving-ca
 new_cert serving-ca apiserver "/O=envtest/CN=localhost" serverAuth "DNS:localhost,IP:127.0.0.1,IP:::1"
 new_ca sa-signer
