@@ -193,7 +193,8 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
           store, config_.snapshots_dir,
           [this](const std::string& name, snapshots::Restored& out) {
             return restore_snapshot(name, out);
-          })),
+          },
+          config_.snapshots_refusal)),
       traces_(std::make_unique<trace::TraceLog>()),
       stages_(stages()),
       crds_(std::make_unique<controllers::CrdController>(

@@ -491,6 +491,12 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.service_accounts = std::move(*account_options);
   api_config.root_ca_pem = pki->ca_cert_pem;
   api_config.snapshots_dir = data->snapshots_dir();  // with --ephemeral, in the temporary dir
+  if (*etcd_servers) {
+    api_config.snapshots_refusal =
+        "named snapshots need the embedded store: this server keeps its objects in the etcd "
+        "cluster of --etcd-servers, whose API cannot replace every key at one revision; save the "
+        "cluster with etcdctl snapshot save and restore it with etcd's own tools";
+  }
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);

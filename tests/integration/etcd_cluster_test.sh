@@ -22,6 +22,13 @@ mod=$(etcdctl --endpoints="$endpoints" get /registry/configmaps/default/before -
   python3 -c 'import json,sys; print(json.load(sys.stdin)["kvs"][0]["mod_revision"])')
 [[ $rv == "$mod" ]] || fail "resourceVersion $rv, etcd mod_revision $mod"
 
+# Named snapshots need the embedded store: the server says so (a 400 with the reason).
+if kubectl create --raw /admin/snapshots/before -f <(echo '{}') >"$tmp/snapshot.out" 2>&1; then
+  fail "a named snapshot was taken of an etcd cluster"
+fi
+grep -q 'named snapshots need the embedded store' "$tmp/snapshot.out" ||
+  fail "snapshot refusal: $(cat "$tmp/snapshot.out")"
+
 # A watch sees a write; then one member (the first, the one serve talks to) is killed.
 kubectl get configmaps --watch-only -o name >"$tmp/watch.out" 2>&1 &
 watcher=$!

@@ -87,6 +87,9 @@ struct ApiServerConfig {
   // Where named snapshots are kept (<data-dir>/snapshots), served at /admin/snapshots to
   // system:masters; empty for none.
   std::filesystem::path snapshots_dir;
+  // Why named snapshots cannot be kept (the store is an etcd cluster's: restoring means replacing
+  // every key at one revision, which etcd's API cannot); /admin/snapshots answers it, 400.
+  std::string snapshots_refusal;
   // kube-apiserver's --authorization-mode: a comma-separated list of Node, RBAC, AlwaysAllow and
   // AlwaysDeny, evaluated in order after the privileged group system:masters
   // (check_authorization_mode() tells whether a value is one).

@@ -54,8 +54,12 @@ http::Response method_not_allowed() {
 
 }  // namespace
 
-SnapshotEndpoint::SnapshotEndpoint(store::Store& store, std::filesystem::path dir, Restore restore)
-    : store_(store), dir_(std::move(dir)), restore_(std::move(restore)) {}
+SnapshotEndpoint::SnapshotEndpoint(store::Store& store, std::filesystem::path dir, Restore restore,
+                                   std::string refusal)
+    : store_(store),
+      dir_(std::move(dir)),
+      restore_(std::move(restore)),
+      refusal_(std::move(refusal)) {}
 
 bool SnapshotEndpoint::handles(const std::string& path) {
   std::string root = kRoot;
@@ -70,6 +74,9 @@ http::Response SnapshotEndpoint::serve(const http::Request& request) {
                                verb_of(request.method) + " path \"" + request.path + "\"",
                            errors::Details{})
         .response();
+  }
+  if (!refusal_.empty()) {
+    return errors::failure(400, "BadRequest", refusal_, errors::Details{}).response();
   }
   if (dir_.empty()) {
     return errors::no_route().response();

@@ -29,8 +29,10 @@ class SnapshotEndpoint {
   using Restore =
       std::function<snapshots::Error(const std::string& name, snapshots::Restored& out)>;
 
-  // `dir` empty: the server keeps no snapshots and the paths answer 404.
-  SnapshotEndpoint(store::Store& store, std::filesystem::path dir, Restore restore);
+  // `dir` empty: the server keeps no snapshots and the paths answer 404. `refusal` set: why the
+  // server cannot keep them (its store is an etcd cluster's); every path answers it, 400.
+  SnapshotEndpoint(store::Store& store, std::filesystem::path dir, Restore restore,
+                   std::string refusal = "");
 
   // True for /admin/snapshots and the paths below it.
   static bool handles(const std::string& path);
@@ -41,6 +43,7 @@ class SnapshotEndpoint {
   store::Store& store_;
   const std::filesystem::path dir_;
   const Restore restore_;
+  const std::string refusal_;
 };
 
 }  // namespace apiserver::endpoints
