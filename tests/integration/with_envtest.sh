@@ -48,19 +48,23 @@ else
   fi
   [[ -n ${ENVTEST_ETCD:-} || ${#nofsync[@]} == 1 ]] || fail "etcd --help names no --unsafe-no-fsync"
   ETCD_URL=http://127.0.0.1:$(free_port)
+  peer_url=http://127.0.0.1:$(free_port)
+  etcd_started=$(date +%s%N)
   "$assets/etcd" --advertise-client-urls="$ETCD_URL" --data-dir="$tmp/etcd" \
-    --listen-client-urls="$ETCD_URL" --listen-peer-urls="http://127.0.0.1:$(free_port)" \
+    --listen-client-urls="$ETCD_URL" --listen-peer-urls="$peer_url" \
     "${nofsync[@]}" >"$tmp/etcd.out" 2>&1 &
   pids+=($!)
   names+=(etcd)
   overrides+=("${ENVTEST_ETCD:-}")
-  for _ in $(seq 1 400); do
+  for _ in $(seq 1 2000); do
     curl -sf "$ETCD_URL/health" >/dev/null 2>&1 && break
     kill -0 "${pids[-1]}" 2>/dev/null || fail "etcd exited"
-    sleep 0.05
+    sleep 0.01
   done
+  curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health after 20 s"
+  echo "etcd healthy $((($(date +%s%N) - etcd_started) / 1000000)) ms after its start"
 fi
-curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health after 20 s"
+curl -sf "$ETCD_URL/health" >/dev/null || fail "etcd: no /health"
 
 # The certificates envtest writes into the kube-apiserver's cert dir.
 certs=$tmp/certs
@@ -92,10 +96,10 @@ pids+=($!)
 names+=(kube-apiserver)
 overrides+=("${ENVTEST_KUBE_APISERVER:-}")
 server=https://127.0.0.1:$port
-for _ in $(seq 1 1200); do
+for _ in $(seq 1 6000); do
   [[ $(curl -sk "$server/healthz" 2>/dev/null) == ok ]] && break
   kill -0 "${pids[-1]}" 2>/dev/null || fail "kube-apiserver exited"
-  sleep 0.05
+  sleep 0.01
 done
 [[ $(curl -sk "$server/healthz") == ok ]] || fail "kube-apiserver: no /healthz after 60 s"
 echo "kube-apiserver healthy $((($(date +%s%N) - started) / 1000000)) ms after its start"
