@@ -5,8 +5,12 @@
 #include <openssl/evp.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
 
 #include "common/durable_file.h"
 #include "convert.h"
@@ -102,6 +106,7 @@ class RemoteStore final : public store::Store {
     }
     store::CompactionResponse out;
     out.header.revision = response.header().revision();
+    learn_compacted(request.revision);
     return out;
   }
 
@@ -300,12 +305,34 @@ class RemoteStore final : public store::Store {
     return result.is_ok() ? result->header.revision : 0;
   }
 
+  // Asked at every watch start (the watch cache's replay check): a probe watch costs a stream,
+  // so what one learned is kept for kCompactedFresh. The revision only grows; a compaction by
+  // another client meanwhile shows when a watch from below it is cancelled as compacted.
   store::Revision compacted_revision() const override {
+    {
+      std::lock_guard lock(compacted_mu_);
+      if (compacted_at_ && std::chrono::steady_clock::now() - *compacted_at_ < kCompactedFresh) {
+        return compacted_;
+      }
+    }
     auto result = const_cast<RemoteStore*>(this)->find_compacted_revision();
-    return result.is_ok() ? result.value() : 0;
+    if (!result.is_ok()) {
+      return 0;
+    }
+    return const_cast<RemoteStore*>(this)->learn_compacted(result.value());
   }
 
  private:
+  static constexpr auto kCompactedFresh = std::chrono::seconds(1);
+
+  // Keeps `revision` as the compacted revision if it is the highest known; returns the highest.
+  store::Revision learn_compacted(store::Revision revision) {
+    std::lock_guard lock(compacted_mu_);
+    compacted_ = std::max(compacted_, revision);
+    compacted_at_ = std::chrono::steady_clock::now();
+    return compacted_;
+  }
+
   std::unique_ptr<grpc::ClientContext> deadline() const {
     auto context = std::make_unique<grpc::ClientContext>();
     context->set_deadline(std::chrono::system_clock::now() + options_.request_timeout);
@@ -358,6 +385,9 @@ class RemoteStore final : public store::Store {
   std::unique_ptr<pb::KV::Stub> kv_;
   std::unique_ptr<pb::Lease::Stub> lease_;
   std::unique_ptr<pb::Maintenance::Stub> maintenance_;
+  mutable std::mutex compacted_mu_;  // guards the two below
+  store::Revision compacted_ = 0;
+  std::optional<std::chrono::steady_clock::time_point> compacted_at_;  // when last learned
 };
 
 }  // namespace
