@@ -146,7 +146,7 @@ hook reinvoke-b MutatingWebhookConfiguration /mutate test=reinvoke
 cm r1 test=reinvoke >/dev/null
 expect "reinvoked" '2 1' "$(calls /allow r1) $(calls /mutate r1)"
 # The whole mutating pass ran a second time, as upstream's reinvoker: the trace says so.
-k get --raw '/debug/requests?verb=create&resource=configmaps&limit=1' | grep -q 'MutatingAdmissionWebhook (reinvoked)' ||
+grep -q 'MutatingAdmissionWebhook (reinvoked)' <<<"$(k get --raw '/debug/requests?verb=create&resource=configmaps&limit=1')" ||
   fail "no second mutating pass in the trace of r1's create"
 k delete mutatingwebhookconfiguration reinvoke-a reinvoke-b >/dev/null
 

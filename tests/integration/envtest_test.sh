@@ -50,7 +50,7 @@ EOF
 k apply -f "$tmp/crd.yaml" >/dev/null || fail "apply CRD"
 k wait --for=condition=Established crd/widgets.example.com --timeout=10s >/dev/null || fail "CRD not Established"
 for _ in $(seq 1 100); do
-  k api-resources --api-group=example.com 2>/dev/null | grep -q '^widgets ' && break
+  grep -q '^widgets ' <<<"$(k api-resources --api-group=example.com 2>/dev/null)" && break
   sleep 0.1
 done
 printf 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: team}\nspec: {size: 3}\n' |

@@ -37,10 +37,11 @@ value=$(e get /registry/configmaps/default/learn --print-value-only)
 mod=$(e get /registry/configmaps/default/learn -w json |
   python3 -c 'import json,sys; print(json.load(sys.stdin)["kvs"][0]["mod_revision"])')
 [[ $mod == "$rv" ]] || fail "mod_revision $mod, resourceVersion $rv"
-e get /registry/namespaces --prefix --keys-only | grep -qx /registry/namespaces/default ||
+grep -qx /registry/namespaces/default <<<"$(e get /registry/namespaces --prefix --keys-only)" ||
   fail "no /registry/namespaces/default"
 
-# put, get and its flags, del.
+# put, get and its flags, del. (Output is matched from a capture, never through a pipe into
+# `grep -q`: under pipefail, grep's early exit fails the writer with SIGPIPE.)
 expect OK put /demo/a 1
 expect OK put /demo/b 2
 expect OK put /demo/c 3
@@ -52,7 +53,7 @@ expect $'/demo/a\n10' get /demo --prefix --limit=1
 expect $'/demo/a\n10\n/demo/c\n3\n/demo/b\n2' get /demo --prefix --sort-by=MODIFY --order=DESCEND
 expect $'/demo/b\n2\n/demo/c\n3' get /demo/b --from-key --limit=2  # then /registry/...
 expect $'/demo/a\n1' get /demo/a --rev="$first"
-e get /demo/a -w fields | grep -q '^"Value" : "10"$' || fail "get -w fields"
+grep -q '^"Value" : "10"$' <<<"$(e get /demo/a -w fields)" || fail "get -w fields"
 expect 1 del /demo/c
 expect 0 del /demo/c
 expect 2 del /demo --prefix
@@ -87,10 +88,10 @@ grant=$(e lease grant 60)
 [[ $grant =~ ^lease\ ([0-9a-f]+)\ granted\ with\ TTL\(60s\)$ ]] || fail "lease grant: $grant"
 lease=${BASH_REMATCH[1]}
 expect OK put /demo/leased x --lease="$lease"
-e lease timetolive "$lease" --keys | grep -q "attached keys(\[/demo/leased\])" ||
+grep -q "attached keys(\[/demo/leased\])" <<<"$(e lease timetolive "$lease" --keys)" ||
   fail "lease timetolive: $(e lease timetolive "$lease" --keys)"
-e lease list | grep -qx "$lease" || fail "lease list: $(e lease list)"
-e lease keep-alive --once "$lease" | grep -q "lease $lease keepalived with TTL(60)" ||
+grep -qx "$lease" <<<"$(e lease list)" || fail "lease list: $(e lease list)"
+grep -q "lease $lease keepalived with TTL(60)" <<<"$(e lease keep-alive --once "$lease")" ||
   fail "lease keep-alive"
 expect "lease $lease revoked" lease revoke "$lease"
 expect "" get /demo/leased
@@ -113,7 +114,7 @@ assert s["version"] == "3.5.17", s
 assert s["leader"] == s["header"]["member_id"], s
 assert s["dbSize"] > 0, s
 PY
-e endpoint health 2>&1 | grep -q "^$etcd is healthy: successfully committed proposal" ||
+grep -q "^$etcd is healthy: successfully committed proposal" <<<"$(e endpoint health 2>&1)" ||
   fail "endpoint health: $(e endpoint health 2>&1)"
 e endpoint hashkv | grep -Eq "^$etcd, [0-9]+$" || fail "endpoint hashkv: $(e endpoint hashkv)"
 e member list | grep -Eq "^[0-9a-f]+, started, kube-sandbox, , $etcd, false$" ||
@@ -143,7 +144,7 @@ solo=$(sed -n 's/.* at \(http:[^ ]*\) .*/\1/p' "$out")
 [[ -n $solo ]] || fail "kube-sandbox etcd printed no URL"
 [[ $(curl -sf "$solo/health") == '{"health":"true","reason":""}' ]] || fail "etcd /health"
 etcdctl --endpoints="$solo" put /solo 1 >/dev/null || fail "put on kube-sandbox etcd"
-etcdctl --endpoints="$solo" member list | grep -q ', started, solo, , ' || fail "solo member list"
+grep -q ', started, solo, , ' <<<"$(etcdctl --endpoints="$solo" member list)" || fail "solo member list"
 kill -TERM "$solo_pid"
 wait "$solo_pid" || fail "kube-sandbox etcd exited $? on SIGTERM"
 [[ -f $tmp/solo/store/data.mdb ]] || fail "no store in the data dir"

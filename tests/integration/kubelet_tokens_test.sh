@@ -82,6 +82,6 @@ grep -qF 'serviceaccounts "robot" is forbidden: the UID in the bound object refe
 # Deleting the pod invalidates the tokens bound to it, the kubelet's as this one.
 kubectl delete pod web --wait=true >/dev/null
 grep -q Unauthorized <<<"$(out as auth whoami)" || fail "the token outlived its pod"
-kubectl get --raw '/debug/requests?limit=100' | grep -q 'service account token has been invalidated' \
+grep -q 'service account token has been invalidated' <<<"$(kubectl get --raw '/debug/requests?limit=100')" \
   || fail "no invalidation reason in /debug/requests"
 echo "kubelet tokens: ok"

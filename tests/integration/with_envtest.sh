@@ -6,7 +6,7 @@
 # (ECDSA P-256 from two small CAs: one signs the serving certificate, one the client
 # certificates); the health checks it polls (etcd GET /health, kube-apiserver GET /healthz with
 # no client certificate); then the admin user it provisions (CN admin, O system:masters) in a
-# kubeconfig. COMMAND runs with KUBECONFIG, ETCD_URL and ASSETS set (and the kubeconfig path as its
+# kubeconfig. COMMAND runs with KUBECONFIG, ETCD_URL, ASSETS and CERTS set (the kubeconfig path as its
 # last argument when it ends in .py); both processes must then stop on SIGTERM with status 0.
 #   with_envtest.sh COMMAND [ARGS...]
 # ENVTEST_ETCD / ENVTEST_KUBE_APISERVER name other binaries to put in the directory instead (a
@@ -43,7 +43,7 @@ if [[ -n ${ENVTEST_ETCD_URL:-} ]]; then
   ETCD_URL=$ENVTEST_ETCD_URL
 else
   nofsync=()
-  if "$assets/etcd" --help 2>&1 | grep -q -- '--unsafe-no-fsync'; then
+  if grep -q -- '--unsafe-no-fsync' <<<"$("$assets/etcd" --help 2>&1)"; then
     nofsync=(--unsafe-no-fsync=true)
   fi
   [[ -n ${ENVTEST_ETCD:-} || ${#nofsync[@]} == 1 ]] || fail "etcd --help names no --unsafe-no-fsync"
@@ -78,7 +78,7 @@ new_ca client-cert-auth-ca
 new_cert client-cert-auth-ca admin "/O=system:masters/CN=admin" clientAuth
 
 # kube-apiserver, as controlplane/apiserver.go starts it (defaultArgs, sorted by name).
-if "$assets/kube-apiserver" --help 2>&1 | grep -q -- '--insecure-port'; then
+if grep -q -- '--insecure-port' <<<"$("$assets/kube-apiserver" --help 2>&1)"; then
   insecure=(--insecure-port=0)
 else
   insecure=()
