@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ephemeral_store.h"
 #include "test_api.h"
 
 using apiserver::testing::Api;
@@ -24,11 +25,7 @@ json priority_class(const std::string& name, int64_t value) {
 }  // namespace
 
 TEST_CASE("/healthz and /livez fail until the bootstrap is done", "[health]") {
-  store::Options options;
-  options.durability = store::Durability::Ephemeral;
-  auto opened = store::Store::open(options);
-  REQUIRE(opened.is_ok());
-  auto db = std::move(opened).value();
+  auto db = apiserver::testing::ephemeral_store();
   apiserver::ApiServerConfig config;
   config.tokens["t0ken"] = {"admin", {"system:masters"}};
   apiserver::ApiServer api(*db, config);

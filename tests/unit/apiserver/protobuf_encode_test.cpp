@@ -2,25 +2,18 @@
 // objects kubectl 1.32 sends and for the special types; kinds without a message and values of
 // the wrong JSON type are refused with the field's name.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "protobuf/decode.h"
 #include "protobuf/encode.h"
+#include "protobuf_writer.h"
 
 using apiserver::protobuf::decode_k8s_protobuf;
 using apiserver::protobuf::encode_k8s_protobuf;
 using nlohmann::json;
 
 namespace {
-
-std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(KS_APISERVER_TEST_DATA) + "/protobuf/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 json round_trip(const json& object) {
   auto encoded = encode_k8s_protobuf(object);
@@ -41,7 +34,7 @@ TEST_CASE("kubectl's objects encode to protobuf that decodes to the same JSON", 
                "namespace", "deployment", "deployment_zero", "service_clusterip", "service_named",
                "job", "cronjob", "serviceaccount", "role", "pdb", "priorityclass");
   CAPTURE(name);
-  const json object = json::parse(read_data(name + ".json"));
+  const json object = json::parse(apiserver::testing::read_protobuf_data(name + ".json"));
   CHECK(round_trip(object).dump() == object.dump());
 }
 

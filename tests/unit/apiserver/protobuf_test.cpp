@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,12 +22,6 @@ using nlohmann::json;
 // command prints with --dry-run=client -o json: Go's JSON encoding of the same object.
 
 namespace {
-
-std::string read_data(const std::string& name) {
-  std::ifstream in(std::string(KS_APISERVER_TEST_DATA) + "/protobuf/" + name, std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 json decode_ok(std::string_view body) {
   auto out = decode_k8s_protobuf(body);
@@ -53,14 +45,14 @@ TEST_CASE("kubectl 1.32 protobuf create bodies decode to the JSON kubectl would 
                "namespace", "deployment", "deployment_zero", "service_clusterip", "service_named",
                "job", "cronjob", "serviceaccount", "role", "pdb", "priorityclass");
   CAPTURE(name);
-  const json expected = json::parse(read_data(name + ".json"));
-  const json decoded = decode_ok(read_data(name + ".pb"));
+  const json expected = json::parse(apiserver::testing::read_protobuf_data(name + ".json"));
+  const json decoded = decode_ok(apiserver::testing::read_protobuf_data(name + ".pb"));
   CHECK(decoded.dump() == expected.dump());
 }
 
 TEST_CASE("decoded kubectl bodies carry the expected values", "[protobuf]") {
   SECTION("configmap --from-literal keeps an empty value") {
-    const json cm = decode_ok(read_data("configmap_literal.pb"));
+    const json cm = decode_ok(apiserver::testing::read_protobuf_data("configmap_literal.pb"));
     CHECK(cm.at("apiVersion") == "v1");
     CHECK(cm.at("kind") == "ConfigMap");
     CHECK(cm.at("metadata") == json::parse(R"({"name":"game-config","creationTimestamp":null})"));
@@ -69,17 +61,17 @@ TEST_CASE("decoded kubectl bodies carry the expected values", "[protobuf]") {
     CHECK_FALSE(cm.contains("immutable"));
   }
   SECTION("configmap --from-file puts non-UTF-8 files in binaryData, base64") {
-    const json cm = decode_ok(read_data("configmap_file.pb"));
+    const json cm = decode_ok(apiserver::testing::read_protobuf_data("configmap_file.pb"));
     CHECK(cm.at("data") == json::parse(R"({"text.txt":"hello\n"})"));
     CHECK(cm.at("binaryData") == json::parse(R"({"bin.dat":"AP/+Ymlu"})"));
   }
   SECTION("secret data is base64") {
-    const json s = decode_ok(read_data("secret_generic.pb"));
+    const json s = decode_ok(apiserver::testing::read_protobuf_data("secret_generic.pb"));
     CHECK(s.at("data") == json::parse(R"({"pass":"czNjcjN0","user":"YWRtaW4="})"));
     CHECK_FALSE(s.contains("type"));  // kubectl leaves it empty; omitempty drops it
   }
   SECTION("deployment: pointer replicas kept at 0, value structs present") {
-    const json d = decode_ok(read_data("deployment_zero.pb"));
+    const json d = decode_ok(apiserver::testing::read_protobuf_data("deployment_zero.pb"));
     CHECK(d.at("apiVersion") == "apps/v1");
     CHECK(d.at("spec").at("replicas") == 0);
     CHECK(d.at("spec").at("strategy") == json::object());
@@ -89,16 +81,24 @@ TEST_CASE("decoded kubectl bodies carry the expected values", "[protobuf]") {
     CHECK(c.at("resources") == json::object());
   }
   SECTION("service: IntOrString targetPort as number and as name") {
-    CHECK(decode_ok(read_data("service_clusterip.pb")).at("spec").at("ports").at(0) ==
+    CHECK(decode_ok(apiserver::testing::read_protobuf_data("service_clusterip.pb"))
+              .at("spec")
+              .at("ports")
+              .at(0) ==
           json::parse(R"({"name":"80-8080","protocol":"TCP","port":80,"targetPort":8080})"));
-    CHECK(decode_ok(read_data("service_named.pb")).at("spec").at("ports").at(0).at("targetPort") ==
-          "https");
+    CHECK(decode_ok(apiserver::testing::read_protobuf_data("service_named.pb"))
+              .at("spec")
+              .at("ports")
+              .at(0)
+              .at("targetPort") == "https");
   }
   SECTION("pdb: IntOrString percentage") {
-    CHECK(decode_ok(read_data("pdb.pb")).at("spec").at("minAvailable") == "50%");
+    CHECK(
+        decode_ok(apiserver::testing::read_protobuf_data("pdb.pb")).at("spec").at("minAvailable") ==
+        "50%");
   }
   SECTION("auth can-i sends a SelfSubjectAccessReview") {
-    const json r = decode_ok(read_data("can_i.pb"));
+    const json r = decode_ok(apiserver::testing::read_protobuf_data("can_i.pb"));
     CHECK(r.at("apiVersion") == "authorization.k8s.io/v1");
     CHECK(r.at("kind") == "SelfSubjectAccessReview");
     CHECK(r.at("spec") == json::parse(R"({"resourceAttributes":
@@ -152,7 +152,7 @@ TEST_CASE("special types decode to their Go JSON forms", "[protobuf]") {
 }
 
 TEST_CASE("malformed protobuf bodies are errors, never crashes", "[protobuf]") {
-  const std::string good = read_data("deployment.pb");
+  const std::string good = apiserver::testing::read_protobuf_data("deployment.pb");
   SECTION("wrong or missing magic") {
     CHECK(decode_error("") == "protobuf: body does not start with the \"k8s\\x00\" prefix");
     CHECK(decode_error("{\"kind\":\"Pod\"}") ==

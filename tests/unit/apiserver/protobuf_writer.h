@@ -1,12 +1,24 @@
-// A minimal protobuf writer for hand-made request bodies: varints, fields, and the "k8s\0"
-// envelope (runtime.Unknown) kube clients wrap an object's message in.
+// Protobuf test inputs: a minimal writer for hand-made request bodies (varints, fields, and the
+// "k8s\0" envelope, runtime.Unknown, that kube clients wrap an object's message in), and the
+// captured kubectl bodies of data/protobuf.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
 namespace apiserver::testing {
+
+// data/protobuf/NAME: NAME.pb is the body kubectl v1.32 POSTed for one command, NAME.json what the
+// same command prints with --dry-run=client -o json.
+inline std::string read_protobuf_data(const std::string& name) {
+  std::ifstream in(std::string(KS_APISERVER_TEST_DATA) + "/protobuf/" + name, std::ios::binary);
+  REQUIRE(in.good());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 inline std::string varint(std::uint64_t v) {
   std::string out;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ephemeral_store.h"
 #include "protobuf/decode.h"
 #include "protobuf/encode.h"
 #include "protobuf_writer.h"
@@ -204,11 +205,7 @@ TEST_CASE("a stored value no one can decode leaves the server up, its resource's
           "[storage]") {
   // An EndpointSlice that a v1.20 kube-apiserver stored at discovery.k8s.io/v1beta1, a version
   // v1.32 has no more: the aggregator follows EndpointSlices from the start.
-  store::Options options;
-  options.durability = store::Durability::Ephemeral;
-  auto opened = store::Store::open(options);
-  REQUIRE(opened.is_ok());
-  auto db = std::move(opened).value();
+  auto db = apiserver::testing::ephemeral_store();
   store::PutRequest old;
   old.key = "/registry/endpointslices/default/kubernetes";
   old.value = k8s_body("discovery.k8s.io/v1beta1", "EndpointSlice", field_bytes(1, ""));
