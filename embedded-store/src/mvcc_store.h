@@ -28,6 +28,9 @@ class MvccStore final : public Store, public HistorySource {
 
   Result<RangeResponse> range(const RangeRequest& request) override;
   Result<PutResponse> put(const PutRequest& request) override;
+  void put_async(PutRequest request, Callback<PutResponse> done) override;
+  void delete_range_async(DeleteRangeRequest request, Callback<DeleteRangeResponse> done) override;
+  void txn_async(TxnRequest request, Callback<TxnResponse> done) override;
   Result<DeleteRangeResponse> delete_range(const DeleteRangeRequest& request) override;
   Result<TxnResponse> txn(const TxnRequest& request) override;
   Result<CompactionResponse> compact(const CompactionRequest& request) override;
@@ -62,7 +65,9 @@ class MvccStore final : public Store, public HistorySource {
     Revision compact_revision = 0;                    // Kind::Compact
     const std::vector<KeyValue>* contents = nullptr;  // Kind::Replace: sorted, checked
     ReplaceResponse* replaced = nullptr;              // Kind::Replace: the answer
-    std::promise<Status> done;
+    // Called once with the outcome, on the commit loop's thread (or the submitter's when the
+    // store is closing). Must not block: it runs between group commits.
+    std::function<void(const Status&)> complete;
   };
 
   explicit MvccStore(Options options);
@@ -75,6 +80,12 @@ class MvccStore final : public Store, public HistorySource {
       const std::function<bool(const Record& record, const IndexEntry& entry)>& visit);
   Status submit(std::unique_ptr<PendingWrite> write);
   Status submit_apply(std::function<Status(Batch&)> apply);
+  // Queues `write` (waiting while the queue is full) and returns; its `complete` reports.
+  void enqueue(std::unique_ptr<PendingWrite> write);
+  // Queues `apply(batch, response)` as one write of a batch; `done` gets the response or the
+  // failure from the commit loop.
+  template <typename Response, typename Apply>
+  void enqueue_apply(Apply apply, Callback<Response> done);
 
   void commit_loop();
   void run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes);

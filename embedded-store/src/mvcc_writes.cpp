@@ -4,22 +4,33 @@
 #include "mvcc_store.h"
 
 #include <algorithm>
+#include <future>
 
 #include "guard.h"
 
 namespace store {
 
-Status MvccStore::submit(std::unique_ptr<PendingWrite> write) {
-  auto done = write->done.get_future();
+void MvccStore::enqueue(std::unique_ptr<PendingWrite> write) {
   {
     std::unique_lock lock(queue_mu_);
     space_cv_.wait(lock, [&] { return closing_ || queue_.size() < options_.max_queued_writes; });
-    if (closing_) {
-      return Status(Code::Closed);
+    if (!closing_) {
+      queue_.push_back(std::move(write));
     }
-    queue_.push_back(std::move(write));
+  }
+  if (write) {  // the store is closing: the write was not queued
+    write->complete(Status(Code::Closed));
+    return;
   }
   queue_cv_.notify_one();
+}
+
+Status MvccStore::submit(std::unique_ptr<PendingWrite> write) {
+  // The callback owns the promise: the waiter may return while set_value is still running.
+  auto promise = std::make_shared<std::promise<Status>>();
+  auto done = promise->get_future();
+  write->complete = [promise](const Status& s) { promise->set_value(s); };
+  enqueue(std::move(write));
   return done.get();
 }
 
@@ -59,7 +70,7 @@ void MvccStore::commit_loop() {
     std::string detail;
     const bool ok = run_guarded(
         "commit loop: maintenance", [&] { result = run_maintenance(write); }, &detail);
-    write.done.set_value(ok ? result : Status(Code::Internal, detail));
+    write.complete(ok ? result : Status(Code::Internal, detail));
   }
 }
 
@@ -80,7 +91,7 @@ Status MvccStore::run_maintenance(PendingWrite& write) {
 void MvccStore::run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes) {
   auto fail_all = [&](const Status& s) {
     for (auto& w : writes) {
-      w->done.set_value(s);
+      w->complete(s);
     }
   };
   while (true) {
@@ -113,7 +124,7 @@ void MvccStore::run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes) {
       // Nothing of the batch is visible yet: drop the transaction, fail that write alone and run
       // the others again from the start.
       txn->abort();
-      writes[*threw]->done.set_value(Status(Code::Internal, detail));
+      writes[*threw]->complete(Status(Code::Internal, detail));
       writes.erase(writes.begin() + static_cast<std::ptrdiff_t>(*threw));
       if (writes.empty()) {
         return;
@@ -166,52 +177,88 @@ void MvccStore::run_batch(std::vector<std::unique_ptr<PendingWrite>>& writes) {
       hub_->publish(batch.events(), batch.revision());
     }
     for (size_t i = 0; i < writes.size(); ++i) {
-      writes[i]->done.set_value(results[i]);
+      writes[i]->complete(results[i]);
     }
     return;
   }
 }
 
-Result<PutResponse> MvccStore::put(const PutRequest& request) {
-  PutResponse response;
-  Status s = submit_apply([&](Batch& batch) {
-    response = PutResponse{};
-    return batch.put(request, response);
-  });
-  if (!s.is_ok()) {
-    return s;
+template <typename Response, typename Apply>
+void MvccStore::enqueue_apply(Apply apply, Callback<Response> done) {
+  auto write = std::make_unique<PendingWrite>();
+  auto response = std::make_shared<Response>();
+  write->apply = [apply = std::move(apply), response](Batch& batch) {
+    *response = Response{};  // a batch that runs again starts the answer afresh
+    return apply(batch, *response);
+  };
+  write->complete = [response, done = std::move(done)](const Status& s) {
+    run_guarded("commit loop: a write's completion", [&] {
+      if (s.is_ok()) {
+        done(std::move(*response));
+      } else {
+        done(s);
+      }
+    });
+  };
+  enqueue(std::move(write));
+}
+
+namespace {
+
+// The blocking calls wait for their asynchronous form.
+template <typename Response, typename Start>
+Result<Response> wait_for(Start start) {
+  auto promise = std::make_shared<std::promise<Result<Response>>>();  // see submit()
+  auto answer = promise->get_future();
+  start([promise](Result<Response> result) { promise->set_value(std::move(result)); });
+  return answer.get();
+}
+
+}  // namespace
+
+void MvccStore::put_async(PutRequest request, Callback<PutResponse> done) {
+  enqueue_apply<PutResponse>(
+      [request = std::move(request)](Batch& batch, PutResponse& response) {
+        return batch.put(request, response);
+      },
+      std::move(done));
+}
+
+void MvccStore::delete_range_async(DeleteRangeRequest request, Callback<DeleteRangeResponse> done) {
+  enqueue_apply<DeleteRangeResponse>(
+      [request = std::move(request)](Batch& batch, DeleteRangeResponse& response) {
+        return batch.delete_range(request, response);
+      },
+      std::move(done));
+}
+
+void MvccStore::txn_async(TxnRequest request, Callback<TxnResponse> done) {
+  if (auto s = validate_txn(request, options_); !s.is_ok()) {
+    done(s);
+    return;
   }
-  return response;
+  if (request_bytes(request) > options_.max_request_bytes) {
+    done(Status(Code::RequestTooLarge));
+    return;
+  }
+  enqueue_apply<TxnResponse>(
+      [request = std::move(request)](Batch& batch, TxnResponse& response) {
+        return batch.txn(request, response);
+      },
+      std::move(done));
+}
+
+Result<PutResponse> MvccStore::put(const PutRequest& request) {
+  return wait_for<PutResponse>([&](auto done) { put_async(request, std::move(done)); });
 }
 
 Result<DeleteRangeResponse> MvccStore::delete_range(const DeleteRangeRequest& request) {
-  DeleteRangeResponse response;
-  Status s = submit_apply([&](Batch& batch) {
-    response = DeleteRangeResponse{};
-    return batch.delete_range(request, response);
-  });
-  if (!s.is_ok()) {
-    return s;
-  }
-  return response;
+  return wait_for<DeleteRangeResponse>(
+      [&](auto done) { delete_range_async(request, std::move(done)); });
 }
 
 Result<TxnResponse> MvccStore::txn(const TxnRequest& request) {
-  if (auto s = validate_txn(request, options_); !s.is_ok()) {
-    return s;
-  }
-  if (request_bytes(request) > options_.max_request_bytes) {
-    return Status(Code::RequestTooLarge);
-  }
-  TxnResponse response;
-  Status s = submit_apply([&](Batch& batch) {
-    response = TxnResponse{};
-    return batch.txn(request, response);
-  });
-  if (!s.is_ok()) {
-    return s;
-  }
-  return response;
+  return wait_for<TxnResponse>([&](auto done) { txn_async(request, std::move(done)); });
 }
 
 }  // namespace store

@@ -2,15 +2,19 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <optional>
-#include <stdexcept>
+#include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace bench {
@@ -42,17 +46,44 @@ inline std::string fixed(double value, int decimals) {
 }
 
 // A non-negative whole number given to a flag; nullopt when the text is not one.
-inline std::optional<int64_t> parse_count(const std::string& text) {
-  try {
-    size_t used = 0;
-    int64_t value = std::stoll(text, &used);
-    if (used != text.size() || value < 0) {
-      return std::nullopt;
-    }
-    return value;
-  } catch (const std::exception&) {
+inline std::optional<int64_t> parse_count(std::string_view text) {
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) {
     return std::nullopt;
   }
+  return value;
+}
+
+// CPU time (user + system) this process has used, in seconds.
+inline double own_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// CPU time (user + system) process `pid` has used, in seconds, from /proc/PID/stat (fields 14
+// and 15, counted after the command name's closing parenthesis); NaN when it cannot be read.
+inline double process_cpu_seconds(int64_t pid) {
+  std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(file, line) || line.rfind(')') == std::string::npos) {
+    return std::nan("");
+  }
+  std::istringstream fields(line.substr(line.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i >= 14) {
+      auto n = parse_count(field);
+      if (!n) {
+        return std::nan("");
+      }
+      ticks += static_cast<double>(*n);
+    }
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // One socket per connection the benchmark opens: take the hard limit rather than the usual 1024.

@@ -3,11 +3,13 @@
 //   puts      N clients, each putting its own keys back to back, for a fixed time
 //   range     a range of every key under a prefix of `--range-keys` keys, repeated
 //   watch     one watch on a prefix while 16 clients put: events delivered per second
-// Prints one JSON line per measurement.
+// Prints one JSON line per measurement; for puts also the CPU time per put of this client and,
+// given --server-pid, of the server.
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 
 #include <atomic>
+#include <cmath>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -30,6 +32,33 @@ struct Options {
   int64_t value_bytes = 256;
   int64_t connections = 8;
   int64_t range_keys = 10000;
+  int64_t server_pid = 0;  // when given, the server's CPU time per operation is reported too
+};
+
+// CPU seconds used by this client and by the server (when its pid is known) over one phase.
+struct CpuMeter {
+  explicit CpuMeter(const Options& options)
+      : server_pid(options.server_pid),
+        client_start(bench::own_cpu_seconds()),
+        server_start(server_pid ? bench::process_cpu_seconds(server_pid) : std::nan("")) {}
+
+  // Microseconds of CPU per operation, for the client and the server, as JSON fields.
+  void add_to(nlohmann::json& line, double ops) const {
+    if (ops <= 0) {
+      return;
+    }
+    line["client_cpu_us_per_op"] = (bench::own_cpu_seconds() - client_start) * 1e6 / ops;
+    if (server_pid) {
+      double server = bench::process_cpu_seconds(server_pid) - server_start;
+      if (!std::isnan(server)) {
+        line["server_cpu_us_per_op"] = server * 1e6 / ops;
+      }
+    }
+  }
+
+  int64_t server_pid;
+  double client_start;
+  double server_start;
 };
 
 // Channels that do not share a connection (gRPC pools identical channels otherwise).
@@ -56,7 +85,8 @@ bool put(pb::KV::Stub& kv, const std::string& key, const std::string& value) {
 }
 
 void report(const Options& options, const std::string& workload, int64_t clients, double ops,
-            double seconds, std::vector<double>& latencies, int64_t errors) {
+            double seconds, std::vector<double>& latencies, int64_t errors,
+            const CpuMeter* cpu = nullptr) {
   nlohmann::json line = {{"server", options.label},
                          {"workload", workload},
                          {"clients", clients},
@@ -65,6 +95,9 @@ void report(const Options& options, const std::string& workload, int64_t clients
                          {"p50_ms", bench::percentile(latencies, 50)},
                          {"p99_ms", bench::percentile(latencies, 99)},
                          {"errors", errors}};
+  if (cpu) {
+    cpu->add_to(line, ops);
+  }
   std::cout << line.dump() << std::endl;
 }
 
@@ -75,6 +108,7 @@ void run_puts(const Options& options, int64_t clients) {
   std::mutex merge;
   std::vector<double> latencies;
   int64_t done = 0;
+  const CpuMeter cpu(options);
   const auto start = bench::Clock::now();
   const auto until = start + std::chrono::seconds(options.seconds);
   std::vector<std::thread> threads;
@@ -101,7 +135,7 @@ void run_puts(const Options& options, int64_t clients) {
     t.join();
   }
   double seconds = bench::ms_since(start, bench::Clock::now()) / 1000.0;
-  report(options, "puts", clients, static_cast<double>(done), seconds, latencies, errors);
+  report(options, "puts", clients, static_cast<double>(done), seconds, latencies, errors, &cpu);
 }
 
 void run_range(const Options& options) {
@@ -222,6 +256,8 @@ int main(int argc, char** argv) {
       options.connections = *number;
     } else if (flag == "--range-keys" && number) {
       options.range_keys = *number;
+    } else if (flag == "--server-pid" && number && *number > 0) {
+      options.server_pid = *number;
     } else if (flag == "--clients") {
       options.clients.clear();
       size_t start = 0;
@@ -252,7 +288,7 @@ int main(int argc, char** argv) {
     } else {
       std::cerr << "usage: ks_etcd_wire_bench --target HOST:PORT [--label NAME] [--seconds N]\n"
                    "  [--clients 1,16,256] [--connections 8] [--range-keys 10000]\n"
-                   "  [--workloads puts,range,watch]\n";
+                   "  [--workloads puts,range,watch] [--server-pid PID]\n";
       return 2;
     }
   }

@@ -39,7 +39,8 @@ wait_healthy() {
   --listen-client-urls "http://127.0.0.1:$port" >"$tmp/ks.log" 2>&1 &
 pid=$!
 wait_healthy kube-sandbox
-"$bench" --target "127.0.0.1:$port" --label kube-sandbox "$@" >"$tmp/results.jsonl"
+"$bench" --target "127.0.0.1:$port" --label kube-sandbox --server-pid "$pid" "$@" \
+  >"$tmp/results.jsonl"
 stop
 
 etcd --name bench --data-dir "$tmp/etcd" \
@@ -50,7 +51,7 @@ etcd --name bench --data-dir "$tmp/etcd" \
 pid=$!
 wait_healthy etcd
 "$bench" --target "127.0.0.1:$port" --label "etcd $(etcd --version | head -n1 | awk '{print $3}')" \
-  "$@" >>"$tmp/results.jsonl"
+  --server-pid "$pid" "$@" >>"$tmp/results.jsonl"
 stop
 
 python3 - "$tmp/results.jsonl" <<'PY'
@@ -68,11 +69,25 @@ print("| workload | " + " | ".join(servers) + " | ratio |")
 print("|---|" + "---:|" * (len(servers) + 1))
 for workload, clients in keys:
     found = {r["server"]: r for r in rows if (r["workload"], r["clients"]) == (workload, clients)}
-    name = f"durable puts, {clients} clients" if workload == "puts" else workload
+    plural = "client" if clients == 1 else "clients"
+    name = f"durable puts, {clients} {plural}" if workload == "puts" else workload
     cells = [cell(found[s]) if s in found else "—" for s in servers]
     ratio = "—"
     if len(servers) == 2 and all(s in found for s in servers) and found[servers[1]]["per_second"]:
         ratio = f'{found[servers[0]]["per_second"] / found[servers[1]]["per_second"]:.1f}x'
     errors = sum(found[s]["errors"] for s in found)
     print(f"| {name} | " + " | ".join(cells) + f" | {ratio} |" + (f" ({errors} errors)" if errors else ""))
+print()
+print("| CPU per durable put (µs) | " + " | ".join(f"{s}: server | {s}: client" for s in servers) + " |")
+print("|---|" + "---:|" * (2 * len(servers)))
+for workload, clients in keys:
+    if workload != "puts":
+        continue
+    found = {r["server"]: r for r in rows if (r["workload"], r["clients"]) == (workload, clients)}
+    def us(r, side):
+        v = r.get(f"{side}_cpu_us_per_op")
+        return f"{v:.0f}" if v is not None else "—"
+    cells = [f"{us(found[s], 'server')} | {us(found[s], 'client')}" if s in found else "— | —"
+             for s in servers]
+    print(f"| {clients} client{'' if clients == 1 else 's'} | " + " | ".join(cells) + " |")
 PY

@@ -1,5 +1,8 @@
 #include "kv_service.h"
 
+#include <atomic>
+#include <memory>
+
 #include "convert.h"
 #include "wire_status.h"
 
@@ -55,6 +58,40 @@ void stamp(const Member& member, const store::TxnResponse& txn, pb::TxnResponse&
   stamp_ops(member, txn, out);
 }
 
+// Runs `start` behind the exception barrier with the call's completion: `start` either refuses
+// (a non-OK Status, the call finishes at once) or hands the completion to the store, which
+// finishes the call once the write is done. The completion runs once at most.
+template <typename Start>
+grpc::ServerUnaryReactor* write(grpc::CallbackServerContext* context, Start start) {
+  auto* reactor = context->DefaultReactor();
+  auto finished = std::make_shared<std::atomic<bool>>(false);
+  auto finish = [reactor, finished](const grpc::Status& status) {
+    if (!finished->exchange(true)) {
+      reactor->Finish(status);
+    }
+  };
+  auto refused = guarded([&] { return start(finish); });
+  if (!refused.ok()) {
+    finish(refused);
+  }
+  return reactor;
+}
+
+// The store's callback for a write: fills the wire response with `fill` when the write
+// succeeded, then finishes the call with the outcome.
+template <typename Response, typename Finish, typename Fill>
+store::Store::Callback<Response> answer(Finish finish, Fill fill) {
+  return [finish = std::move(finish), fill = std::move(fill)](store::Result<Response> result) {
+    finish(guarded([&] {
+      if (!result.is_ok()) {
+        return to_grpc(result.status());
+      }
+      fill(result.value());
+      return grpc::Status::OK;
+    }));
+  };
+}
+
 }  // namespace
 
 grpc::Status KvService::Range(grpc::ServerContext*, const pb::RangeRequest* request,
@@ -70,38 +107,38 @@ grpc::Status KvService::Range(grpc::ServerContext*, const pb::RangeRequest* requ
   });
 }
 
-grpc::Status KvService::Put(grpc::ServerContext*, const pb::PutRequest* request,
-                            pb::PutResponse* response) {
-  return guarded([&] {
+grpc::ServerUnaryReactor* KvService::Put(grpc::CallbackServerContext* context,
+                                         const pb::PutRequest* request, pb::PutResponse* response) {
+  return write(context, [&](auto done) {
     if (auto refused = member_.writable(); !refused.ok()) {
       return refused;
     }
-    auto result = member_.store().put(from_wire(*request));
-    if (!result.is_ok()) {
-      return to_grpc(result.status());
-    }
-    to_wire(result.value(), *response);
-    member_.fill(*response->mutable_header(), result->header.revision);
+    member_.store().put_async(
+        from_wire(*request), answer<store::PutResponse>(std::move(done), [this, response](auto& r) {
+          to_wire(r, *response);
+          member_.fill(*response->mutable_header(), r.header.revision);
+        }));
     return grpc::Status::OK;
   });
 }
 
-grpc::Status KvService::DeleteRange(grpc::ServerContext*, const pb::DeleteRangeRequest* request,
-                                    pb::DeleteRangeResponse* response) {
-  return guarded([&] {
-    auto result = member_.store().delete_range(from_wire(*request));
-    if (!result.is_ok()) {
-      return to_grpc(result.status());
-    }
-    to_wire(result.value(), *response);
-    member_.fill(*response->mutable_header(), result->header.revision);
+grpc::ServerUnaryReactor* KvService::DeleteRange(grpc::CallbackServerContext* context,
+                                                 const pb::DeleteRangeRequest* request,
+                                                 pb::DeleteRangeResponse* response) {
+  return write(context, [&](auto done) {
+    member_.store().delete_range_async(
+        from_wire(*request),
+        answer<store::DeleteRangeResponse>(std::move(done), [this, response](auto& r) {
+          to_wire(r, *response);
+          member_.fill(*response->mutable_header(), r.header.revision);
+        }));
     return grpc::Status::OK;
   });
 }
 
-grpc::Status KvService::Txn(grpc::ServerContext*, const pb::TxnRequest* request,
-                            pb::TxnResponse* response) {
-  return guarded([&] {
+grpc::ServerUnaryReactor* KvService::Txn(grpc::CallbackServerContext* context,
+                                         const pb::TxnRequest* request, pb::TxnResponse* response) {
+  return write(context, [&](auto done) {
     store::TxnRequest txn;
     if (!from_wire(*request, txn)) {
       return key_not_found_error();
@@ -111,12 +148,11 @@ grpc::Status KvService::Txn(grpc::ServerContext*, const pb::TxnRequest* request,
         return refused;
       }
     }
-    auto result = member_.store().txn(txn);
-    if (!result.is_ok()) {
-      return to_grpc(result.status());
-    }
-    to_wire(result.value(), *response);
-    stamp(member_, result.value(), *response);
+    member_.store().txn_async(
+        std::move(txn), answer<store::TxnResponse>(std::move(done), [this, response](auto& r) {
+          to_wire(r, *response);
+          stamp(member_, r, *response);
+        }));
     return grpc::Status::OK;
   });
 }

@@ -74,9 +74,10 @@ class GrpcServer final : public Server {
     builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
     // Two servers on one port would split its clients between them: the second must fail.
     builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-    // Unary handlers block in the store's group commit. gRPC's default keeps at most two idle
-    // pollers and ends the threads above that, so a busy endpoint would create and end a thread
-    // per call; keeping the handler threads instead costs memory only.
+    // The synchronous unary handlers (reads, leases, maintenance; the KV writes are callback
+    // methods) may block in the store. gRPC's default keeps at most two idle pollers and ends
+    // the threads above that, so a busy endpoint would create and end a thread per call;
+    // keeping the handler threads instead costs memory only.
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MIN_POLLERS, 4);
     builder.SetSyncServerOption(grpc::ServerBuilder::SyncServerOption::MAX_POLLERS,
                                 options.max_threads);

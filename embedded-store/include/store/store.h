@@ -51,7 +51,7 @@ struct Options {
   std::chrono::milliseconds progress_interval{600000};  // etcd's default: 10 minutes
   std::chrono::milliseconds lease_check_interval{500};
   size_t initial_map_size = size_t{1} << 30;  // grows by doubling on demand
-  bool take_lock = true;  // refuse to open a dir that another process holds
+  bool take_lock = true;                      // refuse to open a dir that another process holds
 };
 
 // What Store::replace_all did.
@@ -80,6 +80,16 @@ class Store {
   // KV ----------------------------------------------------------------------------------------
   virtual Result<RangeResponse> range(const RangeRequest& request) = 0;
   virtual Result<PutResponse> put(const PutRequest& request) = 0;
+  // The writes answered through `done` instead of a return, so that no thread waits for them to
+  // be durable: the embedded store calls `done` from its commit loop (it must not block there).
+  // A store without a commit loop runs the call and calls `done` before returning.
+  template <typename Response>
+  using Callback = std::function<void(Result<Response>)>;
+  virtual void put_async(PutRequest request, Callback<PutResponse> done) { done(put(request)); }
+  virtual void delete_range_async(DeleteRangeRequest request, Callback<DeleteRangeResponse> done) {
+    done(delete_range(request));
+  }
+  virtual void txn_async(TxnRequest request, Callback<TxnResponse> done) { done(txn(request)); }
   virtual Result<DeleteRangeResponse> delete_range(const DeleteRangeRequest& request) = 0;
   virtual Result<TxnResponse> txn(const TxnRequest& request) = 0;
   virtual Result<CompactionResponse> compact(const CompactionRequest& request) = 0;
