@@ -19,7 +19,13 @@ test_pkgs=(
   etcd-client etcd-server
   xvfb xauth libgl1-mesa-dri mesa-utils imagemagick xdotool
   procps curl openssl
+  chromium                  # the web console's end-to-end tests drive it headless
 )
+# Node.js and npm bundle the web console's page (npm packages from its committed lockfile). A
+# Node.js installed by other means, with its own npm, is used as it is.
+if ! command -v npm >/dev/null 2>&1; then
+  build_pkgs+=(nodejs npm)
+fi
 
 want=("${build_pkgs[@]}")
 if [[ "${1:-}" == "--test" ]]; then

@@ -8,6 +8,8 @@
 #include "console/app/settings.h"
 #include "console/client/rest_client.h"
 #include "console/ui/console_app.h"
+#include "console_web.h"
+#include "data_dir.h"
 
 namespace sandbox {
 
@@ -34,14 +36,20 @@ Command console_command() {
   c.summary = "Run the desktop console against any cluster";
   c.synopsis =
       "Usage: kube-sandbox console [--kubeconfig FILE] [--context NAME]\n"
-      "       kube-sandbox console --script FILE [--screenshot-dir DIR] [--state-dump FILE]\n\n"
+      "       kube-sandbox console --script FILE [--screenshot-dir DIR] [--state-dump FILE]\n"
+      "       kube-sandbox console --web [--data-dir DIR | --kubeconfig DIR/kubeconfig]\n\n"
       "Opens the desktop console: the kinds the cluster serves, their objects live through\n"
       "watches, the watch events, and an editor that applies YAML with server-side apply. It\n"
       "talks only to the cluster's REST API, with the credentials of the kubeconfig context.\n"
       "With --script it runs a script of console commands (see docs/cli.md) and exits: 0 when\n"
-      "the script ends, 1 when a wait times out or a command fails.\n";
+      "the script ends, 1 when a wait times out or a command fails.\n"
+      "With --web it opens the web console of the sandbox that serves from the data directory\n"
+      "(a running kube-sandbox serve) in the default browser, or prints its URL when there is\n"
+      "no browser; closing the tab does not stop the server.\n";
   c.flags = FlagSet({
       {"kubeconfig", "", true, "FILE", "kubeconfig to use (default $KUBECONFIG, ~/.kube/config)"},
+      {"web", "", false, "", "open the running sandbox's web console instead"},
+      data_dir_flag(),
       {"context", "", true, "NAME", "kubeconfig context (default its current-context)"},
       {"script", "", true, "FILE", "run the console commands of FILE, then exit"},
       {"screenshot-dir", "", true, "DIR", "where the script's screenshots are written"},
@@ -55,6 +63,12 @@ Command console_command() {
   c.run = [c](const ParsedFlags& flags, CommandContext& ctx) {
     if (!flags.positional.empty()) {
       return usage_error(c, "unexpected argument \"" + flags.positional[0] + "\"", ctx);
+    }
+    if (flags.has("web")) {
+      return open_web_console(flags, ctx);
+    }
+    if (flags.has("data-dir")) {
+      return usage_error(c, "--data-dir names the sandbox whose web console --web opens", ctx);
     }
     console::ui::RunOptions options;
     if (flags.has("window-size") &&

@@ -9,6 +9,7 @@
 //   <data-dir>/kubeconfig    the admin kubeconfig
 //   <data-dir>/console.ini   the console's window layout
 //   <data-dir>/snapshots/    store snapshots
+//   <data-dir>/web-console   while serve runs: its web console's address
 //
 // Resolving never touches the file system; ensure_exists() creates the root (mode 0700, as it
 // will hold private keys) and returns an error text instead of throwing.
@@ -38,6 +39,7 @@ class DataDir {
   std::filesystem::path kubeconfig_file() const { return root_ / "kubeconfig"; }
   std::filesystem::path console_ini_file() const { return root_ / "console.ini"; }
   std::filesystem::path snapshots_dir() const { return root_ / "snapshots"; }
+  std::filesystem::path web_console_file() const { return root_ / "web-console"; }
 
   // Creates the root (and parents) if missing. Returns an empty string on success, else a
   // one-line message naming the path and the cause.

@@ -92,8 +92,9 @@ int run_kube_apiserver(const Command& command, const ParsedFlags& flags, Command
   }
   // The data directory holds only the sandbox's own CA and admin credential; the controllers
   // (--controllers with an empty list) and the nodes are kube-controller-manager's, the
-  // scheduler's and kubelets', which kube-apiserver alone has not.
-  std::vector<std::string> args = {"--ephemeral", "--headless", "--nodes=0", "--controllers="};
+  // scheduler's and kubelets', which kube-apiserver alone has not; nor has it a web console.
+  std::vector<std::string> args = {"--ephemeral", "--headless", "--nodes=0",
+                                   "--controllers=", "--web-listen=none"};
   for (const auto& [name, values] : flags.occurrences) {
     if (name == "cert-dir" || name == "advertise-address") {
       continue;

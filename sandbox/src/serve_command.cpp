@@ -43,6 +43,7 @@
 #include "service_account_flags.h"
 #include "store/store.h"
 #include "store_access.h"
+#include "web_console_endpoint.h"
 
 namespace sandbox {
 namespace {
@@ -342,6 +343,10 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   if (!etcd_listen) {
     return usage_error(command, etcd_listen.error(), ctx);
   }
+  auto web_listen = sandbox::web_listen(flags);
+  if (!web_listen) {
+    return usage_error(command, web_listen.error(), ctx);
+  }
   auto etcd_servers = sandbox::etcd_servers_options(flags);
   if (!etcd_servers) {
     return usage_error(command, etcd_servers.error(), ctx);
@@ -559,12 +564,30 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
                            *cluster_options);
   cluster.start();
   api.set_ready(true);
+  // The web console: the page, and the API as the admin (the browser signs in with the
+  // data directory's web console token).
+  auto web = sandbox::start_web_console(
+      *web_listen, [&api](apiserver::http::Request& r) { return api.handle(r); },
+      pki->web_console_token, pki->admin_token);
+  if (!web) {
+    ctx.err << "kube-sandbox serve: " << web.error() << "\n";
+    return kExitFailure;
+  }
+  if (!web->warning.empty()) {
+    apiserver::log::warning(web->warning);
+  }
+  if (web->server && !ephemeral) {
+    record_web_console(*data, web->url());  // `kube-sandbox console --web` finds it there
+  }
   if (flags.has("ready-file")) {
     nlohmann::json ready = {{"url", url},
                             {"caFile", pki->ca_cert_file.string()},
                             {"kubeconfig", data->kubeconfig_file().string()}};
     if (etcd->server) {
       ready["etcd"] = etcd->server->url();
+    }
+    if (web->server) {
+      ready["web"] = web->url();
     }
     if (auto error = write_ready_file(flags.get("ready-file"), ready)) {
       ctx.err << "kube-sandbox serve: " << *error << "\n";
@@ -578,6 +601,9 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
           << url << " (ready in " << ready_ms << " ms, store revision " << db->current_revision()
           << (ephemeral ? ", ephemeral" : "") << ")\n"
           << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n";
+  if (web->server) {
+    ctx.out << "kube-sandbox: web console: " << web->console->login_url() << "\n";
+  }
   if (etcd->server) {
     ctx.out << "kube-sandbox: the store's etcd v3 API: " << etcdctl_hint(*etcd->server, *pki)
             << " get /registry --prefix --keys-only\n";
@@ -602,6 +628,12 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     ctx.out << "kube-sandbox: " << (signal_number == SIGINT ? "interrupted" : "terminated")
             << ", shutting down\n"
             << std::flush;
+  }
+  if (web->server) {
+    if (!ephemeral) {
+      forget_web_console(*data);
+    }
+    web->server->stop(std::chrono::milliseconds(500));  // its watches end with the API's
   }
   cluster.stop();
   api.begin_shutdown();
@@ -639,9 +671,10 @@ Command serve_command() {
       {"tls-private-key-file", "", true, "FILE", "the key of --tls-cert-file (PEM)"},
       {"client-ca-file", "", true, "FILE", "also trust client certificates signed by this CA"},
       {"ready-file", "", true, "FILE",
-       "once ready, write {\"url\", \"caFile\", \"kubeconfig\", \"etcd\"} as JSON here "
+       "once ready, write {\"url\", \"caFile\", \"kubeconfig\", \"etcd\", \"web\"} as JSON here "
        "(atomically; etcd only while its endpoint runs)"},
       etcd_listen_flag(),
+      web_listen_flag(),
       {"write-kubeconfig", "", true, "FILE", "also write the admin kubeconfig here"},
       {"merge-kubeconfig", "", false, "",
        "add or update the kube-sandbox context in ~/.kube/config"},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command against a fresh sandbox: starts `kube-sandbox serve --ephemeral` on port 0,
 # waits for its ready file, runs COMMAND with KUBECONFIG (and the kubeconfig path as its last
-# argument when it ends in .py), then stops the sandbox with SIGTERM and checks it exits 0.
+# argument when it ends in .py; KS_READY_FILE names the ready file), then stops the sandbox with
+# SIGTERM and checks it exits 0.
 # KS_SERVE_FLAGS, when set, adds flags to serve (word-split).
 #   with_sandbox.sh COMMAND [ARGS...]
 set -euo pipefail
@@ -26,6 +27,7 @@ done
 [[ -s $tmp/ready.json ]] || { echo "sandbox not ready after 10 s" >&2; exit 1; }
 KUBECONFIG=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kubeconfig"])' "$tmp/ready.json")
 export KUBECONFIG
+export KS_READY_FILE=$tmp/ready.json
 status=0
 "$@" "$KUBECONFIG" || status=$?
 kill -TERM "$pid"

@@ -44,6 +44,9 @@ inline constexpr const char* kAdminOrganization = "system:masters";
 inline constexpr const char* kFrontProxyCaCommonName = "front-proxy-ca";
 inline constexpr const char* kFrontProxyClientCommonName = "front-proxy-client";
 
+// The web console's login token, in the PKI directory.
+inline constexpr const char* kWebConsoleTokenFile = "web-console.token";
+
 // What ensure_pki() found or made. The PEM strings are the files' exact contents.
 struct Pki {
   std::filesystem::path dir;
@@ -51,13 +54,15 @@ struct Pki {
   std::filesystem::path serving_cert_file, serving_key_file;
   std::filesystem::path admin_cert_file, admin_key_file;
   std::filesystem::path admin_token_file;
+  std::filesystem::path web_console_token_file;  // the web console's login secret
   std::filesystem::path front_proxy_ca_cert_file, front_proxy_ca_key_file;
   std::filesystem::path front_proxy_client_cert_file, front_proxy_client_key_file;
 
   std::string ca_cert_pem, ca_key_pem;
   std::string serving_cert_pem, serving_key_pem;
   std::string admin_cert_pem, admin_key_pem;
-  std::string admin_token;  // without the trailing newline
+  std::string admin_token;        // without the trailing newline
+  std::string web_console_token;  // likewise
   std::string front_proxy_ca_cert_pem;
   std::string front_proxy_client_cert_pem, front_proxy_client_key_pem;
 

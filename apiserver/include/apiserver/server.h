@@ -1,6 +1,7 @@
-// The HTTPS listener: TLS 1.2/1.3, HTTP/1.1 keep-alive, bounded request bodies, timeouts on every
-// network operation, chunked streaming for watches, and a graceful stop. It turns bytes into
-// http::Request, runs the handler on a worker pool and writes the http::Response back.
+// The API server's listener: TLS 1.2/1.3 (or plain HTTP on loopback), HTTP/1.1 keep-alive, bounded
+// request bodies, timeouts on every network operation, chunked streaming for watches, and a
+// graceful stop. It turns bytes into http::Request, runs the handler on a worker pool and writes
+// the http::Response back.
 //
 // Nothing a client sends can end the process: an exception that escapes the handler (or the
 // header parsing, or a stream) becomes a 500 InternalError Status for that request and one log
@@ -21,7 +22,10 @@ namespace apiserver {
 
 struct ServerOptions {
   std::string bind_address = "127.0.0.1";
-  uint16_t port = 6443;       // 0 picks a free port; see Server::port()
+  uint16_t port = 6443;  // 0 picks a free port; see Server::port()
+  // false: plain HTTP/1.1, no certificates (only for listeners kept on loopback, such as the
+  // web console's); the certificate fields below are then ignored.
+  bool tls = true;
   std::string cert_pem;       // serving certificate chain
   std::string key_pem;        // its private key
   std::string client_ca_pem;  // when set, client certificates signed by it are verified

@@ -8,17 +8,12 @@
 #include <system_error>
 #include <utility>
 
+#include "common/trim.h"
+
 namespace apiserver::endpoints {
 namespace {
 
-// `s` without the `blanks` around it (goautoneg trims spaces only; the scans below, tabs too).
-std::string_view trim(std::string_view s, std::string_view blanks = " \t") {
-  const std::size_t begin = s.find_first_not_of(blanks);
-  if (begin == std::string_view::npos) {
-    return {};
-  }
-  return s.substr(begin, s.find_last_not_of(blanks) - begin + 1);
-}
+using common::trim;  // goautoneg trims spaces only; the scans below, tabs too
 
 std::string_view trim_spaces(std::string_view s) {
   return trim(s, " ");

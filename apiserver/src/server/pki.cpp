@@ -500,6 +500,37 @@ common::Result<Pair> ensure_ca(const char* common_name, const fs::path& cert_fil
   return fresh;
 }
 
+// A secret token kept in `file` (one line, mode 0600): read when there, else made from 32 random
+// bytes as hex and written. `what` names it in errors.
+common::Result<std::string> ensure_token(const fs::path& file, const char* what,
+                                         std::vector<std::string>& written) {
+  std::string token;
+  if (auto read = common::read_file(file)) {
+    token = std::move(*read);
+    token.erase(token.find_last_not_of(" \t\r\n") + 1);
+    if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
+      return file.string() + ": expected one token on one line";
+    }
+    return token;
+  } else if (!read.error().missing()) {
+    return read.error().message;
+  }
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    return std::string("generating ") + what + ": " + openssl_error();
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (unsigned char b : bytes) {
+    token += kHex[b >> 4];
+    token += kHex[b & 0xf];
+  }
+  if (auto error = write_file_atomically(file, token + "\n", 0600)) {
+    return std::move(*error);
+  }
+  written.push_back(file.filename().string());
+  return token;
+}
+
 }  // namespace
 
 std::vector<std::string> default_serving_sans() {
@@ -545,6 +576,7 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
   pki.admin_cert_file = dir / "admin.crt";
   pki.admin_key_file = dir / "admin.key";
   pki.admin_token_file = dir / "admin.token";
+  pki.web_console_token_file = dir / kWebConsoleTokenFile;
 
   // The CA: reused unless missing or about to expire.
   bool ca_changed = false;
@@ -603,29 +635,13 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
     return proxy_client.error();
   }
 
-  std::string token;
-  if (auto read = common::read_file(pki.admin_token_file)) {
-    token = std::move(*read);
-    token.erase(token.find_last_not_of(" \t\r\n") + 1);
-    if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
-      return pki.admin_token_file.string() + ": expected one token on one line";
-    }
-  } else if (read.error().missing()) {
-    unsigned char bytes[32];
-    if (RAND_bytes(bytes, sizeof bytes) != 1) {
-      return "generating the admin token: " + openssl_error();
-    }
-    static constexpr char kHex[] = "0123456789abcdef";
-    for (unsigned char b : bytes) {
-      token += kHex[b >> 4];
-      token += kHex[b & 0xf];
-    }
-    if (auto error = write_file_atomically(pki.admin_token_file, token + "\n", 0600)) {
-      return std::move(*error);
-    }
-    pki.written.push_back(pki.admin_token_file.filename().string());
-  } else {
-    return read.error().message;
+  auto token = ensure_token(pki.admin_token_file, "the admin token", pki.written);
+  if (!token) {
+    return token.error();
+  }
+  auto web_token = ensure_token(pki.web_console_token_file, "the web console token", pki.written);
+  if (!web_token) {
+    return web_token.error();
   }
 
   pki.ca_cert_pem = std::move(ca.cert_pem);
@@ -634,7 +650,8 @@ common::Result<Pki> ensure_pki(const fs::path& dir, const std::vector<std::strin
   pki.serving_key_pem = std::move(serving->key_pem);
   pki.admin_cert_pem = std::move(admin->cert_pem);
   pki.admin_key_pem = std::move(admin->key_pem);
-  pki.admin_token = std::move(token);
+  pki.admin_token = std::move(*token);
+  pki.web_console_token = std::move(*web_token);
   pki.front_proxy_ca_cert_pem = std::move(proxy_ca.cert_pem);
   pki.front_proxy_client_cert_pem = std::move(proxy_client->cert_pem);
   pki.front_proxy_client_key_pem = std::move(proxy_client->key_pem);

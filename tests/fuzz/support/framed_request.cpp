@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "common/trim.h"
+
 namespace fuzz {
 
 namespace {
@@ -18,15 +20,7 @@ std::string_view next_line(std::string_view input, size_t& pos) {
   return line;
 }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) {
-    s.remove_prefix(1);
-  }
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) {
-    s.remove_suffix(1);
-  }
-  return s;
-}
+using common::trim;
 
 bool is_token(std::string_view s) {
   constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";

@@ -1,0 +1,214 @@
+// Everything the console shows, kept apart from how it is drawn: the resource tree (discovery,
+// polled), the namespaces (listed and watched), the table of the route's resource (a live feed),
+// the row under the cursor, and the object open in the detail pane. The route (the URL) says what
+// is shown; the UI reads this state when `changed` fires and calls applyRoute on navigation.
+import { ApiClient } from './api_client';
+import type { Clock } from './clock';
+import { DiscoveryPoller } from './discovery';
+import { FeedCache } from './feed_cache';
+import type { Http } from './http';
+import { stringField } from './json';
+import { ObjectDetail } from './object_detail';
+import { resourceKey, type ResourceRef } from './resource_ref';
+import { findResource, type ApiResourceInfo } from './resource_tree';
+import { HOME, objectOf, type Route } from './route';
+import { Signal } from './signal';
+import { TableFeed } from './table_feed';
+
+const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
+
+export class ConsoleState {
+  readonly changed = new Signal();
+  readonly discovery: DiscoveryPoller;
+  readonly namespaces: TableFeed;
+  readonly detail: ObjectDetail;
+  private readonly feeds: FeedCache;
+  private routeValue: Route = HOME;
+  private feedValue: TableFeed | undefined;
+  private resourceValue: ApiResourceInfo | undefined;
+  private problemValue: string | undefined;
+  private cursorValue: string | undefined;
+  private versionValue = '';
+  private readonly client: ApiClient;
+
+  constructor(http: Http, clock: Clock) {
+    const client = new ApiClient(http);
+    this.client = client;
+    this.discovery = new DiscoveryPoller(client, clock);
+    this.namespaces = new TableFeed({ ref: NAMESPACES, namespace: '', withNamespace: false }, client, clock);
+    this.detail = new ObjectDetail(client);
+    this.feeds = new FeedCache(client, clock);
+    this.discovery.changed.subscribe(() => {
+      this.resolve();
+      this.changed.emit();
+    });
+    this.namespaces.changed.subscribe(() => this.changed.emit());
+    this.detail.changed.subscribe(() => {
+      this.followDetail();
+      this.changed.emit();
+    });
+  }
+
+  start(): void {
+    this.discovery.start();
+    this.namespaces.start();
+    void this.fetchVersion();
+  }
+
+  stop(): void {
+    this.discovery.stop();
+    this.namespaces.stop();
+    this.feeds.stopAll();
+    this.detail.close();
+  }
+
+  get route(): Route {
+    return this.routeValue;
+  }
+
+  // The table shown; undefined on the home view, before discovery, or for a resource not served.
+  get feed(): TableFeed | undefined {
+    return this.feedValue;
+  }
+
+  // The route's resource as discovery lists it.
+  get resource(): ApiResourceInfo | undefined {
+    return this.resourceValue;
+  }
+
+  // Why the route's resource or object cannot be shown.
+  get problem(): string | undefined {
+    return this.problemValue;
+  }
+
+  // The server's gitVersion ("v1.32.0"); "" until known.
+  get serverVersion(): string {
+    return this.versionValue;
+  }
+
+  // The key (uid) of the row under the cursor.
+  get cursor(): string | undefined {
+    return this.cursorValue;
+  }
+
+  applyRoute(route: Route): void {
+    this.routeValue = route;
+    this.resolve();
+    this.changed.emit();
+  }
+
+  setCursor(key: string | undefined): void {
+    if (key !== this.cursorValue) {
+      this.cursorValue = key;
+      this.changed.emit();
+    }
+  }
+
+  // The namespaces to choose from, by name; the route's own is always among them.
+  namespaceNames(): string[] {
+    const names = new Set<string>();
+    const store = this.namespaces.store;
+    for (let i = 0; i < store.length; i += 1) {
+      const row = store.at(i);
+      if (row) {
+        names.add(row.name);
+      }
+    }
+    if (this.routeValue.namespace !== '') {
+      names.add(this.routeValue.namespace);
+    }
+    return [...names].sort();
+  }
+
+  // The number of objects of a resource in the namespace shown, when a live feed knows it.
+  countOf(resource: ApiResourceInfo): number | undefined {
+    const namespace = resource.namespaced ? this.routeValue.namespace : '';
+    const key = resourceKey(resource);
+    for (const feed of [this.namespaces, ...this.feeds.all()]) {
+      if (feed.complete && resourceKey(feed.target.ref) === key && feed.target.namespace === namespace) {
+        return feed.store.size;
+      }
+    }
+    return undefined;
+  }
+
+  private async fetchVersion(): Promise<void> {
+    try {
+      this.versionValue = stringField(await this.client.getJson('/version'), 'gitVersion') ?? '';
+      this.changed.emit();
+    } catch {
+      // The version is decoration; discovery reports a server that does not answer.
+    }
+  }
+
+  private resolve(): void {
+    const route = this.routeValue;
+    const ref = route.resource;
+    this.problemValue = undefined;
+    if (!ref) {
+      this.show(undefined, undefined);
+      return;
+    }
+    const info = findResource(this.discovery.tree, ref.group, ref.resource);
+    if (!info) {
+      this.show(undefined, undefined);
+      if (this.discovery.loaded) {
+        this.problemValue = `The server does not serve ${resourceKey(ref)} (${ref.version}): it is not in discovery.`;
+      }
+      return;
+    }
+    const namespace = info.namespaced ? route.namespace : '';
+    const target = {
+      ref,
+      namespace,
+      withNamespace: info.namespaced && namespace === '',
+      watchable: info.verbs.includes('watch'),
+    };
+    const feed = this.feeds.acquire(target, (created) => created.changed.subscribe(() => this.onFeedChanged(created)));
+    feed.store.setFilter(route.filter);
+    feed.store.setSort(route.sort);
+    this.show(feed, info);
+    const object = route.object === undefined ? undefined : objectOf(route.object, info.namespaced, route.namespace);
+    if (route.object !== undefined && object === undefined) {
+      this.problemValue = `"${route.object}" names no ${info.kind}: give it as namespace/name.`;
+    }
+    this.detail.open(object ? { ref, kind: info.kind, ...object } : undefined);
+    this.followDetail();
+  }
+
+  private show(feed: TableFeed | undefined, info: ApiResourceInfo | undefined): void {
+    if (feed !== this.feedValue) {
+      this.cursorValue = undefined;
+    }
+    this.feedValue = feed;
+    this.resourceValue = info;
+    if (!feed) {
+      this.detail.close();
+    }
+  }
+
+  private onFeedChanged(feed: TableFeed): void {
+    if (feed === this.feedValue) {
+      this.followDetail();
+    }
+    this.changed.emit();
+  }
+
+  // Tells the detail pane what the table knows of its object, and puts the cursor on its row.
+  private followDetail(): void {
+    const feed = this.feedValue;
+    const { uid, target } = this.detail.state;
+    if (!feed || !target || uid === '') {
+      return;
+    }
+    const row = feed.store.get(uid);
+    if (row && this.cursorValue === undefined) {
+      this.cursorValue = uid;
+    }
+    const covers = feed.target.namespace === '' || feed.target.namespace === target.namespace;
+    const current = feed.status.phase === 'live' || feed.status.phase === 'polled';
+    if (covers && feed.complete && current) {
+      this.detail.observe(row?.resourceVersion);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// The page: header, resource tree, table, detail pane, in that tab order. It draws the console
+// state at most once a frame after it changes, turns user actions into routes (so the URL always
+// says what is shown), and holds the global keys ('/' focuses the filter).
+import type { ConsoleState } from '../model/console_state';
+import { objectParam, type Route } from '../model/route';
+import { nextSort } from '../model/table_store';
+import { DetailPane } from './detail_pane';
+import { h, isTypingTarget } from './dom';
+import { HeaderBar } from './header_bar';
+import { ResourceTreeView } from './resource_tree_view';
+import type { HashRouter } from './router';
+import { TableView } from './table_view';
+
+// Ages in the table are redrawn this often.
+const AGE_TICK_MS = 1000;
+
+export class AppView {
+  private readonly header: HeaderBar;
+  private readonly tree: ResourceTreeView;
+  private readonly table: TableView;
+  private readonly detail: DetailPane;
+  private readonly panes: HTMLElement;
+  private frame = 0;
+
+  constructor(
+    root: HTMLElement,
+    private readonly state: ConsoleState,
+    private readonly router: HashRouter,
+  ) {
+    this.header = new HeaderBar({
+      selectNamespace: (namespace) => {
+        const { object: _object, ...rest } = this.route;
+        this.go({ ...rest, namespace });
+      },
+      setFilter: (filter) => this.go({ ...this.route, filter }, 'replace'),
+      focusTable: () => this.table.focus(),
+    });
+    this.tree = new ResourceTreeView({
+      openResource: (resource) =>
+        this.go({
+          resource: { group: resource.group, version: resource.version, resource: resource.resource },
+          namespace: this.route.namespace,
+          filter: '',
+        }),
+    });
+    this.table = new TableView({
+      setCursor: (key) => this.state.setCursor(key),
+      openRow: (row) => {
+        const object = objectParam(row.namespace, row.name, this.route.namespace);
+        this.go({ ...this.route, object });
+      },
+      sortBy: (column) => {
+        const { sort: _sort, ...rest } = this.route;
+        const sort = nextSort(this.route.sort, column);
+        this.go(sort ? { ...rest, sort } : rest);
+      },
+    });
+    this.detail = new DetailPane(
+      {
+        close: () => {
+          const { object: _object, ...rest } = this.route;
+          this.go(rest);
+          this.table.focus();
+        },
+      },
+      state,
+    );
+    this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.detail.element);
+    root.replaceChildren(this.header.element, this.panes);
+    state.changed.subscribe(() => this.requestFrame());
+    document.addEventListener('keydown', (event) => {
+      if (event.key === '/' && !event.ctrlKey && !event.metaKey && !event.altKey && !isTypingTarget(event.target)) {
+        this.header.focusFilter();
+        event.preventDefault();
+      }
+    });
+    window.setInterval(() => this.requestFrame(), AGE_TICK_MS);
+    this.requestFrame();
+  }
+
+  private get route(): Route {
+    return this.state.route;
+  }
+
+  private go(route: Route, mode: 'push' | 'replace' = 'push'): void {
+    this.router.go(route, mode);
+  }
+
+  private requestFrame(): void {
+    if (this.frame !== 0) {
+      return;
+    }
+    this.frame = window.requestAnimationFrame(() => {
+      this.frame = 0;
+      this.render();
+    });
+  }
+
+  private render(): void {
+    this.header.render(this.state);
+    this.tree.render(this.state);
+    this.table.render(this.state);
+    this.detail.render();
+    // The detail pane takes room only while an object is open.
+    this.panes.classList.toggle('with-detail', this.state.detail.state.target !== undefined);
+    document.title = this.titleText();
+  }
+
+  private titleText(): string {
+    const resource = this.state.resource;
+    const object = this.state.detail.state.target;
+    const parts = [object ? object.name : '', resource ? resource.kind : '', 'kube-sandbox'];
+    return parts.filter((p) => p !== '').join(' · ');
+  }
+}

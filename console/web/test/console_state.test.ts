@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConsoleState } from '../src/model/console_state';
+import { findResource } from '../src/model/resource_tree';
+import { parseRoute } from '../src/model/route';
+import { FakeClock, FakeHttp, json, settle, StreamBody } from './fakes';
+import { table } from './tables';
+
+function server(): FakeHttp {
+  const http = new FakeHttp();
+  http.onGet('/api', json({ versions: ['v1'] }));
+  http.onGet('/apis', json({ groups: [] }));
+  http.onGet(
+    '/api/v1',
+    json({
+      resources: [
+        { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] },
+        { name: 'namespaces', namespaced: false, kind: 'Namespace', verbs: ['list', 'watch'] },
+      ],
+    }),
+  );
+  http.on((request) => (request.path.includes('watch=1') ? { status: 200, stream: new StreamBody() } : undefined));
+  http.onGet('/api/v1/namespaces?limit=500', json(table([{ name: 'default', namespace: '' }, { name: 'demo', namespace: '' }])));
+  http.onGet('/api/v1/namespaces/demo/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }, { name: 'b', namespace: 'demo' }])));
+  http.onGet('/api/v1/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }, { name: 'b', namespace: 'demo' }, { name: 'c', namespace: 'default' }])));
+  http.onGet('/api/v1/namespaces/demo/configmaps/b', json({ kind: 'ConfigMap', metadata: { name: 'b', namespace: 'demo', uid: 'uid-demo-b', resourceVersion: '1' } }));
+  return http;
+}
+
+describe('console state', () => {
+  test('a cold URL restores resource, namespace, object and cursor once discovery answers', async () => {
+    const http = server();
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b'));
+    const before = { feed: state.feed, problem: state.problem };
+    assert.deepEqual(before, { feed: undefined, problem: undefined });
+    state.start();
+    await settle();
+    assert.equal(state.resource?.kind, 'ConfigMap');
+    assert.equal(state.feed?.store.size, 2);
+    assert.equal(state.detail.state.target?.name, 'b');
+    assert.equal(state.detail.state.uid, 'uid-demo-b');
+    assert.equal(state.cursor, 'uid-demo-b');
+    assert.deepEqual(state.namespaceNames(), ['default', 'demo']);
+    const configmaps = findResource(state.discovery.tree, '', 'configmaps');
+    const namespaces = findResource(state.discovery.tree, '', 'namespaces');
+    assert.ok(configmaps && namespaces);
+    assert.equal(state.countOf(configmaps), 2);
+    assert.equal(state.countOf(namespaces), 2);
+    state.stop();
+  });
+
+  test('all namespaces adds the Namespace column; filter and sort come from the route', async () => {
+    const http = server();
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?q=B&sort=-Name'));
+    await settle();
+    const store = state.feed?.store;
+    assert.ok(store);
+    assert.equal(store.columns[0]?.id, 'Namespace');
+    assert.equal(store.filter, 'B');
+    assert.deepEqual(store.sort, { column: 'Name', descending: true });
+    assert.equal(store.length, 1);
+    state.stop();
+  });
+
+  test('a resource discovery does not list is a problem, not a request', async () => {
+    const http = server();
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    state.applyRoute(parseRoute('#/r/example.com/v1/widgets'));
+    await settle();
+    assert.equal(state.feed, undefined);
+    assert.match(state.problem ?? '', /example.com\/widgets/);
+    assert.ok(!http.paths().some((p) => p.includes('widgets')));
+    state.stop();
+  });
+
+  test('switching views aborts the watch of the view before', async () => {
+    const http = server();
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    for (const ns of ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']) {
+      http.onGet(`/api/v1/namespaces/${ns}/configmaps?limit=500`, json(table([])));
+      state.applyRoute(parseRoute(`#/r/core/v1/configmaps?ns=${ns}`));
+      await settle();
+    }
+    const watches = http.requests.filter((r) => r.path.includes('/configmaps?watch=1'));
+    assert.equal(watches.length, 6);
+    assert.equal(watches.filter((r) => r.cancel?.cancelled).length, 5);
+    assert.equal(watches[5]?.cancel?.cancelled, false);
+    state.stop();
+    assert.ok(http.requests.filter((r) => r.path.includes('watch=1')).every((r) => r.cancel?.cancelled));
+  });
+});

@@ -1,0 +1,12 @@
+// `kube-sandbox console --web`: opens the web console of the sandbox whose data directory (or
+// kubeconfig in it) is named, in the default browser through xdg-open when there is a display,
+// else prints its login URL. Fails when that sandbox's serve is not running.
+#pragma once
+
+#include "cli.h"
+
+namespace sandbox {
+
+int open_web_console(const ParsedFlags& flags, CommandContext& ctx);
+
+}  // namespace sandbox
