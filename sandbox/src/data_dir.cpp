@@ -72,9 +72,8 @@ std::vector<std::string> DataDir::loose_permissions() const {
       }
       // The store's LOCK file and the PKI's .lock only serialise processes; certificates
       // are public.
-      bool secret = dir == pki_dir()
-                        ? path.extension() == ".key" || path.filename() == "admin.token"
-                        : path.filename() != "LOCK";
+      bool secret = dir == pki_dir() ? path.extension() == ".key" || path.extension() == ".token"
+                                     : path.filename() != "LOCK";
       if (secret) {
         check_private(path, false, out);
       }

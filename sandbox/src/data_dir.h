@@ -47,8 +47,8 @@ class DataDir {
 
   // What in the data directory others than its owner may read or enter: the root, store/,
   // pki/ and snapshots/ when not 0700 to others, and the store's files, private keys, the
-  // admin token, the kubeconfig and snapshots when not 0600 (certificates are public). One line
-  // per path, naming it and its mode; missing paths are skipped.
+  // tokens (admin, web console), the kubeconfig and snapshots when not 0600 (certificates are
+  // public). One line per path, naming it and its mode; missing paths are skipped.
   std::vector<std::string> loose_permissions() const;
 
  private:

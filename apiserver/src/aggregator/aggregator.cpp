@@ -24,23 +24,6 @@ const std::string kAllKey = "/all";
 constexpr const char* kApiServices = "/apis/apiregistration.k8s.io/v1/apiservices";
 constexpr size_t kMaxDiscoveryBytes = 3 * 1024 * 1024;
 
-std::vector<std::string> split_path(const std::string& path) {
-  std::vector<std::string> out;
-  size_t start = 1;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) {
-      end = path.size();
-    }
-    out.push_back(path.substr(start, end - start));
-    start = end + 1;
-  }
-  while (!out.empty() && out.back().empty()) {
-    out.pop_back();
-  }
-  return out;
-}
-
 std::string prefix_of(const registry::Snapshot& snapshot, const char* group, const char* version,
                       const char* resource) {
   const registry::Resource* r = snapshot.find(group, version, resource);
@@ -69,26 +52,6 @@ void drop_header(http::Response& r, const std::string& name) {
     return !http::CaseInsensitiveLess{}(h.first, name) &&
            !http::CaseInsensitiveLess{}(name, h.first);
   });
-}
-
-// kube-apiserver's longest watch (--min-request-timeout, 1800 s).
-constexpr std::chrono::minutes kWatchBound{30};
-
-// A watch: ?watch=true (or 1), or the legacy /apis/<g>/<v>/watch/... path.
-bool is_watch(const http::Request& request) {
-  const std::string value = request.query_value("watch");
-  if (value == "true" || value == "1") {
-    return true;
-  }
-  const auto segments = split_path(request.path);
-  return segments.size() > 3 && segments[3] == "watch";
-}
-
-// The error a failed send() gives, without Go's `<Method> "<url>": ` (the reverse proxy's
-// transport errors carry none).
-std::string transport_error(const std::string& error, const std::string& url) {
-  const auto at = error.find("\"" + url + "\": ");
-  return at == std::string::npos ? error : error.substr(at + url.size() + 4);
 }
 
 }  // namespace
@@ -712,91 +675,6 @@ std::optional<http::Response> Aggregator::serve_openapi_v2(http::Request& reques
                                               endpoints::openapi_detail::kV2ProtobufContentType);
   }
   return endpoints::openapi_detail::content(request, text, hash, std::move(r));
-}
-
-http::Response Aggregator::proxy(http::Request& request, const ApiService& s) {
-  const std::string where = "service " + s.service->namespace_ + "/" + s.service->name;
-  if (!s.available || s.available->status != "True") {
-    trace::note("aggregator", "kube-aggregator: APIService " + s.name + " is not available");
-    return proxy_error(503, "service unavailable");
-  }
-  auto target = target_for(s, request.target);
-  if (!target) {
-    log::error("aggregator: error resolving " + s.service->namespace_ + "/" + s.service->name +
-               ": " + target.error());
-    trace::note("aggregator", "kube-aggregator could not resolve " + where + ": " + target.error());
-    return proxy_error(503, "service unavailable");
-  }
-  Identity identity{request.user, request.groups, request.extra};
-  webhook::Request out = proxied_request(request, identity);
-  std::erase_if(out.headers, [](const auto& h) {
-    return !http::CaseInsensitiveLess{}(h.first, "Accept-Encoding") &&
-           !http::CaseInsensitiveLess{}("Accept-Encoding", h.first);
-  });
-  auto timeout = options_.proxy_timeout;
-  if (auto given = request.query.find("timeout");
-      given != request.query.end() && !given->second.empty()) {
-    if (auto parsed = http::parse_duration(given->second.front());
-        parsed && *parsed > std::chrono::nanoseconds(0)) {
-      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(*parsed));
-    }
-  }
-  const std::string address = target->connect_host + ":" + target->connect_port;
-  if (is_watch(request)) {
-    return proxy_watch(request, s, *target, out);
-  }
-  auto answer = webhook::send(*target, out, timeout, options_.max_proxied_bytes);
-  if (!answer) {
-    const std::string why = transport_error(answer.error(), target->url);
-    log::error("aggregator: Error while proxying request: " + why);
-    trace::note("aggregator",
-                "kube-aggregator proxied to " + where + " at " + address + ": failed: " + why);
-    queue_.add(s.name);  // check it again now
-    return proxy_error(503, why);
-  }
-  trace::note("aggregator", "kube-aggregator proxied to " + where + " at " + address + " (" +
-                                std::to_string(answer->status) + ")");
-  http::Response r;
-  r.status = answer->status;
-  for (auto& [name, value] : answer->headers) {
-    r.headers.emplace_back(std::move(name), std::move(value));
-  }
-  r.body = std::move(answer->body);
-  return r;
-}
-
-http::Response Aggregator::proxy_watch(const http::Request& request, const ApiService& s,
-                                       const webhook::Target& target, const webhook::Request& out) {
-  const std::string where = "service " + s.service->namespace_ + "/" + s.service->name + " at " +
-                            target.connect_host + ":" + target.connect_port;
-  // As long as the watch asks for (timeoutSeconds), else kube-apiserver's 30-minute bound.
-  std::chrono::milliseconds total = kWatchBound;
-  if (auto given = request.query.find("timeoutSeconds");
-      given != request.query.end() && !given->second.empty()) {
-    long seconds = 0;
-    const std::string& text = given->second.front();
-    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-    if (ec == std::errc() && ptr == text.data() + text.size() && seconds > 0) {
-      total = std::min(total, std::chrono::milliseconds(std::chrono::seconds(seconds)) +
-                                  std::chrono::seconds(5));
-    }
-  }
-  auto opened = webhook::open_stream(target, out, options_.proxy_timeout, total,
-                                     options_.max_buffered_watch_bytes);
-  if (!opened) {
-    const std::string why = transport_error(opened.error(), target.url);
-    log::error("aggregator: Error while proxying request: " + why);
-    trace::note("aggregator", "kube-aggregator proxied a watch to " + where + ": failed: " + why);
-    queue_.add(s.name);
-    return proxy_error(503, why);
-  }
-  trace::note("aggregator", "kube-aggregator streams a watch from " + where + " (" +
-                                std::to_string(opened->status) + ")");
-  http::Response r;
-  r.status = opened->status;
-  r.headers = std::move(opened->headers);
-  r.stream = std::move(opened->body);
-  return r;
 }
 
 }  // namespace apiserver::aggregator

@@ -35,6 +35,32 @@ bool forwarded(const std::string& name) {
 
 }  // namespace
 
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  size_t start = 1;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) {
+      end = path.size();
+    }
+    out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  while (!out.empty() && out.back().empty()) {
+    out.pop_back();
+  }
+  return out;
+}
+
+bool is_watch(const http::Request& request) {
+  const std::string value = request.query_value("watch");
+  if (value == "true" || value == "1") {
+    return true;
+  }
+  const auto segments = split_path(request.path);
+  return segments.size() > 3 && segments[3] == "watch";
+}
+
 std::string path_escape(const std::string& text) {
   static const std::string kKept = "-._~$&+:=@";
   std::string out;

@@ -35,6 +35,12 @@ std::string path_escape(const std::string& text);
 // the client's address).
 webhook::Request proxied_request(const http::Request& request, const Identity& identity);
 
+// The segments of a path ("/apis/g/v" -> apis, g, v), trailing empty ones dropped.
+std::vector<std::string> split_path(const std::string& path);
+
+// A watch: ?watch=true (or 1), or the legacy /apis/<g>/<v>/watch/... path.
+bool is_watch(const http::Request& request);
+
 // kube-aggregator's proxy errors are Go's http.Error: plain text, the message and a newline.
 http::Response proxy_error(int status, const std::string& message);
 

@@ -509,15 +509,17 @@ common::Result<std::string> ensure_token(const fs::path& file, const char* what,
     token = std::move(*read);
     token.erase(token.find_last_not_of(" \t\r\n") + 1);
     if (token.empty() || token.find_first_of(" \t\r\n") != std::string::npos) {
-      return file.string() + ": expected one token on one line";
+      return common::Result<std::string>::failure(file.string() +
+                                                  ": expected one token on one line");
     }
     return token;
   } else if (!read.error().missing()) {
-    return read.error().message;
+    return common::Result<std::string>::failure(read.error().message);
   }
   unsigned char bytes[32];
   if (RAND_bytes(bytes, sizeof bytes) != 1) {
-    return std::string("generating ") + what + ": " + openssl_error();
+    return common::Result<std::string>::failure(std::string("generating ") + what + ": " +
+                                                openssl_error());
   }
   static constexpr char kHex[] = "0123456789abcdef";
   for (unsigned char b : bytes) {
@@ -525,7 +527,7 @@ common::Result<std::string> ensure_token(const fs::path& file, const char* what,
     token += kHex[b & 0xf];
   }
   if (auto error = write_file_atomically(file, token + "\n", 0600)) {
-    return std::move(*error);
+    return common::Result<std::string>::failure(std::move(*error));
   }
   written.push_back(file.filename().string());
   return token;

@@ -137,14 +137,15 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   fs::path dir = tmp.path() / "data" / "pki";
   pki::Pki p = ensure(dir);
 
-  CHECK(p.written == std::vector<std::string>{"ca.key", "ca.crt", "serving.key", "serving.crt",
-                                              "admin.key", "admin.crt", "front-proxy-ca.key",
-                                              "front-proxy-ca.crt", "front-proxy-client.key",
-                                              "front-proxy-client.crt", "admin.token"});
+  CHECK(p.written == std::vector<std::string>{
+                         "ca.key", "ca.crt", "serving.key", "serving.crt", "admin.key", "admin.crt",
+                         "front-proxy-ca.key", "front-proxy-ca.crt", "front-proxy-client.key",
+                         "front-proxy-client.crt", "admin.token", "web-console.token"});
   CHECK(p.ca_cert_file == dir / "ca.crt");
   CHECK(p.admin_token_file == dir / "admin.token");
   CHECK(mode_of(dir) == 0700);
-  for (const char* name : {"ca.key", "serving.key", "admin.key", "admin.token"}) {
+  for (const char* name :
+       {"ca.key", "serving.key", "admin.key", "admin.token", "web-console.token"}) {
     CAPTURE(name);
     CHECK(mode_of(dir / name) == 0600);
   }
@@ -159,6 +160,9 @@ TEST_CASE("ensure_pki creates a CA, a serving and an admin certificate", "[pki]"
   CHECK(read_file(p.admin_cert_file) == p.admin_cert_pem);
   CHECK(read_file(p.admin_key_file) == p.admin_key_pem);
   CHECK(read_file(p.admin_token_file) == p.admin_token + "\n");
+  CHECK(read_file(p.web_console_token_file) == p.web_console_token + "\n");
+  CHECK(p.web_console_token.size() == 64);
+  CHECK(p.web_console_token != p.admin_token);
 
   Cert ca = parse_cert(p.ca_cert_pem);
   Cert serving = parse_cert(p.serving_cert_pem);
@@ -353,6 +357,11 @@ TEST_CASE("ensure_pki never overwrites a file it cannot read", "[pki]") {
     overwrite_file(tmp.path() / "admin.token", "\n");
     CHECK(error_of(pki::ensure_pki(tmp.path(), {})) ==
           (tmp.path() / "admin.token").string() + ": expected one token on one line");
+  }
+  SECTION("a web console token of two words") {
+    overwrite_file(tmp.path() / "web-console.token", "one two\n");
+    CHECK(error_of(pki::ensure_pki(tmp.path(), {})) ==
+          (tmp.path() / "web-console.token").string() + ": expected one token on one line");
   }
 }
 
