@@ -157,7 +157,7 @@ def in_browser(console, shots):
         # Signing in with the printed URL: the redirect keeps the fragment, the cookie sticks.
         dom = chromium(profile, f"{base}/login?token={console.token}#/r/core/v1/namespaces",
                        "--dump-dom")
-        assert "kube-system" in dom, dom[-2000:]
+        assert "kube-system" in dom and "Watch events" in dom, dom[-2000:]
         # A deep link opened cold, in the same profile: the object kubectl wrote is listed.
         deep = f"{base}/#/r/core/v1/configmaps?ns=default"
         dom = chromium(profile, deep, "--dump-dom")

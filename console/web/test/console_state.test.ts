@@ -4,9 +4,10 @@ import { ConsoleState } from '../src/model/console_state';
 import { findResource } from '../src/model/resource_tree';
 import { parseRoute } from '../src/model/route';
 import { FakeClock, FakeHttp, json, settle, StreamBody } from './fakes';
-import { table } from './tables';
+import { table, watchLine } from './tables';
 
-function server(): FakeHttp {
+// The fake server; each watch it answers is added to watches, when given.
+function server(watches?: { path: string; stream: StreamBody }[]): FakeHttp {
   const http = new FakeHttp();
   http.onGet('/api', json({ versions: ['v1'] }));
   http.onGet('/apis', json({ groups: [] }));
@@ -19,7 +20,14 @@ function server(): FakeHttp {
       ],
     }),
   );
-  http.on((request) => (request.path.includes('watch=1') ? { status: 200, stream: new StreamBody() } : undefined));
+  http.on((request) => {
+    if (!request.path.includes('watch=1')) {
+      return undefined;
+    }
+    const stream = new StreamBody();
+    watches?.push({ path: request.path, stream });
+    return { status: 200, stream };
+  });
   http.onGet('/api/v1/namespaces?limit=500', json(table([{ name: 'default', namespace: '' }, { name: 'demo', namespace: '' }])));
   http.onGet('/api/v1/namespaces/demo/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }, { name: 'b', namespace: 'demo' }])));
   http.onGet('/api/v1/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }, { name: 'b', namespace: 'demo' }, { name: 'c', namespace: 'default' }])));
@@ -92,5 +100,66 @@ describe('console state', () => {
     assert.equal(watches[5]?.cancel?.cancelled, false);
     state.stop();
     assert.ok(http.requests.filter((r) => r.path.includes('watch=1')).every((r) => r.cancel?.cancelled));
+  });
+
+  test('watch events go to the log with their objects; the route opens one while it is there', async () => {
+    const http = new FakeHttp();
+    const streams: StreamBody[] = [];
+    http.on((request) => {
+      if (!request.path.startsWith('/api/v1/namespaces/demo/configmaps?watch=1')) {
+        return undefined;
+      }
+      assert.ok(request.path.endsWith('&includeObject=Object'));
+      const stream = new StreamBody();
+      streams.push(stream);
+      return { status: 200, stream };
+    });
+    http.on((request) => (request.path.includes('watch=1') ? { status: 200, stream: new StreamBody() } : undefined));
+    http.onGet('/api', json({ versions: ['v1'] }));
+    http.onGet('/apis', json({ groups: [] }));
+    http.onGet('/api/v1', json({ resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] }] }));
+    http.onGet('/api/v1/namespaces?limit=500', json(table([])));
+    http.onGet('/api/v1/namespaces/demo/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }])));
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo'));
+    await settle();
+    const stream = streams[0];
+    assert.ok(stream);
+    stream.write(watchLine('ADDED', { name: 'b', namespace: 'demo', rv: '11' }) + watchLine('MODIFIED', { name: 'b', namespace: 'demo', rv: '12' }));
+    await settle();
+    const [modified, added] = state.history.view();
+    assert.equal(modified?.type, 'MODIFIED');
+    assert.equal(modified?.kind, 'ConfigMap');
+    assert.equal(modified?.previous, added?.object);
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b&ev=12'));
+    const open = state.openEvent;
+    assert.ok(open && 'found' in open);
+    assert.equal(open.found, modified);
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b&ev=99'));
+    assert.deepEqual(state.openEvent, { missing: '99' });
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b'));
+    assert.equal(state.openEvent, undefined);
+    state.stop();
+  });
+
+  test('namespaces shown in the table are logged once, by the namespaces feed', async () => {
+    const watches: { path: string; stream: StreamBody }[] = [];
+    const http = server(watches);
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    state.applyRoute(parseRoute('#/r/core/v1/namespaces'));
+    await settle();
+    const namespaceWatches = watches.filter((w) => w.path.startsWith('/api/v1/namespaces?watch=1'));
+    assert.equal(namespaceWatches.length, 2);
+    for (const { stream } of namespaceWatches) {
+      stream.write(watchLine('ADDED', { name: 'new', namespace: '', rv: '30' }));
+    }
+    await settle();
+    assert.deepEqual(
+      state.history.view().map((e) => [e.kind, e.name]),
+      [['Namespace', 'new']],
+    );
+    state.stop();
   });
 });

@@ -34,6 +34,10 @@ describe('route', () => {
       },
     ],
     ['#/?ns=default&q=web', { namespace: 'default', filter: 'web' }],
+    [
+      '#/r/apps/v1/deployments?ns=default&obj=web&ev=4242',
+      { resource: { group: 'apps', version: 'v1', resource: 'deployments' }, namespace: 'default', object: 'web', event: '4242', filter: '' },
+    ],
   ];
 
   for (const [hash, route] of cases) {
@@ -61,8 +65,9 @@ describe('route', () => {
     assert.deepEqual(parseRoute('#/r/co%ZZre/v1/pods'), HOME);
   });
 
-  test('obj and sort are dropped without a resource', () => {
-    assert.deepEqual(parseRoute('#/?obj=x&sort=Name'), HOME);
+  test('obj and sort are dropped without a resource, ev without obj', () => {
+    assert.deepEqual(parseRoute('#/?obj=x&sort=Name&ev=3'), HOME);
+    assert.deepEqual(parseRoute('#/r/core/v1/pods?ev=3'), { resource: { group: '', version: 'v1', resource: 'pods' }, namespace: '', filter: '' });
   });
 
   test('a filter with every kind of character survives the round trip', () => {

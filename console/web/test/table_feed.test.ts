@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ApiClient } from '../src/model/api_client';
 import { ACCEPT_TABLE } from '../src/model/http';
-import { TableFeed } from '../src/model/table_feed';
+import { field, stringField } from '../src/model/json';
+import { TableFeed, type FeedEvent } from '../src/model/table_feed';
 import { FakeClock, FakeHttp, json, settle, StreamBody } from './fakes';
 import { bookmarkLine, errorLine, table, watchLine } from './tables';
 
@@ -30,7 +31,7 @@ describe('table feed', () => {
     http.onGet(`${LIST}?limit=500`, json(table([{ name: 'a' }, { name: 'b' }], { rv: '20', continue: 'next 1' })));
     http.onGet(`${LIST}?limit=500&continue=next%201`, json(table([{ name: 'c' }], { rv: '20' })));
     const stream = new StreamBody();
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream });
     feed.start();
     await settle();
     assert.deepEqual(names(feed), ['a', 'b', 'c']);
@@ -54,8 +55,8 @@ describe('table feed', () => {
     http.onGet(`${LIST}?limit=500`, json(table([{ name: 'a' }], { rv: '20' })));
     const first = new StreamBody();
     const second = new StreamBody();
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: first });
-    http.onGet(`${LIST}?watch=1&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: second });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: first });
+    http.onGet(`${LIST}?watch=1&resourceVersion=31&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: second });
     feed.start();
     await settle();
     first.write(watchLine('ADDED', { name: 'b', rv: '30' }) + bookmarkLine('31'));
@@ -78,8 +79,8 @@ describe('table feed', () => {
     });
     const first = new StreamBody();
     const second = new StreamBody();
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: first });
-    http.onGet(`${LIST}?watch=1&resourceVersion=50&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: second });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: first });
+    http.onGet(`${LIST}?watch=1&resourceVersion=50&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: second });
     feed.start();
     await settle();
     first.write(errorLine(410, 'Expired', 'too old resource version: 20 (45)'));
@@ -99,7 +100,7 @@ describe('table feed', () => {
         ? json({ kind: 'Status', status: 'Failure', message: 'configmaps is forbidden: User "x" cannot list', reason: 'Forbidden', code: 403 }, 403)
         : json(table([{ name: 'a' }], { rv: '20' }));
     });
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: new StreamBody() });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: new StreamBody() });
     feed.start();
     await settle();
     assert.equal(feed.status.phase, 'retrying');
@@ -120,7 +121,7 @@ describe('table feed', () => {
     http.onGet(`${LIST}?limit=500`, json(table([{ name: 'a' }], { rv: '20' })));
     let watches = 0;
     const stream = new StreamBody();
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, () => {
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, () => {
       watches += 1;
       return watches === 1 ? 'network-error' : { status: 200, stream };
     });
@@ -138,7 +139,7 @@ describe('table feed', () => {
   test('stop aborts the watch in flight', async () => {
     const { http, feed } = setup();
     http.onGet(`${LIST}?limit=500`, json(table([{ name: 'a' }], { rv: '20' })));
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream: new StreamBody() });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream: new StreamBody() });
     feed.start();
     await settle();
     const watch = http.requests.find((r) => r.path.includes('watch=1'));
@@ -146,6 +147,27 @@ describe('table feed', () => {
     feed.stop();
     assert.equal(watch?.cancel?.cancelled, true);
     assert.equal(feed.running, false);
+  });
+
+  test('the list asks for metadata, the watch for whole objects, handed on with each batch', async () => {
+    const { http, feed } = setup();
+    http.onGet(`${LIST}?limit=500`, json(table([{ name: 'a' }], { rv: '20' })));
+    const stream = new StreamBody();
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream });
+    const batches: FeedEvent[][] = [];
+    feed.events.subscribe((batch) => batches.push([...batch]));
+    feed.start();
+    await settle();
+    assert.ok(!http.paths()[0]?.includes('includeObject'));
+    stream.write(watchLine('MODIFIED', { name: 'a', rv: '21' }) + bookmarkLine('22'));
+    await settle();
+    assert.equal(batches.length, 1);
+    const [modified, bookmark] = batches[0] ?? [];
+    assert.ok(modified?.type === 'MODIFIED');
+    assert.equal(modified.row.resourceVersion, '21');
+    assert.equal(stringField(field(modified.object, 'metadata'), 'name'), 'a');
+    assert.deepEqual(bookmark, { type: 'BOOKMARK', resourceVersion: '22', receivedAt: modified.receivedAt });
+    feed.stop();
   });
 
   test('a watch event with other columns lists again', async () => {
@@ -156,7 +178,7 @@ describe('table feed', () => {
       return json(table([{ name: 'a' }], { rv: '20' }));
     });
     const stream = new StreamBody();
-    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300`, { status: 200, stream });
+    http.onGet(`${LIST}?watch=1&resourceVersion=20&allowWatchBookmarks=true&timeoutSeconds=300&includeObject=Object`, { status: 200, stream });
     feed.start();
     await settle();
     const other = { type: 'ADDED', object: table([{ name: 'b', cells: ['b'] }], {}, [{ name: 'Name', type: 'string', format: 'name' }]) };

@@ -3,6 +3,19 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../src/model/errors';
 import { nextSort } from '../src/model/table_store';
 import { columnWidths, MAX_COLUMN_PX, MIN_COLUMN_PX } from '../src/ui/column_widths';
+import type { LoggedEvent } from '../src/model/event_log';
+import { diffObjects } from '../src/model/json_diff';
+import {
+  clockText,
+  diffSummary,
+  emptyLogText,
+  eventObjectText,
+  eventSummary,
+  goneEventText,
+  logCountText,
+  missingDiffText,
+  pausedText,
+} from '../src/ui/event_text';
 import { feedLine, rowsText } from '../src/ui/status_text';
 import { splitYamlLine } from '../src/ui/yaml_lines';
 
@@ -67,5 +80,52 @@ describe('yaml lines', () => {
     assert.deepEqual(splitYamlLine('  "a:b": true'), { indent: '  ', key: '"a:b":', value: ' true', kind: 'literal' });
     assert.deepEqual(splitYamlLine('  app.kubernetes.io/name: x'), { indent: '  ', key: 'app.kubernetes.io/name:', value: ' x', kind: 'string' });
     assert.deepEqual(splitYamlLine('    {"apiVersion":"v1"}'), { indent: '', key: '', value: '    {"apiVersion":"v1"}', kind: 'string' });
+  });
+});
+
+describe('event text', () => {
+  const at = new Date(2024, 0, 2, 3, 4, 5, 6).getTime();
+  const object = { kind: 'ConfigMap', metadata: { name: 'a' } };
+  const event: LoggedEvent = {
+    seq: 1,
+    receivedAt: at,
+    type: 'MODIFIED',
+    ref: { group: '', version: 'v1', resource: 'configmaps' },
+    kind: 'ConfigMap',
+    namespace: 'default',
+    name: 'a',
+    uid: 'u',
+    resourceVersion: '42',
+    object,
+    previous: object,
+  };
+
+  test('times, objects, counts', () => {
+    assert.equal(clockText(at), '03:04:05.006');
+    assert.equal(eventObjectText(event), 'default/a');
+    assert.equal(eventObjectText({ ...event, namespace: '' }), 'a');
+    assert.equal(eventObjectText({ ...event, type: 'BOOKMARK', name: '' }), 'default (bookmark)');
+    assert.equal(eventObjectText({ ...event, type: 'BOOKMARK', name: '', namespace: '' }), '(bookmark)');
+    assert.equal(logCountText(1, 0), '1 event');
+    assert.equal(logCountText(5000, 12_345), '5,000 events · 12,345 dropped');
+    assert.equal(pausedText(3), 'Paused · 3 new');
+    assert.match(emptyLogText(0, false), /^No watch events yet/);
+    assert.equal(emptyLogText(3, false), 'No event passes the filter.');
+    assert.equal(emptyLogText(3, true), 'Paused before any event passed the filter.');
+    assert.equal(eventSummary(event), 'MODIFIED at resourceVersion 42, 03:04:05.006');
+    assert.match(goneEventText('42', 'ConfigMap', 5000), /^The ConfigMap event at resourceVersion 42 is not in this page's log \(it keeps the last 5,000 events/);
+  });
+
+  test('why there is no diff', () => {
+    assert.equal(missingDiffText(event), undefined);
+    assert.match(missingDiffText({ ...event, type: 'ADDED', previous: null }) ?? '', /^ADDED: the object was created by this event/);
+    assert.match(missingDiffText({ ...event, previous: null }) ?? '', /^The version before this one was not seen by this page/);
+    assert.match(missingDiffText({ ...event, object: null }) ?? '', /only the metadata/);
+  });
+
+  test('diff summaries', () => {
+    assert.equal(diffSummary(diffObjects({ a: 1, b: 2 }, { a: 2, c: 3 }, { hideNoise: true, foldUnchanged: true }), true), '1 changed · 1 added · 1 removed');
+    assert.equal(diffSummary(diffObjects({ a: 1 }, { a: 1 }, { hideNoise: true, foldUnchanged: true }), true), 'No change besides resourceVersion, generation and managedFields.');
+    assert.equal(diffSummary(diffObjects({ a: 1 }, { a: 1 }, { hideNoise: false, foldUnchanged: true }), false), 'No change.');
   });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { LineSplitter } from '../src/model/line_splitter';
+import { field, stringField } from '../src/model/json';
 import { parseColumns } from '../src/model/table_data';
 import { parseWatchEvent } from '../src/model/watch_event';
 import { bookmarkLine, CONFIGMAP_COLUMNS, errorLine, watchLine } from './tables';
@@ -26,12 +27,13 @@ describe('line splitter', () => {
 });
 
 describe('watch events', () => {
-  test('ADDED, MODIFIED and DELETED carry the row', () => {
+  test('ADDED, MODIFIED and DELETED carry the row and its object', () => {
     for (const type of ['ADDED', 'MODIFIED', 'DELETED']) {
       const event = parseWatchEvent(watchLine(type, { name: 'a', rv: '5' }), COLUMNS, 0);
       assert.equal(event.type, type);
-      assert.ok('rows' in event);
-      assert.equal(event.rows[0]?.name, 'a');
+      assert.ok('items' in event);
+      assert.equal(event.items[0]?.row.name, 'a');
+      assert.equal(stringField(field(event.items[0]?.object, 'metadata'), 'uid'), 'uid-default-a');
       assert.equal(event.resourceVersion, '5');
     }
   });
@@ -54,8 +56,9 @@ describe('watch events', () => {
   test('a plain object (a server without Tables) is a row of name and age', () => {
     const line = JSON.stringify({ type: 'MODIFIED', object: { kind: 'Pod', metadata: { name: 'p', namespace: 'd', uid: 'u', resourceVersion: '9' } } });
     const event = parseWatchEvent(line, COLUMNS, 0);
-    assert.ok('rows' in event);
-    assert.deepEqual(event.rows.map((r) => [r.key, r.cells]), [['u', ['p', '']]]);
+    assert.ok('items' in event);
+    assert.deepEqual(event.items.map((i) => [i.row.key, i.row.cells]), [['u', ['p', '']]]);
+    assert.equal(stringField(event.items[0]?.object, 'kind'), 'Pod');
     assert.equal(event.resourceVersion, '9');
   });
 });

@@ -1,27 +1,35 @@
 // Everything the console shows, kept apart from how it is drawn: the resource tree (discovery,
 // polled), the namespaces (listed and watched), the table of the route's resource (a live feed),
-// the row under the cursor, and the object open in the detail pane. The route (the URL) says what
-// is shown; the UI reads this state when `changed` fires and calls applyRoute on navigation.
+// the row under the cursor, the object open in the detail pane, and the watch events of the
+// feeds (with the event open, when the route names one). The route (the URL) says what is shown;
+// the UI reads this state when `changed` fires and calls applyRoute on navigation.
 import { ApiClient } from './api_client';
 import type { Clock } from './clock';
 import { DiscoveryPoller } from './discovery';
+import type { LoggedEvent } from './event_log';
 import { FeedCache } from './feed_cache';
 import type { Http } from './http';
-import { stringField } from './json';
+import { isObject, stringField, type JsonObject } from './json';
 import { ObjectDetail } from './object_detail';
 import { resourceKey, type ResourceRef } from './resource_ref';
 import { findResource, type ApiResourceInfo } from './resource_tree';
 import { HOME, objectOf, type Route } from './route';
 import { Signal } from './signal';
 import { TableFeed } from './table_feed';
+import { WatchHistory, type EventSource } from './watch_history';
 
 const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
+
+// The event the route names: found in the log, or gone from it (dropped, cleared, or from before
+// the page was loaded).
+export type OpenEvent = { readonly found: LoggedEvent } | { readonly missing: string };
 
 export class ConsoleState {
   readonly changed = new Signal();
   readonly discovery: DiscoveryPoller;
   readonly namespaces: TableFeed;
   readonly detail: ObjectDetail;
+  readonly history = new WatchHistory();
   private readonly feeds: FeedCache;
   private routeValue: Route = HOME;
   private feedValue: TableFeed | undefined;
@@ -43,6 +51,8 @@ export class ConsoleState {
       this.changed.emit();
     });
     this.namespaces.changed.subscribe(() => this.changed.emit());
+    this.logEvents(this.namespaces, { ref: NAMESPACES, kind: 'Namespace', namespace: '' });
+    this.history.changed.subscribe(() => this.changed.emit());
     this.detail.changed.subscribe(() => {
       this.followDetail();
       this.changed.emit();
@@ -102,6 +112,17 @@ export class ConsoleState {
       this.cursorValue = key;
       this.changed.emit();
     }
+  }
+
+  // The watch event the route names, when it names one (with its object).
+  get openEvent(): OpenEvent | undefined {
+    const version = this.routeValue.event;
+    const target = this.detail.state.target;
+    if (version === undefined || !target) {
+      return undefined;
+    }
+    const found = this.history.find(target.ref, target.namespace, target.name, version);
+    return found ? { found } : { missing: version };
   }
 
   // The namespaces to choose from, by name; the route's own is always among them.
@@ -164,7 +185,13 @@ export class ConsoleState {
       withNamespace: info.namespaced && namespace === '',
       watchable: info.verbs.includes('watch'),
     };
-    const feed = this.feeds.acquire(target, (created) => created.changed.subscribe(() => this.onFeedChanged(created)));
+    const feed = this.feeds.acquire(target, (created) => {
+      created.changed.subscribe(() => this.onFeedChanged(created));
+      // The namespaces feed logs the events of namespaces already.
+      if (resourceKey(ref) !== resourceKey(NAMESPACES)) {
+        this.logEvents(created, { ref, kind: info.kind, namespace });
+      }
+    });
     feed.store.setFilter(route.filter);
     feed.store.setSort(route.sort);
     this.show(feed, info);
@@ -185,6 +212,17 @@ export class ConsoleState {
     if (!feed) {
       this.detail.close();
     }
+  }
+
+  // Logs the watch events of a feed.
+  private logEvents(feed: TableFeed, source: EventSource): void {
+    feed.events.subscribe((batch) => this.history.record(batch, source, (uid) => this.detailObject(uid)));
+  }
+
+  // The object the detail pane holds, when it is this uid's.
+  private detailObject(uid: string): JsonObject | undefined {
+    const { object, uid: shown } = this.detail.state;
+    return shown === uid && isObject(object) ? object : undefined;
   }
 
   private onFeedChanged(feed: TableFeed): void {

@@ -45,3 +45,18 @@ export function parseJson(text: string): unknown {
     return undefined;
   }
 }
+
+// Deep equality of JSON values: maps equal whatever their key order, lists item by item.
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) {
+    return true;
+  }
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => jsonEqual(item, b[i]));
+  }
+  if (isObject(a) && isObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((key) => key in b && jsonEqual(a[key], b[key]));
+  }
+  return false;
+}

@@ -6,10 +6,13 @@
 //     ?ns=<namespace>                         one namespace (absent: all namespaces)
 //     &obj=<name> | &obj=<namespace>/<name>   the object open in the detail pane; its namespace
 //                                             is written only when it is not ns
+//     &ev=<resourceVersion>                   with obj: the object's watch event at that
+//                                             resourceVersion, from the events pane
 //     &q=<text>                               the filter
 //     &sort=<column> | &sort=-<column>        the sorted column, ascending or descending (-)
 //
-// e.g. #/r/apps/v1/deployments?ns=default&sort=-Age, #/r/core/v1/configmaps?ns=kube-system&obj=x.
+// e.g. #/r/apps/v1/deployments?ns=default&sort=-Age, #/r/core/v1/configmaps?ns=kube-system&obj=x,
+// #/r/core/v1/configmaps?ns=default&obj=x&ev=4242.
 // Values are percent-encoded; ns is kept when a cluster-scoped resource is shown, so the
 // namespace chosen survives a visit to nodes.
 import { CORE_GROUP_NAME, type ResourceRef } from './resource_ref';
@@ -21,6 +24,8 @@ export interface Route {
   readonly namespace: string;
   // The open object as written in the URL: "name" or "namespace/name" (see objectOf).
   readonly object?: string;
+  // With object: the resourceVersion of the object's watch event open in the detail pane.
+  readonly event?: string;
   readonly filter: string;
   readonly sort?: SortSpec;
 }
@@ -80,11 +85,13 @@ export function parseRoute(hash: string): Route {
   const params = parseQuery(q >= 0 ? text.slice(q + 1) : '');
   const resource = parseResource(path);
   const object = params.get('obj');
+  const event = params.get('ev');
   const sort = parseSort(params.get('sort'));
   return {
     ...(resource ? { resource } : {}),
     namespace: params.get('ns') ?? '',
     ...(resource && object ? { object } : {}),
+    ...(resource && object && event ? { event } : {}),
     filter: params.get('q') ?? '',
     ...(resource && sort ? { sort } : {}),
   };
@@ -103,6 +110,9 @@ export function formatRoute(route: Route): string {
   if (route.resource && route.object) {
     // "/" stays readable: names never hold one.
     params.push(`obj=${encode(route.object).replace(/%2F/g, '/')}`);
+    if (route.event) {
+      params.push(`ev=${encode(route.event)}`);
+    }
   }
   if (route.filter !== '') {
     params.push(`q=${encode(route.filter)}`);

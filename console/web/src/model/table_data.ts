@@ -131,17 +131,32 @@ export function parseTable(value: unknown, receivedAt: number, columns?: readonl
   };
 }
 
+// A row of a watch event with the object the server put in it: the whole object when the watch
+// asked for includeObject=Object, else its metadata (a PartialObjectMetadata).
+export interface EventItem {
+  readonly row: Row;
+  readonly object: unknown;
+}
+
 // The rows of a watch event's object: a Table's rows, or the object itself when the server sent
 // it plain.
-export function eventRows(object: unknown, receivedAt: number, columns: readonly ServerColumn[]): Row[] {
+export function eventItems(object: unknown, receivedAt: number, columns: readonly ServerColumn[]): EventItem[] {
   if (stringField(object, 'kind') === 'Table') {
-    return [...parseTable(object, receivedAt, columns).rows];
+    const nameIndex = nameColumnIndex(columns);
+    const items: EventItem[] = [];
+    for (const raw of arrayField(object, 'rows') ?? []) {
+      const row = parseRow(raw, columns.length, nameIndex, receivedAt);
+      if (row) {
+        items.push({ row, object: field(raw, 'object') });
+      }
+    }
+    return items;
   }
   if (field(object, 'metadata') === undefined) {
     throw decodeError('the watch sent an event without an object');
   }
   const row = plainRow(object, receivedAt);
-  return row ? [row] : [];
+  return row ? [{ row, object }] : [];
 }
 
 // The same columns, by name, type and order (a watch event may carry them again).

@@ -3,6 +3,10 @@
 // place (a resource without the watch verb is listed again every few seconds instead). The watch is resumed from the last resourceVersion seen when the server ends it, after a
 // backoff when it fails, and the list is read again on 410 Gone (or when the columns change).
 //
+// The LIST asks for the rows' metadata only (the server's default); the WATCH asks for the whole
+// object in each row (includeObject=Object), which the feed does not keep but hands to the
+// listeners of `events` (the console's event log) with each batch of events.
+//
 // Memory: the rows themselves, the partial line of the watch (bounded), and the events of one
 // chunk of the stream; nothing else grows.
 import type { ApiClient } from './api_client';
@@ -50,11 +54,24 @@ export interface FeedTarget {
   readonly watchable?: boolean;
 }
 
+// A watch event as the feed hands it on: a change with its row and the object the server sent
+// (whole, or its metadata from a server that ignores includeObject), or a bookmark.
+export type FeedEvent =
+  | {
+      readonly type: 'ADDED' | 'MODIFIED' | 'DELETED';
+      readonly row: Row;
+      readonly object: unknown;
+      readonly receivedAt: number;
+    }
+  | { readonly type: 'BOOKMARK'; readonly resourceVersion: string; readonly receivedAt: number };
+
 class Relist extends Error {}
 
 export class TableFeed {
   readonly store: TableStore;
   readonly changed = new Signal();
+  // The watch events of each chunk of the stream, in order, after the rows took them.
+  readonly events = new Signal<readonly FeedEvent[]>();
   private statusValue: FeedStatus = { phase: 'listing', listed: 0 };
   private listedOnce = false;
   private resourceVersion = '';
@@ -196,7 +213,7 @@ export class TableFeed {
   private async watch(cancel: CancelToken): Promise<number> {
     const query =
       `watch=1&resourceVersion=${encodeURIComponent(this.resourceVersion)}` +
-      `&allowWatchBookmarks=true&timeoutSeconds=${WATCH_TIMEOUT_SECONDS}`;
+      `&allowWatchBookmarks=true&timeoutSeconds=${WATCH_TIMEOUT_SECONDS}&includeObject=Object`;
     const response = await this.client.open(`${this.path}?${query}`, { accept: ACCEPT_TABLE, cancel });
     this.setStatus({ phase: 'live', listed: 0 });
     const splitter = new LineSplitter();
@@ -215,26 +232,33 @@ export class TableFeed {
       return 0;
     }
     const changes: RowChange[] = [];
+    const delivered: FeedEvent[] = [];
     const flush = (): void => {
       if (changes.length > 0) {
         this.store.apply(changes);
         changes.length = 0;
+      }
+      if (delivered.length > 0) {
+        this.events.emit(delivered.splice(0));
         this.changed.emit();
       }
     };
     try {
       for (const line of lines) {
-        const event = parseWatchEvent(line, this.store.listColumns, this.clock.now());
+        const receivedAt = this.clock.now();
+        const event = parseWatchEvent(line, this.store.listColumns, receivedAt);
         switch (event.type) {
           case 'ADDED':
           case 'MODIFIED':
           case 'DELETED':
-            for (const row of event.rows) {
+            for (const { row, object } of event.items) {
               changes.push({ type: event.type, row });
+              delivered.push({ type: event.type, row, object, receivedAt });
             }
             this.resourceVersion = event.resourceVersion || this.resourceVersion;
             break;
           case 'BOOKMARK':
+            delivered.push({ type: 'BOOKMARK', resourceVersion: event.resourceVersion, receivedAt });
             this.resourceVersion = event.resourceVersion || this.resourceVersion;
             break;
           case 'ERROR':

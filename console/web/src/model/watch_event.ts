@@ -1,12 +1,12 @@
 // One line of a watch: a WatchEvent whose object is a Table of one row (ADDED, MODIFIED,
-// DELETED; or the object itself from a server that does not do Tables), an object carrying only
+// DELETED; or the object itself from a server that does not do Tables), each row with its object, an object carrying only
 // a resourceVersion (BOOKMARK), or a Status (ERROR).
 import { ApiError, errorFromStatus } from './errors';
 import { field, parseJson, stringField } from './json';
-import { eventRows, parseColumns, sameColumns, type Row, type ServerColumn } from './table_data';
+import { eventItems, parseColumns, sameColumns, type EventItem, type ServerColumn } from './table_data';
 
 export type WatchEvent =
-  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly rows: readonly Row[]; readonly resourceVersion: string }
+  | { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly items: readonly EventItem[]; readonly resourceVersion: string }
   | { readonly type: 'BOOKMARK'; readonly resourceVersion: string }
   | { readonly type: 'ERROR'; readonly error: ApiError }
   // The event's Table has other columns than the list's: the list must be read again.
@@ -29,9 +29,9 @@ export function parseWatchEvent(line: string, columns: readonly ServerColumn[], 
       if (sent.length > 0 && !sameColumns(sent, columns)) {
         return { type: 'COLUMNS_CHANGED' };
       }
-      const rows = eventRows(object, receivedAt, columns);
-      const last = rows[rows.length - 1];
-      return { type, rows, resourceVersion: last?.resourceVersion || resourceVersionOf(object) };
+      const items = eventItems(object, receivedAt, columns);
+      const last = items[items.length - 1];
+      return { type, items, resourceVersion: last?.row.resourceVersion || resourceVersionOf(object) };
     }
     case 'BOOKMARK':
       return { type, resourceVersion: resourceVersionOf(object) };

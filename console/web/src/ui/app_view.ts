@@ -1,11 +1,14 @@
-// The page: header, resource tree, table, detail pane, in that tab order. It draws the console
-// state at most once a frame after it changes, turns user actions into routes (so the URL always
-// says what is shown), and holds the global keys ('/' focuses the filter).
+// The page: header, resource tree, table, events pane, detail pane, in that tab order. It draws
+// the console state at most once a frame after it changes, turns user actions into routes (so
+// the URL always says what is shown), and holds the global keys ('/' focuses the filter).
 import type { ConsoleState } from '../model/console_state';
+import type { LoggedEvent } from '../model/event_log';
+import { resourceKey } from '../model/resource_ref';
 import { objectParam, type Route } from '../model/route';
 import { nextSort } from '../model/table_store';
 import { DetailPane } from './detail_pane';
 import { h, isTypingTarget } from './dom';
+import { EventsPane } from './events_pane';
 import { HeaderBar } from './header_bar';
 import { ResourceTreeView } from './resource_tree_view';
 import type { HashRouter } from './router';
@@ -18,6 +21,7 @@ export class AppView {
   private readonly header: HeaderBar;
   private readonly tree: ResourceTreeView;
   private readonly table: TableView;
+  private readonly events: EventsPane;
   private readonly detail: DetailPane;
   private readonly panes: HTMLElement;
   private frame = 0;
@@ -29,7 +33,7 @@ export class AppView {
   ) {
     this.header = new HeaderBar({
       selectNamespace: (namespace) => {
-        const { object: _object, ...rest } = this.route;
+        const { object: _object, event: _event, ...rest } = this.route;
         this.go({ ...rest, namespace });
       },
       setFilter: (filter) => this.go({ ...this.route, filter }, 'replace'),
@@ -46,8 +50,9 @@ export class AppView {
     this.table = new TableView({
       setCursor: (key) => this.state.setCursor(key),
       openRow: (row) => {
+        const { event: _event, ...rest } = this.route;
         const object = objectParam(row.namespace, row.name, this.route.namespace);
-        this.go({ ...this.route, object });
+        this.go({ ...rest, object });
       },
       sortBy: (column) => {
         const { sort: _sort, ...rest } = this.route;
@@ -55,17 +60,22 @@ export class AppView {
         this.go(sort ? { ...rest, sort } : rest);
       },
     });
+    this.events = new EventsPane({ openEvent: (event) => this.openEvent(event) }, state);
     this.detail = new DetailPane(
       {
         close: () => {
-          const { object: _object, ...rest } = this.route;
+          const { object: _object, event: _event, ...rest } = this.route;
           this.go(rest);
           this.table.focus();
+        },
+        showCurrent: () => {
+          const { event: _event, ...rest } = this.route;
+          this.go(rest);
         },
       },
       state,
     );
-    this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.detail.element);
+    this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.events.element, this.detail.element);
     root.replaceChildren(this.header.element, this.panes);
     state.changed.subscribe(() => this.requestFrame());
     document.addEventListener('keydown', (event) => {
@@ -86,6 +96,19 @@ export class AppView {
     this.router.go(route, mode);
   }
 
+  // Opens an event in the detail pane: its object, in the table of its resource (the one shown,
+  // or the one it came from), and its resourceVersion.
+  private openEvent(event: LoggedEvent): void {
+    if (event.type === 'BOOKMARK') {
+      return;
+    }
+    const route = this.route;
+    const shown = route.resource !== undefined && resourceKey(route.resource) === resourceKey(event.ref);
+    const base: Route = shown ? route : { resource: event.ref, namespace: route.namespace, filter: '' };
+    const object = objectParam(event.namespace, event.name, base.namespace);
+    this.go({ ...base, object, event: event.resourceVersion });
+  }
+
   private requestFrame(): void {
     if (this.frame !== 0) {
       return;
@@ -100,6 +123,7 @@ export class AppView {
     this.header.render(this.state);
     this.tree.render(this.state);
     this.table.render(this.state);
+    this.events.render();
     this.detail.render();
     // The detail pane takes room only while an object is open.
     this.panes.classList.toggle('with-detail', this.state.detail.state.target !== undefined);

@@ -1,11 +1,17 @@
 // The right pane: the open object as YAML (read-only), kept current by the table's watch; a note
-// when it is loading, deleted, or could not be fetched (in the server's words).
+// when it is loading, deleted, or could not be fetched (in the server's words). When the route
+// names one of the object's watch events, the event instead (EventDetailView), or a note that it
+// is gone from the log above the object as it is now.
 import type { ConsoleState } from '../model/console_state';
 import { h, setHidden, setText } from './dom';
+import { EventDetailView } from './event_detail_view';
+import { goneEventText } from './event_text';
 import { renderYaml } from './yaml_render';
 
 export interface DetailActions {
   close(): void;
+  // Leaves the event open for the object as it is now.
+  showCurrent(): void;
 }
 
 export class DetailPane {
@@ -16,15 +22,18 @@ export class DetailPane {
   private readonly message = h('p', { class: 'pane-message', role: 'status' });
   private readonly yaml = h('pre', { class: 'yaml', tabindex: 0, 'aria-labelledby': 'detail-title' });
   private readonly tools: HTMLElement;
+  private readonly event: EventDetailView;
   private shownYaml = '';
 
   constructor(actions: DetailActions, private readonly state: ConsoleState) {
     this.tools = h('div', { class: 'detail-tools' }, h('label', { for: 'show-managed' }, this.managed, ' managedFields'), this.closeButton);
+    this.event = new EventDetailView({ showCurrent: () => actions.showCurrent() });
     this.element = h(
       'aside',
       { class: 'detail-pane', 'aria-label': 'Object' },
       h('div', { class: 'detail-head' }, this.title, this.tools),
       this.message,
+      this.event.element,
       this.yaml,
     );
     this.closeButton.addEventListener('click', () => actions.close());
@@ -42,6 +51,7 @@ export class DetailPane {
     const { target, loading, error, deleted, object } = detail.state;
     setHidden(this.tools, target === undefined);
     if (!target) {
+      setHidden(this.event.element, true);
       setText(this.title, '');
       this.showMessage('', false);
       this.showYaml('');
@@ -50,8 +60,19 @@ export class DetailPane {
     const where = target.namespace === '' ? target.name : `${target.namespace}/${target.name}`;
     setText(this.title, `${target.kind} ${where}`);
     this.managed.checked = detail.showManagedFields;
+    const open = this.state.openEvent;
+    setHidden(this.event.element, !open || !('found' in open));
+    if (open && 'found' in open) {
+      this.showMessage('', false);
+      this.showYaml('');
+      this.event.render(open.found, detail.showManagedFields);
+      return;
+    }
+    const gone = open ? `${goneEventText(open.missing, target.kind, this.state.history.log.capacity)} ` : '';
     if (error) {
-      this.showMessage(`Could not get ${target.kind} ${where}: ${error.describe()}`, true);
+      this.showMessage(`${gone}Could not get ${target.kind} ${where}: ${error.describe()}`, true);
+    } else if (gone !== '') {
+      this.showMessage(gone.trim(), true);
     } else if (deleted) {
       this.showMessage('This object was deleted; its last version is shown.', true);
     } else if (loading && object === undefined) {
@@ -69,11 +90,11 @@ export class DetailPane {
   }
 
   private showYaml(text: string): void {
+    setHidden(this.yaml, text === '');
     if (text === this.shownYaml) {
       return;
     }
     this.shownYaml = text;
     renderYaml(this.yaml, text);
-    setHidden(this.yaml, text === '');
   }
 }

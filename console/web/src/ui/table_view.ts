@@ -12,9 +12,10 @@ import { targetKey } from '../model/feed_cache';
 import { shownCell, type ViewColumn } from '../model/table_columns';
 import type { Row } from '../model/table_data';
 import type { TableFeed } from '../model/table_feed';
-import { anchorAt, pageStep, scrollForAnchor, scrollToReveal, visibleRange, type Anchor } from '../model/virtual_scroll';
+import { anchorAt, pageStep, scrollForAnchor, scrollToReveal, type Anchor } from '../model/virtual_scroll';
 import { columnWidths, MAX_COLUMN_PX, type Measure } from './column_widths';
 import { h, setAttr, setHidden, setText } from './dom';
+import { layoutRows } from './row_slots';
 import { feedLine, rowsText } from './status_text';
 
 export const ROW_HEIGHT = 24;
@@ -268,19 +269,20 @@ export class TableView {
 
   private renderRows(feed: TableFeed, state: ConsoleState): void {
     const store = feed.store;
-    const range = visibleRange({
-      rowHeight: ROW_HEIGHT,
-      viewportHeight: this.viewportHeight,
-      scrollTop: this.grid.scrollTop,
-      total: store.length,
-      overscan: OVERSCAN,
-    });
-    this.body.style.height = `${range.totalHeight}px`;
-    setAttr(this.grid, 'aria-rowcount', store.length + 1);
+    const range = layoutRows(
+      {
+        rowHeight: ROW_HEIGHT,
+        viewportHeight: this.viewportHeight,
+        scrollTop: this.grid.scrollTop,
+        total: store.length,
+        overscan: OVERSCAN,
+      },
+      this.grid,
+      this.body,
+      this.slots,
+      () => this.makeSlot(),
+    );
     const count = range.last - range.first;
-    while (this.slots.length < count) {
-      this.slots.push(this.makeSlot());
-    }
     const now = Date.now();
     const openUid = state.detail.state.uid;
     let cursorShown = false;

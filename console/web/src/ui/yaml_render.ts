@@ -3,7 +3,19 @@
 import { h } from './dom';
 import { splitYamlLine } from './yaml_lines';
 
-const MAX_COLOURED_LINES = 5000;
+export const MAX_COLOURED_LINES = 5000;
+
+// One line of YAML, coloured, appended to parent (without a line break).
+export function appendYamlLine(parent: DocumentFragment | HTMLElement, line: string): void {
+  const parts = splitYamlLine(line);
+  parent.append(parts.indent);
+  if (parts.key !== '') {
+    parent.append(h('span', { class: 'y-key' }, parts.key));
+  }
+  if (parts.value !== '') {
+    parent.append(parts.kind === 'none' ? parts.value : h('span', { class: `y-${parts.kind}` }, parts.value));
+  }
+}
 
 export function renderYaml(pre: HTMLElement, text: string): void {
   const lines = text.split('\n');
@@ -13,14 +25,7 @@ export function renderYaml(pre: HTMLElement, text: string): void {
   }
   const fragment = document.createDocumentFragment();
   lines.forEach((line, i) => {
-    const parts = splitYamlLine(line);
-    fragment.append(parts.indent);
-    if (parts.key !== '') {
-      fragment.append(h('span', { class: 'y-key' }, parts.key));
-    }
-    if (parts.value !== '') {
-      fragment.append(parts.kind === 'none' ? parts.value : h('span', { class: `y-${parts.kind}` }, parts.value));
-    }
+    appendYamlLine(fragment, line);
     if (i < lines.length - 1) {
       fragment.append('\n');
     }
