@@ -20,9 +20,20 @@ function outdirArgument(argv) {
   return resolve(value);
 }
 
+// The packages a bundle took files from ("yaml", "@codemirror/view"), by name.
+function bundledPackages(metafile) {
+  const names = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match) {
+      names.add(match[1]);
+    }
+  }
+  return [...names].sort();
+}
+
 // The notices of the packages bundled into app.js, which their licenses ask to keep.
-function licenseBanner() {
-  const packages = ['yaml'];
+function licenseBanner(packages) {
   const notices = packages.map((name) => {
     const dir = join(root, 'node_modules', name);
     const meta = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -46,17 +57,19 @@ async function bundle(entry, loader) {
     charset: 'utf8',
     outdir: 'out',
     logLevel: 'warning',
+    metafile: true,
     ...(loader ? { loader } : {}),
   });
   const files = result.outputFiles;
   if (files.length !== 1) {
     throw new Error(`${entry}: expected one output file, got ${files.length}`);
   }
-  return files[0].text;
+  return { text: files[0].text, packages: bundledPackages(result.metafile) };
 }
 
 const outdir = outdirArgument(process.argv.slice(2));
-const [js, css] = await Promise.all([bundle('src/main.ts'), bundle('src/app.css')]);
+const [script, style] = await Promise.all([bundle('src/main.ts'), bundle('src/app.css')]);
+const [js, css] = [script.text, style.text];
 for (const [name, text] of [['app.js', js], ['app.css', css]]) {
   if (/https?:\/\/(?!www\.w3\.org\/)/.test(text.replace(/\/\*![\s\S]*?\*\//, ''))) {
     console.warn(`warning: ${name} names an absolute URL`);
@@ -67,6 +80,6 @@ const html = readFileSync(join(root, 'src/index.html'), 'utf8')
   .trim();
 mkdirSync(outdir, { recursive: true });
 writeFileSync(join(outdir, 'index.html'), `${html}\n`);
-writeFileSync(join(outdir, 'app.js'), `${licenseBanner()}\n${js}`);
+writeFileSync(join(outdir, 'app.js'), `${licenseBanner(script.packages)}\n${js}`);
 writeFileSync(join(outdir, 'app.css'), css);
 console.log(`built ${outdir}: index.html, app.js (${(js.length / 1024).toFixed(0)} KiB), app.css (${(css.length / 1024).toFixed(0)} KiB)`);

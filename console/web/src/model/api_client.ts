@@ -2,7 +2,7 @@
 // in the server's words, a body that is not JSON an ApiError of kind 'decode'.
 import type { CancelToken } from './cancel';
 import { ApiError, errorFromResponse } from './errors';
-import { ACCEPT_JSON, type Http, type HttpResponse } from './http';
+import { ACCEPT_JSON, type Http, type HttpRequest, type HttpResponse } from './http';
 import { parseJson } from './json';
 
 export interface GetOptions {
@@ -34,6 +34,21 @@ export class ApiClient {
     const value = parseJson(text);
     if (value === undefined) {
       throw new ApiError('decode', `${path}: the response is not JSON`);
+    }
+    return value;
+  }
+
+  // A request that changes something: the JSON body of its 2xx response (an object, or a
+  // Status for a delete).
+  async send(request: HttpRequest): Promise<unknown> {
+    const response = await this.http(request);
+    const text = await response.text();
+    if (response.status < 200 || response.status > 299) {
+      throw errorFromResponse(response.status, text);
+    }
+    const value = parseJson(text);
+    if (value === undefined) {
+      throw new ApiError('decode', `${request.method} ${request.path.split('?')[0] ?? ''}: the response is not JSON`);
     }
     return value;
   }

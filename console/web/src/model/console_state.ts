@@ -10,7 +10,8 @@ import type { LoggedEvent } from './event_log';
 import { FeedCache } from './feed_cache';
 import type { Http } from './http';
 import { isObject, stringField, type JsonObject } from './json';
-import { ObjectDetail } from './object_detail';
+import { ObjectDetail, sameTarget } from './object_detail';
+import { ObjectEditor } from './object_editor';
 import { resourceKey, type ResourceRef } from './resource_ref';
 import { findResource, type ApiResourceInfo } from './resource_tree';
 import { HOME, objectOf, type Route } from './route';
@@ -29,6 +30,8 @@ export class ConsoleState {
   readonly discovery: DiscoveryPoller;
   readonly namespaces: TableFeed;
   readonly detail: ObjectDetail;
+  // The writes from the detail pane (editor, create, delete).
+  readonly editor: ObjectEditor;
   readonly history = new WatchHistory();
   private readonly feeds: FeedCache;
   private routeValue: Route = HOME;
@@ -45,6 +48,8 @@ export class ConsoleState {
     this.discovery = new DiscoveryPoller(client, clock);
     this.namespaces = new TableFeed({ ref: NAMESPACES, namespace: '', withNamespace: false }, client, clock);
     this.detail = new ObjectDetail(client);
+    this.editor = new ObjectEditor(client);
+    this.editor.changed.subscribe(() => this.changed.emit());
     this.feeds = new FeedCache(client, clock);
     this.discovery.changed.subscribe(() => {
       this.resolve();
@@ -102,8 +107,14 @@ export class ConsoleState {
   }
 
   applyRoute(route: Route): void {
+    const before = this.detail.state.target;
     this.routeValue = route;
     this.resolve();
+    // Another object (or none) in the pane: the editor was for the one before.
+    const after = this.detail.state.target;
+    if (before !== after && !sameTarget(before, after)) {
+      this.editor.close();
+    }
     this.changed.emit();
   }
 

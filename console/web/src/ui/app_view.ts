@@ -38,6 +38,12 @@ export class AppView {
       },
       setFilter: (filter) => this.go({ ...this.route, filter }, 'replace'),
       focusTable: () => this.table.focus(),
+      newObject: () => {
+        const info = state.resource;
+        if (info) {
+          state.editor.create({ ref: info, kind: info.kind, namespaced: info.namespaced }, state.route.namespace);
+        }
+      },
     });
     this.tree = new ResourceTreeView({
       openResource: (resource) =>
@@ -126,7 +132,7 @@ export class AppView {
     this.events.render();
     this.detail.render();
     // The detail pane takes room only while an object is open.
-    this.panes.classList.toggle('with-detail', this.state.detail.state.target !== undefined);
+    this.panes.classList.toggle('with-detail', this.state.detail.state.target !== undefined || this.state.editor.state.mode !== 'closed');
     document.title = this.titleText();
   }
 

@@ -6,6 +6,8 @@ import type { ConsoleState } from '../model/console_state';
 import { h, setHidden, setText } from './dom';
 import { EventDetailView } from './event_detail_view';
 import { goneEventText } from './event_text';
+import { ObjectActions } from './object_actions';
+import { YamlEditor } from './yaml_editor';
 import { renderYaml } from './yaml_render';
 
 export interface DetailActions {
@@ -23,23 +25,30 @@ export class DetailPane {
   private readonly yaml = h('pre', { class: 'yaml', tabindex: 0, 'aria-labelledby': 'detail-title' });
   private readonly tools: HTMLElement;
   private readonly event: EventDetailView;
+  private readonly editor = new YamlEditor('YAML to apply or create');
+  private readonly actions: ObjectActions;
   private shownYaml = '';
+  private editorGeneration = 0;
 
   constructor(actions: DetailActions, private readonly state: ConsoleState) {
     this.tools = h('div', { class: 'detail-tools' }, h('label', { for: 'show-managed' }, this.managed, ' managedFields'), this.closeButton);
     this.event = new EventDetailView({ showCurrent: () => actions.showCurrent() });
+    this.actions = new ObjectActions(state, this.editor);
     this.element = h(
       'aside',
       { class: 'detail-pane', 'aria-label': 'Object' },
       h('div', { class: 'detail-head' }, this.title, this.tools),
+      this.actions.bar,
+      this.actions.feedback,
       this.message,
       this.event.element,
       this.yaml,
+      this.editor.element,
     );
     this.closeButton.addEventListener('click', () => actions.close());
     this.managed.addEventListener('change', () => this.state.detail.setShowManagedFields(this.managed.checked));
     this.element.addEventListener('keydown', (event) => {
-      if (event.key === 'Escape' && this.state.detail.state.target) {
+      if (event.key === 'Escape' && this.state.detail.state.target && this.state.editor.state.mode === 'closed') {
         actions.close();
         event.preventDefault();
       }
@@ -49,6 +58,14 @@ export class DetailPane {
   render(): void {
     const detail = this.state.detail;
     const { target, loading, error, deleted, object } = detail.state;
+    const writes = this.state.editor.state;
+    this.actions.render();
+    setHidden(this.editor.element, writes.mode === 'closed');
+    if (writes.mode !== 'closed') {
+      this.renderEditor();
+      return;
+    }
+    this.editorGeneration = 0;
     setHidden(this.tools, target === undefined);
     if (!target) {
       setHidden(this.event.element, true);
@@ -81,6 +98,23 @@ export class DetailPane {
       this.showMessage('', false);
     }
     this.showYaml(detail.yaml());
+  }
+
+  // The editor instead of the YAML: the object's (or the new one's) text, once per opening.
+  private renderEditor(): void {
+    const writes = this.state.editor.state;
+    const target = this.state.detail.state.target;
+    setHidden(this.tools, target === undefined);
+    setHidden(this.event.element, true);
+    this.showYaml('');
+    const kind = writes.target?.kind ?? '';
+    setText(this.title, writes.mode === 'new' ? `New ${kind}` : `Edit ${kind} ${writes.subject}`);
+    this.showMessage(this.state.detail.state.deleted && writes.mode === 'edit' ? 'This object was deleted.' : '', true);
+    if (writes.generation !== this.editorGeneration) {
+      this.editorGeneration = writes.generation;
+      this.editor.reset(writes.initialText);
+      this.editor.focus();
+    }
   }
 
   private showMessage(text: string, isError: boolean): void {

@@ -44,6 +44,10 @@ export function setHidden(element: HTMLElement, hidden: boolean): void {
 
 // Whether a key event comes from a place where typing is text (so single-key shortcuts stay out).
 export function isTypingTarget(target: EventTarget | null): boolean {
+  // An event from inside a shadow root (the YAML editor's) is seen from outside at its host.
+  while (target instanceof Element && target.shadowRoot?.activeElement) {
+    target = target.shadowRoot.activeElement;
+  }
   return (
     target instanceof HTMLInputElement ||
     target instanceof HTMLTextAreaElement ||

@@ -14,6 +14,8 @@ export interface HeaderActions {
   setFilter(filter: string): void;
   // Moves the focus to the table.
   focusTable(): void;
+  // Opens the editor on a new object of the resource shown.
+  newObject(): void;
 }
 
 export class HeaderBar {
@@ -29,6 +31,7 @@ export class HeaderBar {
     spellcheck: 'false',
     'aria-keyshortcuts': '/',
   });
+  private readonly newButton = h('button', { type: 'button', class: 'action-button new-button' }, 'New');
   private namespacesShown = '';
   private filterTimer: number | undefined;
 
@@ -43,7 +46,9 @@ export class HeaderBar {
       this.namespaceNote,
       h('label', { class: 'visually-hidden', for: 'filter' }, 'Filter rows'),
       this.filter,
+      this.newButton,
     );
+    this.newButton.addEventListener('click', () => this.actions.newObject());
     this.namespace.addEventListener('change', () => this.actions.selectNamespace(this.namespace.value));
     this.filter.addEventListener('input', () => {
       window.clearTimeout(this.filterTimer);
@@ -75,6 +80,9 @@ export class HeaderBar {
     const route = state.route;
     setText(this.version, state.serverVersion);
     this.renderNamespaces(state, route);
+    const resource = state.resource;
+    this.newButton.disabled = !resource || !resource.verbs.includes('create');
+    setText(this.newButton, resource ? `New ${resource.kind}` : 'New');
     // The route wins over the box unless the user is typing into it.
     if (this.filterTimer === undefined && this.filter.value !== route.filter) {
       this.filter.value = route.filter;
