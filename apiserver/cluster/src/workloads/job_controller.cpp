@@ -139,6 +139,10 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   const std::string name = key.substr(slash + 1);
   ObjectPtr job_ptr = jobs_.get(ns, name);
   if (job_ptr == nullptr) {
+    {
+      std::lock_guard lock(mu_);
+      released_.erase(key);
+    }
     // A deleted job's pods (orphaned, or waiting for the garbage collector) are let go.
     for (const ObjectPtr& pod : pods_.list(ns)) {
       const json* ref = controller_ref(*pod);
@@ -154,12 +158,39 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   const auto wall = clock().system_now();
   const std::string now = rfc3339(wall);
   const std::vector<ObjectPtr> pods = controlled_pods(pods_, job);
-  auto remove_finalizer = [this](const json& pod) { return !drop_tracking_finalizer(pod); };
+  // Pods whose tracking finalizer this controller removed already count as let go, even while
+  // the pod cache still shows the finalizer (as upstream's finalizer expectations): a stale copy
+  // must not be counted twice. A uid is forgotten once the cache shows the pod without it.
+  std::set<std::string> released;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = released_.find(key); it != released_.end()) {
+      std::erase_if(it->second, [&](const std::string& uid) {
+        return std::none_of(pods.begin(), pods.end(), [&](const ObjectPtr& pod) {
+          return uid_of(*pod) == uid && has_tracking_finalizer(*pod);
+        });
+      });
+      released = it->second;
+      if (it->second.empty())
+        released_.erase(it);
+    }
+  }
+  auto tracks = [&released](const json& pod) {
+    return has_tracking_finalizer(pod) && released.count(uid_of(pod)) == 0;
+  };
+  auto remove_finalizer = [this, &key, &released](const json& pod) {
+    if (drop_tracking_finalizer(pod))
+      return false;
+    released.insert(uid_of(pod));
+    std::lock_guard lock(mu_);
+    released_[key].insert(uid_of(pod));
+    return true;
+  };
   const bool finished = condition_true(job, "Complete") || condition_true(job, "Failed");
   if (finished) {
     // Leftovers of a finished job: nothing tracks them any more.
     for (const ObjectPtr& pod : pods) {
-      if (has_tracking_finalizer(*pod))
+      if (tracks(*pod))
         remove_finalizer(*pod);
     }
     return std::nullopt;
@@ -190,7 +221,7 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   // Uncounted pods whose finalizer is gone already (a previous sync stopped half-way) are counted.
   std::set<std::string> tracked;
   for (const ObjectPtr& pod : pods) {
-    if (has_tracking_finalizer(*pod))
+    if (tracks(*pod))
       tracked.insert(uid_of(*pod));
   }
   auto settle = [&](json& list, int64_t& counter) {
@@ -229,7 +260,7 @@ std::optional<std::string> JobController::sync(const std::string& key) {
       }
       ++terminating;
     }
-    if (!has_tracking_finalizer(*pod))
+    if (!tracks(*pod))
       continue;  // counted already, or let go without counting
     const std::string pod_uid = uid_of(*pod);
     if (phase == "Succeeded") {
@@ -363,7 +394,7 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   }
   int64_t deleted = 0;
   for (const ObjectPtr& pod : to_delete) {
-    if (!end && has_tracking_finalizer(*pod) && !remove_finalizer(*pod))
+    if (!end && tracks(*pod) && !remove_finalizer(*pod))
       continue;
     auto removed = client_.remove(kPods.object(ns, name_of(*pod)));
     if (removed || removed.error().not_found()) {
@@ -376,7 +407,7 @@ std::optional<std::string> JobController::sync(const std::string& key) {
   if (end && end->failed && all_stopped) {
     for (const ObjectPtr& pod : pods) {
       const std::string pod_uid = uid_of(*pod);
-      if (has_tracking_finalizer(*pod) && string_at(*pod, {"status", "phase"}) != "Succeeded" &&
+      if (tracks(*pod) && string_at(*pod, {"status", "phase"}) != "Succeeded" &&
           !contains(uncounted_failed, pod_uid) &&
           match_pod_failure_policy(job, *pod).action != "Ignore")
         uncounted_failed.push_back(pod_uid);
@@ -413,7 +444,7 @@ std::optional<std::string> JobController::sync(const std::string& key) {
     const bool counted =
         contains(uncounted_succeeded, pod_uid) || contains(uncounted_failed, pod_uid);
     const bool release = counted || (end && all_stopped);
-    if (!release || !has_tracking_finalizer(*pod))
+    if (!release || !tracks(*pod))
       continue;
     if (!remove_finalizer(*pod) && counted) {
       (contains(uncounted_succeeded, pod_uid) ? still_succeeded : still_failed).push_back(pod_uid);

@@ -57,6 +57,9 @@ class JobController final : public Controller {
   Informer& pods_;
   std::mutex mu_;
   std::map<std::string, std::set<std::string>> creating_;  // job key -> pod names not yet seen
+  // job key -> uids of pods whose tracking finalizer this controller removed, until the pod
+  // cache shows it gone (sync)
+  std::map<std::string, std::set<std::string>> released_;
 };
 
 }  // namespace cluster
