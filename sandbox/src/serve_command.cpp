@@ -602,7 +602,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
           << (ephemeral ? ", ephemeral" : "") << ")\n"
           << "kube-sandbox: export KUBECONFIG=" << data->kubeconfig_file().string() << "\n";
   if (web->server) {
-    ctx.out << "kube-sandbox: web console: " << web->console->login_url() << "\n";
+    ctx.out << "kube-sandbox: web console: " << web->login_url() << "\n";
   }
   if (etcd->server) {
     ctx.out << "kube-sandbox: the store's etcd v3 API: " << etcdctl_hint(*etcd->server, *pki)

@@ -51,7 +51,12 @@ std::string StartedWebConsole::url() const {
   if (!server) {
     return {};
   }
-  return "http://127.0.0.1:" + std::to_string(server->port()) + "/";
+  return "http://" + (host == "::1" ? std::string("[::1]") : host) + ":" +
+         std::to_string(server->port()) + "/";
+}
+
+std::string StartedWebConsole::login_url() const {
+  return server ? url() + "login?token=" + login_token : std::string();
 }
 
 common::Result<StartedWebConsole> start_web_console(const WebListen& listen,
@@ -62,6 +67,8 @@ common::Result<StartedWebConsole> start_web_console(const WebListen& listen,
   if (!listen.host) {
     return started;
   }
+  started.host = *listen.host;
+  started.login_token = login_token;
   started.console = std::make_unique<apiserver::WebConsole>(
       apiserver::WebConsoleOptions{login_token, bearer_token}, std::move(api));
   apiserver::ServerOptions options;

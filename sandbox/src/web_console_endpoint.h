@@ -37,7 +37,10 @@ struct StartedWebConsole {
   std::unique_ptr<apiserver::WebConsole> console;
   std::unique_ptr<apiserver::Server> server;
   std::string warning;
-  std::string url() const;  // http://127.0.0.1:PORT/ (empty when off)
+  std::string host;               // the address it listens on
+  std::string login_token;        // what /login takes
+  std::string url() const;        // http://127.0.0.1:PORT/ or http://[::1]:PORT/ (empty when off)
+  std::string login_url() const;  // url() + login?token=... (empty when off)
 };
 common::Result<StartedWebConsole> start_web_console(const WebListen& listen,
                                                     apiserver::http::Handler api,

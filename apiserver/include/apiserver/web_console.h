@@ -42,9 +42,6 @@ class WebConsole {
   // The port the listener got; until it is set, every request is refused by the Host check.
   void set_port(uint16_t port) { port_.store(port); }
 
-  // The URL that logs a browser in, for the listener's port.
-  std::string login_url() const;
-
  private:
   bool host_allowed(const std::string& host) const;
   bool origin_allowed(const http::Request& request) const;

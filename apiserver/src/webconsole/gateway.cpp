@@ -91,11 +91,6 @@ std::string WebConsole::cookie_name(const char* kind) const {
   return std::string("ks_") + kind + "_" + std::to_string(port_.load());
 }
 
-std::string WebConsole::login_url() const {
-  return "http://127.0.0.1:" + std::to_string(port_.load()) +
-         "/login?token=" + options_.login_token;
-}
-
 bool WebConsole::host_allowed(const std::string& host) const {
   const std::string port = std::to_string(port_.load());
   return port_.load() != 0 &&

@@ -229,8 +229,3 @@ TEST_CASE("web console: the page needs the session, its script and styles do not
   CHECK(status_of(missing)["reason"] == "NotFound");
   CHECK(f.ask(Fixture::request("POST", "/app.js")).status == 404);
 }
-
-TEST_CASE("web console: the login URL names the listener's port", "[webconsole]") {
-  Fixture f;
-  CHECK(f.console.login_url() == "http://127.0.0.1:6480/login?token=" + kToken);
-}
