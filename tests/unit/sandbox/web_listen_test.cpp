@@ -14,7 +14,7 @@ common::Result<sandbox::WebListen> parse(const std::vector<std::string>& args) {
 
 }  // namespace
 
-TEST_CASE("--web-listen takes a loopback address and a port", "[cli][web]") {
+TEST_CASE("serve's --web-listen takes a loopback address and a port", "[cli][web]") {
   auto fallback = parse({});
   REQUIRE(fallback);
   CHECK(*fallback->host == "127.0.0.1");
@@ -36,7 +36,8 @@ TEST_CASE("--web-listen takes a loopback address and a port", "[cli][web]") {
   CHECK_FALSE(off->host.has_value());
 }
 
-TEST_CASE("--web-listen refuses other addresses and bad ports, naming the flag", "[cli][web]") {
+TEST_CASE("serve's --web-listen refuses other addresses and bad ports, naming the flag",
+          "[cli][web]") {
   for (const char* bad : {"0.0.0.0:6480", "192.168.1.2:80", "6480", "127.0.0.1:", "127.0.0.1:70000",
                           "127.0.0.1:-1", "127.0.0.1:80x"}) {
     CAPTURE(bad);
