@@ -31,7 +31,7 @@ try {
     platform: 'neutral',
     mainFields: ['module', 'main'],
     external: ['node:*'],
-    target: 'node20',
+    target: 'node18',  // Debian 12's Node.js
     outExtension: { '.js': '.mjs' },
     sourcemap: 'inline',
     logLevel: 'warning',
