@@ -37,7 +37,8 @@ Command console_command() {
   c.synopsis =
       "Usage: kube-sandbox console [--kubeconfig FILE] [--context NAME]\n"
       "       kube-sandbox console --script FILE [--screenshot-dir DIR] [--state-dump FILE]\n"
-      "       kube-sandbox console --web [--data-dir DIR | --kubeconfig DIR/kubeconfig]\n\n"
+      "       kube-sandbox console --web [--data-dir DIR | --kubeconfig DIR/kubeconfig]\n"
+      "       kube-sandbox console --web --kubeconfig FILE [--context NAME] [--web-listen ADDR]\n\n"
       "Opens the desktop console: the kinds the cluster serves, their objects live through\n"
       "watches, the watch events, and an editor that applies YAML with server-side apply. It\n"
       "talks only to the cluster's REST API, with the credentials of the kubeconfig context.\n"
@@ -45,10 +46,15 @@ Command console_command() {
       "the script ends, 1 when a wait times out or a command fails.\n"
       "With --web it opens the web console of the sandbox that serves from the data directory\n"
       "(a running kube-sandbox serve) in the default browser, or prints its URL when there is\n"
-      "no browser; closing the tab does not stop the server.\n";
+      "no browser; closing the tab does not stop the server. With --web and the kubeconfig of\n"
+      "another cluster, this command serves the web console itself on loopback (--web-listen)\n"
+      "and sends its API calls to that cluster with the context's credentials, until Ctrl-C.\n";
   c.flags = FlagSet({
       {"kubeconfig", "", true, "FILE", "kubeconfig to use (default $KUBECONFIG, ~/.kube/config)"},
-      {"web", "", false, "", "open the running sandbox's web console instead"},
+      {"web", "", false, "", "open the web console instead (a sandbox's, or served here)"},
+      {"web-listen", "", true, "ADDRESS:PORT",
+       "with --web and another cluster's kubeconfig: where this command serves the web console "
+       "(loopback only; default 127.0.0.1:6480, or a free port when that is taken)"},
       data_dir_flag(),
       {"context", "", true, "NAME", "kubeconfig context (default its current-context)"},
       {"script", "", true, "FILE", "run the console commands of FILE, then exit"},
@@ -69,6 +75,9 @@ Command console_command() {
     }
     if (flags.has("data-dir")) {
       return usage_error(c, "--data-dir names the sandbox whose web console --web opens", ctx);
+    }
+    if (flags.has("web-listen")) {
+      return usage_error(c, "--web-listen goes with --web", ctx);
     }
     console::ui::RunOptions options;
     if (flags.has("window-size") &&

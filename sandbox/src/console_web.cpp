@@ -2,52 +2,14 @@
 // URL when there is no browser.
 #include "console_web.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
-#include <cstdlib>
 #include <ostream>
 
+#include "browser_open.h"
+#include "console_web_gateway.h"
 #include "data_dir.h"
 #include "web_console_endpoint.h"
 
-extern char** environ;
-
 namespace sandbox {
-namespace {
-
-bool has_display() {
-  for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY"}) {
-    const char* value = std::getenv(name);
-    if (value && *value) {
-      return true;
-    }
-  }
-  return false;
-}
-
-// Runs `xdg-open url` and waits for it (it hands the URL to the browser and returns); true when
-// it said it did.
-bool xdg_open(const std::string& url) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  std::string program = "xdg-open";
-  std::string argument = url;
-  char* argv[] = {program.data(), argument.data(), nullptr};
-  pid_t pid = 0;
-  int failed = posix_spawnp(&pid, "xdg-open", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (failed != 0) {
-    return false;
-  }
-  int status = 0;
-  return waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-}  // namespace
 
 int open_web_console(const ParsedFlags& flags, CommandContext& ctx) {
   if (flags.has("script") || flags.has("screenshot-dir") || flags.has("state-dump")) {
@@ -61,13 +23,16 @@ int open_web_console(const ParsedFlags& flags, CommandContext& ctx) {
     std::filesystem::path kubeconfig = flags.get("kubeconfig");
     if (kubeconfig.filename() != "kubeconfig" ||
         !std::filesystem::exists(kubeconfig.parent_path() / "pki")) {
-      ctx.err << "kube-sandbox console: --web: " << kubeconfig.string()
-              << " is not a kube-sandbox data directory's kubeconfig; the web console is served "
-                 "by kube-sandbox serve for its own cluster (name its --data-dir)\n";
-      return kExitFailure;
+      // Another cluster: this process serves the console and forwards its API calls there.
+      return run_web_console_gateway(kubeconfig.string(), flags, ctx);
     }
     dir.emplace(kubeconfig.parent_path());
   } else {
+    if (flags.has("web-listen")) {
+      ctx.err << "kube-sandbox console: --web-listen is for another cluster's kubeconfig; a "
+                 "sandbox's web console listens where its serve --web-listen says\n";
+      return kExitUsage;
+    }
     auto resolved = resolve_data_dir(flags);
     if (!resolved) {
       ctx.err << "kube-sandbox console: " << resolved.error() << "\n";
@@ -80,7 +45,7 @@ int open_web_console(const ParsedFlags& flags, CommandContext& ctx) {
     ctx.err << "kube-sandbox console: " << url.error() << "\n";
     return kExitFailure;
   }
-  if (has_display() && xdg_open(*url)) {
+  if (open_in_browser(*url)) {
     ctx.out << "kube-sandbox: the web console is open in the browser\n";
     return kExitOk;
   }

@@ -21,6 +21,7 @@
 #include <set>
 
 #include "common/durable_file.h"
+#include "common/hex.h"
 #include "common/read_file.h"
 #include "server/x509_util.h"
 
@@ -521,11 +522,7 @@ common::Result<std::string> ensure_token(const fs::path& file, const char* what,
     return common::Result<std::string>::failure(std::string("generating ") + what + ": " +
                                                 openssl_error());
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (unsigned char b : bytes) {
-    token += kHex[b >> 4];
-    token += kHex[b & 0xf];
-  }
+  token = common::lower_hex(std::string_view(reinterpret_cast<const char*>(bytes), sizeof bytes));
   if (auto error = write_file_atomically(file, token + "\n", 0600)) {
     return common::Result<std::string>::failure(std::move(*error));
   }

@@ -1,12 +1,16 @@
-// The web console's front door: login by token into cookies, the Host, Origin and CSRF checks,
-// the API forwarded as the console's user and nothing of the browser's credentials, the page.
+// The web console's front door: login by the URL token into cookies, the Host, Origin and CSRF
+// checks, the API forwarded as the console's user and nothing of the browser's credentials, the
+// page.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "apiserver/web_console.h"
+#include "web_console_answers.h"
 
 using apiserver::WebConsole;
 using apiserver::WebConsoleOptions;
+using web_console_test::header;
+using web_console_test::status_of;
 namespace http = apiserver::http;
 
 namespace {
@@ -44,38 +48,11 @@ struct Fixture {
     r.query["token"] = {kToken};
     http::Response response = ask(r);
     REQUIRE(response.status == 303);
-    std::string cookies;
-    for (const auto& [name, value] : response.headers) {
-      if (name == "Set-Cookie") {
-        cookies += (cookies.empty() ? "" : "; ") + value.substr(0, value.find(';'));
-      }
-    }
-    return cookies;
+    return web_console_test::cookies_of(response);
   }
 
-  std::string csrf(const std::string& cookies) {
-    auto at = cookies.find("ks_csrf_6480=");
-    REQUIRE(at != std::string::npos);
-    auto value = cookies.substr(at + 13);
-    return value.substr(0, value.find(';'));
-  }
+  std::string csrf(const std::string& cookies) { return web_console_test::csrf_of(cookies); }
 };
-
-std::string header(const http::Response& response, const std::string& name) {
-  for (const auto& [n, v] : response.headers) {
-    if (n == name) {
-      return v;
-    }
-  }
-  return {};
-}
-
-nlohmann::json status_of(const http::Response& response) {
-  auto doc = nlohmann::json::parse(response.body);
-  CHECK(doc["kind"] == "Status");
-  CHECK(doc["code"] == response.status);
-  return doc;
-}
 
 }  // namespace
 
@@ -202,21 +179,23 @@ TEST_CASE("web console: foreign Host, Origin or a cross-site fetch are refused",
   }
 }
 
-TEST_CASE("web console: the page needs the session, its script and styles do not", "[webconsole]") {
+TEST_CASE("web console: the page and its assets are served without a session", "[webconsole]") {
   Fixture f;
-  auto page = f.ask(Fixture::request("GET", "/"));
-  CHECK(page.status == 401);
-  CHECK(status_of(page)["message"].get<std::string>().find("kube-sandbox console --web") !=
-        std::string::npos);
-
-  auto r = Fixture::request("GET", "/");
-  r.headers["Cookie"] = f.login_cookies();
-  page = f.ask(r);
-  CHECK(page.status == 200);
-  CHECK(header(page, "Content-Type") == "text/html; charset=utf-8");
-  CHECK(page.body.find("app.js") != std::string::npos);
-  CHECK(header(page, "Content-Security-Policy").find("script-src 'self'") != std::string::npos);
-  CHECK(header(page, "Access-Control-Allow-Origin").empty());
+  // The page holds no secret; without a session it offers the sign-in. The API stays closed.
+  for (bool signed_in : {false, true}) {
+    auto r = Fixture::request("GET", "/");
+    if (signed_in) {
+      r.headers["Cookie"] = f.login_cookies();
+    }
+    auto page = f.ask(r);
+    CHECK(page.status == 200);
+    CHECK(header(page, "Content-Type") == "text/html; charset=utf-8");
+    CHECK(page.body.find("app.js") != std::string::npos);
+    CHECK(header(page, "Content-Security-Policy").find("script-src 'self'") != std::string::npos);
+    CHECK(header(page, "Access-Control-Allow-Origin").empty());
+    CHECK(header(page, "Cache-Control") == "no-store");
+  }
+  CHECK(f.forwarded.empty());
 
   auto script = f.ask(Fixture::request("GET", "/app.js"));
   CHECK(script.status == 200);

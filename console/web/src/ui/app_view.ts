@@ -94,6 +94,11 @@ export class AppView {
     this.requestFrame();
   }
 
+  // Adds an element at the header's end (who is signed in).
+  addToHeader(element: HTMLElement): void {
+    this.header.element.append(element);
+  }
+
   private get route(): Route {
     return this.state.route;
   }
