@@ -28,17 +28,17 @@ int open_web_console(const ParsedFlags& flags, CommandContext& ctx) {
     }
     dir.emplace(kubeconfig.parent_path());
   } else {
-    if (flags.has("web-listen")) {
-      ctx.err << "kube-sandbox console: --web-listen is for another cluster's kubeconfig; a "
-                 "sandbox's web console listens where its serve --web-listen says\n";
-      return kExitUsage;
-    }
     auto resolved = resolve_data_dir(flags);
     if (!resolved) {
       ctx.err << "kube-sandbox console: " << resolved.error() << "\n";
       return kExitFailure;
     }
     dir.emplace(std::move(*resolved));
+  }
+  if (flags.has("web-listen")) {
+    ctx.err << "kube-sandbox console: --web-listen is for another cluster's kubeconfig; a "
+               "sandbox's web console listens where its serve --web-listen says\n";
+    return kExitUsage;
   }
   auto url = web_console_login_url(*dir);
   if (!url) {
