@@ -20,6 +20,8 @@ export class DetailPane {
   readonly element: HTMLElement;
   private readonly title = h('h2', { class: 'detail-title', id: 'detail-title' });
   private readonly managed = h('input', { type: 'checkbox', id: 'show-managed' });
+  // The toggle of the YAML shown: the editor's YAML never holds managedFields.
+  private readonly managedLabel = h('label', { for: 'show-managed' }, this.managed, ' managedFields');
   private readonly closeButton = h('button', { type: 'button', class: 'close-button', 'aria-label': 'Close the object' }, '×');
   private readonly message = h('p', { class: 'pane-message', role: 'status' });
   private readonly yaml = h('pre', { class: 'yaml', tabindex: 0, 'aria-labelledby': 'detail-title' });
@@ -31,7 +33,7 @@ export class DetailPane {
   private editorGeneration = 0;
 
   constructor(actions: DetailActions, private readonly state: ConsoleState) {
-    this.tools = h('div', { class: 'detail-tools' }, h('label', { for: 'show-managed' }, this.managed, ' managedFields'), this.closeButton);
+    this.tools = h('div', { class: 'detail-tools' }, this.managedLabel, this.closeButton);
     this.event = new EventDetailView({ showCurrent: () => actions.showCurrent() });
     this.actions = new ObjectActions(state, this.editor);
     this.element = h(
@@ -67,6 +69,7 @@ export class DetailPane {
     }
     this.editorGeneration = 0;
     setHidden(this.tools, target === undefined);
+    setHidden(this.managedLabel, false);
     if (!target) {
       setHidden(this.event.element, true);
       setText(this.title, '');
@@ -105,6 +108,7 @@ export class DetailPane {
     const writes = this.state.editor.state;
     const target = this.state.detail.state.target;
     setHidden(this.tools, target === undefined);
+    setHidden(this.managedLabel, true);
     setHidden(this.event.element, true);
     this.showYaml('');
     const kind = writes.target?.kind ?? '';
