@@ -239,6 +239,23 @@ describe('object editor', () => {
     assert.equal(editor.state.subject, 'demo/new-configmap');
   });
 
+  test('a create tells where the object is, an apply does not; the editor is then on it', async () => {
+    const created = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made', namespace: 'demo', resourceVersion: '3' } };
+    const { http } = scripted([{ status: 201, body: created }, { status: 200, body: created }]);
+    const editor = new ObjectEditor(new ApiClient(http));
+    const told: unknown[] = [];
+    editor.created.subscribe((where) => told.push(where));
+    editor.create({ ref: CONFIGMAPS, kind: 'ConfigMap', namespaced: true }, 'demo');
+    assert.equal(editor.isEditing(CONFIGMAPS, 'demo', 'made'), false);
+    await editor.createFrom(editor.state.initialText.replace('name: new-configmap', 'name: made'));
+    assert.deepEqual(told, [{ ref: CONFIGMAPS, namespace: 'demo', name: 'made' }]);
+    assert.equal(editor.isEditing(CONFIGMAPS, 'demo', 'made'), true);
+    assert.equal(editor.isEditing(CONFIGMAPS, 'other', 'made'), false);
+    assert.equal(editor.isEditing(DEPLOYMENTS, 'demo', 'made'), false);
+    await editor.apply(editor.state.initialText.replace('name: new-configmap', 'name: made'), false);
+    assert.equal(told.length, 1);
+  });
+
   test('delete: confirmation, then Terminating when finalizers hold the object', async () => {
     const held = { metadata: { name: 'a', finalizers: ['example.com/hold'], deletionTimestamp: '2026-01-01T00:00:00Z' } };
     const { http, sent } = scripted([{ status: 200, body: held }]);

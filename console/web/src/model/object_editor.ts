@@ -8,7 +8,7 @@ import { asApiError } from './errors';
 import { field, stringField, stringsField } from './json';
 import { duplicateObject, editableObject, manifestYaml, parseManifest, type ManifestProblem } from './manifest';
 import { objectTemplate } from './object_template';
-import type { ResourceRef } from './resource_ref';
+import { sameResource, type ResourceRef } from './resource_ref';
 import { Signal } from './signal';
 import { applyRequest, createRequest, deleteRequest, FIELD_MANAGER, replaceRequest } from './write_requests';
 
@@ -38,6 +38,13 @@ export interface EditorState {
   readonly outcome?: Outcome;
   // A delete asked for and not yet confirmed: what the confirmation says.
   readonly confirmDelete?: string;
+}
+
+// An object the editor created: where it now is.
+export interface CreatedObject {
+  readonly ref: ResourceRef;
+  readonly namespace: string;
+  readonly name: string;
 }
 
 const CLOSED: EditorState = { mode: 'closed', initialText: '', generation: 0, resourceVersion: '', busy: false, subject: '' };
@@ -72,6 +79,8 @@ function versionOf(object: unknown): string {
 
 export class ObjectEditor {
   readonly changed = new Signal();
+  // After each create: the object created, which the view then shows (the URL names it).
+  readonly created = new Signal<CreatedObject>();
   private stateValue: EditorState = CLOSED;
   private generationCount = 0;
 
@@ -104,6 +113,13 @@ export class ObjectEditor {
   duplicate(target: EditTarget, object: unknown): void {
     const name = stringField(field(object, 'metadata'), 'name') ?? 'object';
     this.open('new', target, duplicateObject(object, `${name}-copy`), '');
+  }
+
+  // Whether the editor is open on this object (to apply or replace it).
+  isEditing(ref: ResourceRef, namespace: string, name: string): boolean {
+    const { mode, target, subject } = this.stateValue;
+    const where = namespace === '' ? name : `${namespace}/${name}`;
+    return mode === 'edit' && target !== undefined && sameResource(target.ref, ref) && subject === where;
   }
 
   close(): void {
@@ -159,16 +175,22 @@ export class ObjectEditor {
     }
     this.set({ ...state, busy: true });
     let next: EditorState;
+    let created: CreatedObject | undefined;
     try {
       const { object, message } = await send(target, manifest.name, namespace, { ...manifest.object });
       // After a create, the editor goes on with the object created.
       next = { ...this.stateValue, busy: false, mode: 'edit', subject: subjectOf(object), resourceVersion: versionOf(object), outcome: { kind: 'done', message } };
+      const name = stringField(field(object, 'metadata'), 'name') ?? manifest.name;
+      created = creating ? { ref: target.ref, namespace, name } : undefined;
     } catch (error) {
       const apiError = asApiError(error);
       next = { ...this.stateValue, busy: false, outcome: { kind: 'failed', message: apiError.describe(), conflicts: applyConflicts(apiError) } };
     }
     if (this.stateValue.generation === state.generation) {
       this.set(next);
+      if (created) {
+        this.created.emit(created);
+      }
     }
   }
 

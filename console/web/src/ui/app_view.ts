@@ -3,7 +3,8 @@
 // the URL always says what is shown), and holds the global keys ('/' focuses the filter).
 import type { ConsoleState } from '../model/console_state';
 import type { LoggedEvent } from '../model/event_log';
-import { resourceKey } from '../model/resource_ref';
+import type { CreatedObject } from '../model/object_editor';
+import { resourceKey, sameResource } from '../model/resource_ref';
 import { objectParam, type Route } from '../model/route';
 import { nextSort } from '../model/table_store';
 import { DetailPane } from './detail_pane';
@@ -84,6 +85,7 @@ export class AppView {
     this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.events.element, this.detail.element);
     root.replaceChildren(this.header.element, this.panes);
     state.changed.subscribe(() => this.requestFrame());
+    state.editor.created.subscribe((created) => this.showCreated(created));
     document.addEventListener('keydown', (event) => {
       if (event.key === '/' && !event.ctrlKey && !event.metaKey && !event.altKey && !isTypingTarget(event.target)) {
         this.header.focusFilter();
@@ -113,6 +115,18 @@ export class AppView {
     const base: Route = shown ? route : { resource: event.ref, namespace: route.namespace, filter: '' };
     const object = objectParam(event.namespace, event.name, base.namespace);
     this.go({ ...base, object, event: event.resourceVersion });
+  }
+
+  // After a create, the URL (and so the detail pane and the cursor) names the object created,
+  // in its namespace unless all namespaces are shown; the editor stays open on it.
+  private showCreated(created: CreatedObject): void {
+    const route = this.route;
+    if (!route.resource || !sameResource(route.resource, created.ref)) {
+      return;
+    }
+    const { object: _object, event: _event, ...rest } = route;
+    const namespace = route.namespace === '' || created.namespace === '' ? route.namespace : created.namespace;
+    this.go({ ...rest, namespace, object: objectParam(created.namespace, created.name, namespace) });
   }
 
   private requestFrame(): void {
