@@ -1,4 +1,4 @@
-// The page: header, resource tree, table, events pane, detail pane, in that tab order. It draws
+// The page: header, resource tree, table, events pane, the split, detail pane, in that tab order. It draws
 // the console state at most once a frame after it changes, turns user actions into routes (so
 // the URL always says what is shown), and holds the global keys ('/' focuses the filter).
 import type { ConsoleState } from '../model/console_state';
@@ -12,6 +12,7 @@ import { h, isTypingTarget } from './dom';
 import { EventsPane } from './events_pane';
 import { HeaderBar } from './header_bar';
 import { ResourceTreeView } from './resource_tree_view';
+import { SplitHandle } from './split_handle';
 import type { HashRouter } from './router';
 import { TableView } from './table_view';
 
@@ -82,7 +83,9 @@ export class AppView {
       },
       state,
     );
-    this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.events.element, this.detail.element);
+    this.panes = h('div', { class: 'panes' });
+    const split = new SplitHandle(this.panes);
+    this.panes.append(this.tree.element, this.table.element, this.events.element, split.element, this.detail.element);
     root.replaceChildren(this.header.element, this.panes);
     state.changed.subscribe(() => this.requestFrame());
     state.editor.created.subscribe((created) => this.showCreated(created));
