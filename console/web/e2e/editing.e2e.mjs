@@ -108,8 +108,9 @@ const scenarios = [
     await action('Cancel').click();
   }],
 
-  ['Duplicate creates a copy under a new name; the cursor and the URL move to it', async () => {
-    kubectl('create', 'configmap', 'e2e-original', '--from-literal=shape=circle', '--from-literal=size=3');
+  ['Duplicate creates a copy under a new name (without kubectl apply\'s record of the original); the cursor and the URL move to it', async () => {
+    // Applied by kubectl: its last-applied-configuration annotation names it, not the copy.
+    kubectlApply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'e2e-original', namespace: 'default' }, data: { shape: 'circle', size: '3' } });
     await see(rowNamed('e2e-original'), 'the row e2e-original');
     await openObject('e2e-original');
     await action('Duplicate').click();
@@ -118,6 +119,7 @@ const scenarios = [
     await action('Create').click();
     await see(outcome.filter({ hasText: 'Created ConfigMap e2e-original-copy' }), 'the create succeeded');
     same('the data of the copy', kubectl('get', 'configmap', 'e2e-original-copy', '-o', 'jsonpath={.data}'), kubectl('get', 'configmap', 'e2e-original', '-o', 'jsonpath={.data}'));
+    same('the annotations of the copy', kubectlField('configmap', 'e2e-original-copy', '.metadata.annotations'), '');
     await eventually('the URL to name the copy', () => decodeURIComponent(page.url()).includes('obj=e2e-original-copy'));
     await see(rowNamed('e2e-original-copy').and(page.locator('[aria-selected="true"]')), 'the cursor on the row of the copy');
     await action('Cancel').click();

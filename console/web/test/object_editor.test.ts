@@ -75,6 +75,14 @@ describe('manifest', () => {
     assert.deepEqual(duplicateObject(service, 's-copy'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 's-copy' }, spec: { ports: [] } });
   });
 
+  test('a duplicate leaves out kubectl apply\'s record of the original, keeps other annotations', () => {
+    const applied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"metadata":{"name":"a"}}' };
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', annotations: applied }, data: { k: 'v' } };
+    assert.deepEqual(duplicateObject(object, 'a-copy'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a-copy' }, data: { k: 'v' } });
+    const noted = { ...object, metadata: { name: 'a', annotations: { ...applied, note: 'kept' } } };
+    assert.deepEqual(duplicateObject(noted, 'a-copy').metadata, { name: 'a-copy', annotations: { note: 'kept' } });
+  });
+
   test('YAML errors come with their line and column', () => {
     const result = parseManifest('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a: b\ndata: {}\n');
     assert.ok('problems' in result);
