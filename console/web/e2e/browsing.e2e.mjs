@@ -54,7 +54,7 @@ async function detailWidth() {
 }
 
 const scenarios = [
-  ['a column sorts ascending then descending (names naturally, counts by value)', async () => {
+  ['a column sorts ascending then descending (names naturally, counts by value), live rows in place', async () => {
     // Names and numbers of keys in opposite orders: e2e-sort-1 has 10 keys, e2e-sort-10 one.
     for (const [name, keys] of [['e2e-sort-2', 2], ['e2e-sort-10', 1], ['e2e-sort-1', 10]]) {
       kubectl('create', 'configmap', name, ...Array.from({ length: keys }, (_, i) => `--from-literal=k${i}=v`));
@@ -74,8 +74,13 @@ const scenarios = [
     };
     await sortedBy('Name', 'ascending', ['e2e-sort-1', 'e2e-sort-2', 'e2e-sort-10']);
     await sortedBy('Name', 'descending', ['e2e-sort-10', 'e2e-sort-2', 'e2e-sort-1']);
-    await sortedBy('Data', 'ascending', ['e2e-sort-10', 'e2e-sort-2', 'e2e-sort-1']);
-    await sortedBy('Data', 'descending', ['e2e-sort-1', 'e2e-sort-2', 'e2e-sort-10']);
+    kubectl('create', 'configmap', 'e2e-sort-3', '--from-literal=k0=v', '--from-literal=k1=v', '--from-literal=k2=v');
+    await eventually('a row created meanwhile in its sorted place', async () => {
+      same('the rows, descending, after a create', await rowNames(), ['e2e-sort-10', 'e2e-sort-3', 'e2e-sort-2', 'e2e-sort-1']);
+      return true;
+    });
+    await sortedBy('Data', 'ascending', ['e2e-sort-10', 'e2e-sort-2', 'e2e-sort-3', 'e2e-sort-1']);
+    await sortedBy('Data', 'descending', ['e2e-sort-1', 'e2e-sort-3', 'e2e-sort-2', 'e2e-sort-10']);
   }],
 
   ['the namespace selector limits the rows to the namespace chosen', async () => {

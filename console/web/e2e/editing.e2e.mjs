@@ -31,15 +31,13 @@ async function writesDuring(run) {
   return writes;
 }
 
-async function clipboard() {
-  return page.evaluate(() => navigator.clipboard.readText());
-}
-
-// Clicks a copy button and waits for the page to say the text was copied.
+// Clicks a copy button and waits for the page to say the text was copied and for the clipboard,
+// emptied first, to hold it.
 async function copyWith(name, what) {
+  await page.evaluate(() => navigator.clipboard.writeText(''));
   await action(name).click();
   await see(detail.locator('.copied').filter({ hasText: `Copied ${what} to the clipboard.` }), `the note that ${what} was copied`);
-  return clipboard();
+  return eventually(`${what} on the clipboard`, () => page.evaluate(() => navigator.clipboard.readText()));
 }
 
 const scenarios = [
@@ -148,6 +146,8 @@ const scenarios = [
     const [command, ...rest] = apply.split('\n');
     same('the kubectl apply command', command, "kubectl apply --server-side --field-manager=kube-sandbox-web -f - <<'EOF'");
     same('the data of the YAML in the command', parse(rest.join('\n').replace(/^EOF\n$/m, '')).data, { fill: 'red', shape: 'circle', size: '3' });
+    const edited = parse(await copyWith('Copy YAML', 'the YAML'));
+    same('the data of the YAML copied from the editor', edited.data, { fill: 'red', shape: 'circle', size: '3' });
     execFileSync('sh', ['-c', apply], { stdio: ['ignore', 'ignore', 'pipe'] });
     same('the fill after running the copied apply', kubectlField('configmap', 'e2e-original', '.data.fill'), 'red');
     await action('Cancel').click();
