@@ -165,6 +165,12 @@ const scenarios = [
     await eventually('kubectl to see a deletionTimestamp', () => kubectlField('configmap', 'e2e-held', '.metadata.deletionTimestamp') !== '');
     await see(detail.locator('pre.yaml').filter({ hasText: 'deletionTimestamp:' }), 'the deletionTimestamp in the YAML shown');
     await see(rowNamed('e2e-held'), 'the row e2e-held while it is held');
+    // Opened again, the object still says what holds it, and offers no second delete.
+    await openObject('e2e-typed');
+    await openObject('e2e-held');
+    const since = kubectlField('configmap', 'e2e-held', '.metadata.deletionTimestamp');
+    await see(detail.getByRole('status').filter({ hasText: `Terminating since ${since}, held by metadata.finalizers: example.com/hold.` }), 'the note on what holds e2e-held');
+    await see(action('Delete'), 'the Delete button of an object Terminating', 'hidden');
     kubectl('patch', 'configmap', 'e2e-held', '--type=merge', '-p', '{"metadata":{"finalizers":null}}');
     await see(rowNamed('e2e-held'), 'the row e2e-held', 'hidden');
     await see(detail.getByText('This object was deleted; its last version is shown.'), 'the note that the object was deleted');

@@ -6,7 +6,7 @@ import { errorFromResponse } from '../src/model/errors';
 import type { Http, HttpRequest } from '../src/model/http';
 import { kubectlApply, kubectlGet, shellWord } from '../src/model/kubectl_command';
 import { describeProblem, duplicateObject, editableObject, manifestYaml, parseManifest } from '../src/model/manifest';
-import { deleteQuestion, ObjectEditor } from '../src/model/object_editor';
+import { deleteQuestion, ObjectEditor, terminatingNote } from '../src/model/object_editor';
 import { objectTemplate } from '../src/model/object_template';
 import { applyRequest, createRequest, deleteRequest, replaceRequest } from '../src/model/write_requests';
 
@@ -262,6 +262,20 @@ describe('object editor', () => {
     assert.equal(editor.isEditing(DEPLOYMENTS, 'demo', 'made'), false);
     await editor.apply(editor.state.initialText.replace('name: new-configmap', 'name: made'), false);
     assert.equal(told.length, 1);
+  });
+
+  test('an object being deleted is noted as Terminating, with what holds it', () => {
+    const since = '2026-01-01T00:00:00Z';
+    assert.equal(terminatingNote('ConfigMap', { metadata: { name: 'a' } }), undefined);
+    assert.equal(terminatingNote('ConfigMap', { metadata: { name: 'a', deletionTimestamp: since } }), `Terminating since ${since}.`);
+    assert.equal(
+      terminatingNote('ConfigMap', { metadata: { name: 'a', deletionTimestamp: since, finalizers: ['example.com/hold', 'example.com/two'] } }),
+      `Terminating since ${since}, held by metadata.finalizers: example.com/hold, example.com/two.`,
+    );
+    assert.equal(
+      terminatingNote('Namespace', { metadata: { name: 'n', deletionTimestamp: since }, spec: { finalizers: ['kubernetes'] } }),
+      `Terminating since ${since}, held by spec.finalizers: kubernetes.`,
+    );
   });
 
   test('delete: confirmation, then Terminating when finalizers hold the object', async () => {

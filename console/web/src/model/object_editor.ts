@@ -56,21 +56,37 @@ function subjectOf(object: unknown): string {
   return namespace === '' ? name : `${namespace}/${name}`;
 }
 
-// What a delete confirmation says: the object, and the finalizers that will keep it (as
-// Terminating) until the controllers that own them remove them.
-export function deleteQuestion(kind: string, namespace: string, name: string, object: unknown): string {
-  const where = namespace === '' ? name : `${namespace}/${name}`;
+// The finalizers that keep an object (as Terminating) until the controllers that own them
+// remove them: metadata.finalizers, and a Namespace's spec.finalizers.
+function finalizerHolds(kind: string, object: unknown): string[] {
   const finalizers = stringsField(field(object, 'metadata'), 'finalizers');
   const specFinalizers = kind === 'Namespace' ? stringsField(field(object, 'spec'), 'finalizers') : [];
-  const holds = [
+  return [
     ...(finalizers.length > 0 ? [`metadata.finalizers: ${finalizers.join(', ')}`] : []),
     ...(specFinalizers.length > 0 ? [`spec.finalizers: ${specFinalizers.join(', ')}`] : []),
   ];
+}
+
+// What a delete confirmation says: the object, and the finalizers that will hold it.
+export function deleteQuestion(kind: string, namespace: string, name: string, object: unknown): string {
+  const where = namespace === '' ? name : `${namespace}/${name}`;
+  const holds = finalizerHolds(kind, object);
   const after =
     holds.length === 0
       ? 'It has no finalizers: it goes at once.'
       : `It stays, Terminating, until these finalizers are removed: ${holds.join('; ')}.`;
   return `Delete ${kind} ${where}? ${after}`;
+}
+
+// The note on an object being deleted (its deletionTimestamp set): since when, and the
+// finalizers holding it; undefined for an object that is not.
+export function terminatingNote(kind: string, object: unknown): string | undefined {
+  const since = stringField(field(object, 'metadata'), 'deletionTimestamp');
+  if (since === undefined) {
+    return undefined;
+  }
+  const holds = finalizerHolds(kind, object);
+  return holds.length === 0 ? `Terminating since ${since}.` : `Terminating since ${since}, held by ${holds.join('; ')}.`;
 }
 
 function versionOf(object: unknown): string {

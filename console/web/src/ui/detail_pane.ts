@@ -1,8 +1,9 @@
 // The right pane: the open object as YAML (read-only), kept current by the table's watch; a note
-// when it is loading, deleted, or could not be fetched (in the server's words). When the route
-// names one of the object's watch events, the event instead (EventDetailView), or a note that it
-// is gone from the log above the object as it is now.
+// when it is loading, Terminating (and what holds it), deleted, or could not be fetched (in the
+// server's words). When the route names one of the object's watch events, the event instead
+// (EventDetailView), or a note that it is gone from the log above the object as it is now.
 import type { ConsoleState } from '../model/console_state';
+import { terminatingNote } from '../model/object_editor';
 import { h, setHidden, setText } from './dom';
 import { EventDetailView } from './event_detail_view';
 import { goneEventText } from './event_text';
@@ -98,7 +99,7 @@ export class DetailPane {
     } else if (loading && object === undefined) {
       this.showMessage('Loading…', false);
     } else {
-      this.showMessage('', false);
+      this.showMessage(terminatingNote(target.kind, object) ?? '', false);
     }
     this.showYaml(detail.yaml());
   }
