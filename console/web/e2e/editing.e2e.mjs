@@ -11,7 +11,7 @@ import {
 
 const session = await openBrowser({ permissions: ['clipboard-read', 'clipboard-write'] });
 const { page } = session;
-const { rowNamed, detail, action, outcome, editor, openObject, edit, toEndOfLine, retypeLine, signIn } = consoleParts(page);
+const { rowNamed, detail, action, outcome, editor, openObject, edit, typeLineAfter, retypeLine, signIn } = consoleParts(page);
 const managedToggle = detail.getByLabel('managedFields');
 
 // The writes (anything but GET) the page sends to the API while `run` runs.
@@ -139,9 +139,7 @@ const scenarios = [
 
     await edit();
     // A key of its own (the others are kubectl's: changing one would conflict).
-    await toEndOfLine('data:');
-    await page.keyboard.press('Enter');
-    await page.keyboard.type('fill: red');
+    await typeLineAfter('data:', 'fill: red');
     const apply = await copyWith('Copy as kubectl apply', 'the kubectl apply command');
     const [command, ...rest] = apply.split('\n');
     same('the kubectl apply command', command, "kubectl apply --server-side --field-manager=kube-sandbox-web -f - <<'EOF'");

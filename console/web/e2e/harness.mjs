@@ -138,9 +138,12 @@ export function consoleParts(page) {
       await page.goto(`${LOGIN}${fragment}`);
       await eventually('the page at the deep link', () => page.url() === `${WEB}${fragment}`);
     },
-    // Opens the object of a row in the detail pane.
+    // Opens the object of a row in the detail pane (its title ends with the name: "name: a"
+    // in the YAML alone would also match the YAML of a-copy).
     async openObject(name) {
       await parts.rowNamed(name).getByRole('rowheader').click();
+      const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      await see(detail.locator('#detail-title').filter({ hasText: new RegExp(`[ /]${escaped}$`) }), `the title of ${name}`);
       await see(detail.locator('pre.yaml').filter({ hasText: `name: ${name}` }), `the YAML of ${name}`);
     },
     // Opens the editor on the object shown.
@@ -148,17 +151,31 @@ export function consoleParts(page) {
       await parts.action('Edit').click();
       await see(parts.editor, 'the YAML editor');
     },
-    // Puts the editor's cursor at the end of the line holding `text`.
+    // Puts the editor's cursor at the end of the line holding `text`. (Each key CodeMirror
+    // handles is awaited as drawn before the next is typed: typed at once, a key could land
+    // before the editor had put its selection into the page.)
     async toEndOfLine(text) {
       await parts.editor.locator('.cm-line').filter({ hasText: text }).first().click();
+      await see(detail.locator('.yaml-editor .cm-activeLine').filter({ hasText: text }), `the cursor on "${text}"`);
       await page.keyboard.press('End');
     },
     // Types `replacement` over the line holding `text` (its indentation kept), by keyboard.
     async retypeLine(text, replacement) {
       await parts.toEndOfLine(text);
       await page.keyboard.press('Shift+Home');
+      await see(detail.locator('.yaml-editor .cm-selectionBackground'), `"${text}" selected`);
       await page.keyboard.type(replacement);
       await see(parts.editor.locator('.cm-line').filter({ hasText: replacement }), `"${replacement}" typed in the editor`);
+    },
+    // Types `line` on a new line after the one holding `text`, by keyboard.
+    async typeLineAfter(text, line) {
+      await parts.toEndOfLine(text);
+      const lines = await parts.editor.locator('.cm-line').count();
+      await page.keyboard.press('Enter');
+      await eventually(`a new line after "${text}"`, async () => (await parts.editor.locator('.cm-line').count()) === lines + 1);
+      await see(detail.locator('.yaml-editor .cm-activeLine').filter({ hasText: /^\s*$/ }), 'the cursor on the new line');
+      await page.keyboard.type(line);
+      await see(parts.editor.locator('.cm-line').filter({ hasText: line }), `"${line}" typed in the editor`);
     },
     // The names of the table's rows in the order shown.
     async rowNames() {
