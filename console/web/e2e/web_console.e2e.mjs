@@ -69,7 +69,7 @@ const scenarios = [
     await actions.getByRole('button', { name: 'Cancel' }).click();
   }],
 
-  ['New ConfigMap creates it, Delete after the confirmation deletes it', async () => {
+  ['New ConfigMap creates it (the URL and the cursor follow), Delete after the confirmation deletes it', async () => {
     await page.goto(`${WEB}${CONFIGMAPS}`);
     await see(rowNamed('e2e-alpha'), 'the row e2e-alpha');
     await page.getByRole('button', { name: 'New ConfigMap' }).click();
@@ -77,6 +77,9 @@ const scenarios = [
     await actions.getByRole('button', { name: 'Create', exact: true }).click();
     await see(outcome.filter({ hasText: 'Created ConfigMap new-configmap' }), 'the create succeeded');
     await eventually('kubectl to see new-configmap', () => !kubectlFails('get', 'configmap', 'new-configmap'));
+    await eventually('the URL to name new-configmap', () => page.url() === `${WEB}${CONFIGMAPS}&obj=new-configmap`);
+    await see(rowNamed('new-configmap').and(page.locator('[aria-selected="true"]')), 'the cursor on the row new-configmap');
+    await see(page.getByRole('heading', { name: 'Edit ConfigMap default/new-configmap' }), 'the editor going on with new-configmap');
     await actions.getByRole('button', { name: 'Cancel' }).click();
     await see(rowNamed('new-configmap'), 'the row new-configmap');
     await openObject('new-configmap');
