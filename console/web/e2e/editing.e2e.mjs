@@ -6,20 +6,22 @@
 import { execFileSync } from 'node:child_process';
 import { parse } from 'yaml';
 import {
-  CONFIGMAPS, consoleParts, eventually, kubectl, kubectlApply, kubectlFails, kubectlField, kubectlWith, openBrowser, runScenarios, same, see, textOf,
+  CONFIGMAPS, WEB, consoleParts, eventually, kubectl, kubectlApply, kubectlFails, kubectlField, kubectlWith, openBrowser, runScenarios, same, see, textOf,
 } from './harness.mjs';
 
 const session = await openBrowser({ permissions: ['clipboard-read', 'clipboard-write'] });
 const { page } = session;
 const { rowNamed, detail, action, outcome, editor, openObject, edit, typeLineAfter, retypeLine, signIn } = consoleParts(page);
 const managedToggle = detail.getByLabel('managedFields');
+const COLLECTION = `${WEB}api/v1/namespaces/default/configmaps`;
 
-// The writes (anything but GET) the page sends to the API while `run` runs.
+// The writes (anything but GET) the page sends to the API while `run` runs: "METHOD URL", and
+// the body of each.
 async function writesDuring(run) {
   const writes = [];
   const record = (request) => {
     if (request.method() !== 'GET' && new URL(request.url()).pathname.startsWith('/api')) {
-      writes.push(`${request.method()} ${request.url()}`);
+      writes.push({ request: `${request.method()} ${request.url()}`, body: request.postData() });
     }
   };
   page.on('request', record);
@@ -67,17 +69,27 @@ const scenarios = [
     kubectl('create', 'configmap', 'e2e-replace', '--from-literal=colour=red');
     await see(rowNamed('e2e-replace'), 'the row e2e-replace');
     await openObject('e2e-replace');
+    const loaded = kubectlField('configmap', 'e2e-replace', '.metadata.resourceVersion');
     await edit();
     await retypeLine('colour: red', 'colour: amber');
-    await action('Replace').click();
-    await see(outcome.filter({ hasText: 'Replaced (was resourceVersion' }), 'the replace succeeded');
-    await eventually('kubectl to see colour amber', () => kubectlField('configmap', 'e2e-replace', '.data.colour') === 'amber');
+    const writes = await writesDuring(async () => {
+      await action('Replace').click();
+      await see(outcome.filter({ hasText: `Replaced (was resourceVersion ${loaded})` }), 'the replace at the version loaded');
+    });
+    same('the replace\'s requests', writes.map((w) => w.request), [`PUT ${COLLECTION}/e2e-replace?fieldManager=kube-sandbox-web`]);
+    same('the resourceVersion the replace sent', JSON.parse(writes[0].body).metadata.resourceVersion, loaded);
+    same('the colour kubectl sees', kubectlField('configmap', 'e2e-replace', '.data.colour'), 'amber');
+    const written = kubectlField('configmap', 'e2e-replace', '.metadata.resourceVersion');
+    await see(outcome.filter({ hasText: `resourceVersion ${written}.` }), 'the version written');
 
     kubectlWith({ KUBE_EDITOR: 'sed -i -e s/colour:.amber/colour:\\ violet/' }, 'edit', 'configmap', 'e2e-replace');
     same('the colour after kubectl edit', kubectlField('configmap', 'e2e-replace', '.data.colour'), 'violet');
     await retypeLine('colour: amber', 'colour: indigo');
-    await action('Replace').click();
-    await see(outcome.filter({ hasText: 'the object has been modified' }), 'the 409 in the server\'s words');
+    const refused = await writesDuring(async () => {
+      await action('Replace').click();
+      await see(outcome.filter({ hasText: 'the object has been modified' }), 'the 409 in the server\'s words');
+    });
+    same('the resourceVersion the second replace sent (its own write\'s)', refused.map((w) => JSON.parse(w.body).metadata.resourceVersion), [written]);
     const said = await textOf(outcome);
     if (!said.includes('Conflict') || !said.includes('409')) {
       throw new Error(`the outcome should name the Conflict (409): ${said}`);
