@@ -1,9 +1,9 @@
-// Builds the web console into a directory of exactly three files: index.html, app.js, app.css
-// (minified, no source maps, nothing loaded from elsewhere). index.html names the other two by
-// relative path, so the console works served at / or under any prefix.
+// Builds the web console into a directory of exactly four files: index.html, app.js, app.css
+// (minified, no source maps, nothing loaded from elsewhere) and favicon.svg (copied). index.html
+// names the others by relative path, so the console works served at / or under any prefix.
 //
 //   node build.mjs --outdir DIR
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -82,4 +82,5 @@ mkdirSync(outdir, { recursive: true });
 writeFileSync(join(outdir, 'index.html'), `${html}\n`);
 writeFileSync(join(outdir, 'app.js'), `${licenseBanner(script.packages)}\n${js}`);
 writeFileSync(join(outdir, 'app.css'), css);
-console.log(`built ${outdir}: index.html, app.js (${(js.length / 1024).toFixed(0)} KiB), app.css (${(css.length / 1024).toFixed(0)} KiB)`);
+copyFileSync(join(root, 'src/favicon.svg'), join(outdir, 'favicon.svg'));
+console.log(`built ${outdir}: index.html, app.js (${(js.length / 1024).toFixed(0)} KiB), app.css (${(css.length / 1024).toFixed(0)} KiB), favicon.svg`);

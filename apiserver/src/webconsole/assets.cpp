@@ -7,6 +7,7 @@ extern "C" {
 extern const char ks_web_index_html_begin[], ks_web_index_html_end[];
 extern const char ks_web_app_js_begin[], ks_web_app_js_end[];
 extern const char ks_web_app_css_begin[], ks_web_app_css_end[];
+extern const char ks_web_favicon_svg_begin[], ks_web_favicon_svg_end[];
 }
 
 namespace apiserver::webconsole {
@@ -19,10 +20,11 @@ std::string_view blob(const char* begin, const char* end) {
 }  // namespace
 
 const Asset* find_asset(std::string_view path) {
-  static const std::array<Asset, 3> assets = {{
+  static const std::array<Asset, 4> assets = {{
       {"/", "text/html; charset=utf-8", blob(ks_web_index_html_begin, ks_web_index_html_end)},
       {"/app.js", "text/javascript; charset=utf-8", blob(ks_web_app_js_begin, ks_web_app_js_end)},
       {"/app.css", "text/css; charset=utf-8", blob(ks_web_app_css_begin, ks_web_app_css_end)},
+      {"/favicon.svg", "image/svg+xml", blob(ks_web_favicon_svg_begin, ks_web_favicon_svg_end)},
   }};
   for (const auto& asset : assets) {
     if (asset.path == path) {

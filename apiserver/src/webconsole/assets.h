@@ -1,4 +1,4 @@
-// The web console's page, script and style sheet, bundled from console/web at build time and
+// The web console's page, script, style sheet and icon, bundled from console/web at build time and
 // embedded in the executable (assets_blob.S): nothing is fetched from elsewhere at run time.
 #pragma once
 
@@ -7,7 +7,7 @@
 namespace apiserver::webconsole {
 
 struct Asset {
-  std::string_view path;          // "/", "/app.js", "/app.css"
+  std::string_view path;          // "/", "/app.js", "/app.css", "/favicon.svg"
   std::string_view content_type;  // with its charset
   std::string_view body;
 };

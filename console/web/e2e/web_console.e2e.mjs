@@ -1,103 +1,26 @@
 // End-to-end test of the web console in a real browser: Debian's Chromium driven by
-// playwright-core (which never downloads a browser), against a running `kube-sandbox serve`.
+// playwright-core (which never downloads a browser), against a running `kube-sandbox serve`:
+// sign in, filter, live rows and watch events with a diff, apply with a conflict and a forced
+// apply, create and delete, a custom resource in the tree, a cold deep link.
 //
 //   KS_WEB_LOGIN=<web>login?token=<token> KUBECONFIG=<admin kubeconfig> \
 //     node e2e/web_console.e2e.mjs
 //
-// KS_SCREENSHOT_DIR, when set, receives a screenshot after each scenario (and of a failure);
-// KS_CHROMIUM names another Chromium binary than Debian's.
-// Each scenario checks what the user sees; the first failure ends the run with exit status 1.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+// The other suites (*.e2e.mjs) cover the editor, the table and events pane, and the loopback
+// protections; harness.mjs holds what they share.
+import {
+  CONFIGMAPS, WEB, consoleParts, eventually, kubectl, kubectlApply, kubectlFails, openBrowser, runScenarios, see, textOf,
+} from './harness.mjs';
 
-const TIMEOUT_MS = 15_000;
-const LOGIN = process.env.KS_WEB_LOGIN;
-const SCREENSHOTS = process.env.KS_SCREENSHOT_DIR;
-const CHROMIUM = process.env.KS_CHROMIUM ?? '/usr/bin/chromium';
-
-if (!LOGIN || !process.env.KUBECONFIG) {
-  console.error('KS_WEB_LOGIN and KUBECONFIG must be set');
-  process.exit(2);
-}
-const WEB = LOGIN.slice(0, LOGIN.indexOf('login?'));
-const CONFIGMAPS = '#/r/core/v1/configmaps?ns=default';
-
-function kubectl(...args) {
-  return execFileSync('kubectl', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-function kubectlFails(...args) {
-  try {
-    execFileSync('kubectl', args, { stdio: 'ignore' });
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-// Polls until check() returns a truthy value (or stops throwing); then returns that value.
-async function eventually(what, check, timeoutMs = TIMEOUT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) {
-        return value;
-      }
-      last = undefined;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-// Waits for a locator to be visible (or hidden), with a message naming what was expected.
-async function see(locator, what, state = 'visible') {
-  try {
-    await locator.first().waitFor({ state, timeout: TIMEOUT_MS });
-  } catch (error) {
-    throw new Error(`expected ${what} to be ${state}: ${error.message.split('\n')[0]}`);
-  }
-}
-
-async function textOf(locator) {
-  return (await locator.innerText({ timeout: TIMEOUT_MS })).replace(/\s+/g, ' ');
-}
-
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
-const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
-const page = await context.newPage();
-const pageErrors = [];
-page.on('pageerror', (error) => pageErrors.push(error.message));
-
-const table = page.locator('.table-pane [role="grid"]');
-const rowNamed = (name) => table.getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
-const events = page.locator('.events-pane [role="grid"]');
-const detail = page.locator('.detail-pane');
-const actions = page.getByRole('toolbar', { name: 'Object actions' });
-const outcome = detail.locator('.outcome');
-
-async function openObject(name) {
-  await rowNamed(name).getByRole('rowheader').click();
-  await see(detail.locator('pre.yaml').filter({ hasText: `name: ${name}` }), `the YAML of ${name}`);
-}
+const session = await openBrowser();
+const { context, page } = session;
+const { rowNamed, events, actions, outcome, openObject, editor, signIn } = consoleParts(page);
 
 const scenarios = [
   ['sign in with a deep link shows the ConfigMap table', async () => {
     kubectl('create', 'configmap', 'e2e-alpha', '--from-literal=k=v');
     kubectl('create', 'configmap', 'e2e-beta', '--from-literal=k=v');
-    await page.goto(`${LOGIN}${CONFIGMAPS}`);
-    await eventually('the page at the deep link', () => page.url().startsWith(WEB) && page.url().endsWith(CONFIGMAPS));
+    await signIn(CONFIGMAPS);
     await see(page.getByRole('heading', { name: 'kube-sandbox' }), 'the console header');
     await see(page.getByRole('columnheader', { name: 'Name' }), 'the Name column');
     await see(rowNamed('e2e-alpha'), 'the row e2e-alpha');
@@ -133,7 +56,7 @@ const scenarios = [
     await see(rowNamed('e2e-web'), 'the row e2e-web');
     await openObject('e2e-web');
     await actions.getByRole('button', { name: 'Edit', exact: true }).click();
-    await see(page.getByRole('textbox', { name: 'YAML to apply or create' }), 'the YAML editor');
+    await see(editor, 'the YAML editor');
     await actions.getByRole('button', { name: 'Apply', exact: true }).click();
     await see(outcome.filter({ hasText: 'Applied as kube-sandbox-web' }), 'the apply succeeded');
     kubectl('scale', 'deployment', 'e2e-web', '--replicas=3');
@@ -146,14 +69,17 @@ const scenarios = [
     await actions.getByRole('button', { name: 'Cancel' }).click();
   }],
 
-  ['New ConfigMap creates it, Delete after the confirmation deletes it', async () => {
+  ['New ConfigMap creates it (the URL and the cursor follow), Delete after the confirmation deletes it', async () => {
     await page.goto(`${WEB}${CONFIGMAPS}`);
     await see(rowNamed('e2e-alpha'), 'the row e2e-alpha');
     await page.getByRole('button', { name: 'New ConfigMap' }).click();
-    await see(page.getByRole('textbox', { name: 'YAML to apply or create' }), 'the YAML editor');
+    await see(editor, 'the YAML editor');
     await actions.getByRole('button', { name: 'Create', exact: true }).click();
     await see(outcome.filter({ hasText: 'Created ConfigMap new-configmap' }), 'the create succeeded');
     await eventually('kubectl to see new-configmap', () => !kubectlFails('get', 'configmap', 'new-configmap'));
+    await eventually('the URL to name new-configmap', () => page.url() === `${WEB}${CONFIGMAPS}&obj=new-configmap`);
+    await see(rowNamed('new-configmap').and(page.locator('[aria-selected="true"]')), 'the cursor on the row new-configmap');
+    await see(page.getByRole('heading', { name: 'Edit ConfigMap default/new-configmap' }), 'the editor going on with new-configmap');
     await actions.getByRole('button', { name: 'Cancel' }).click();
     await see(rowNamed('new-configmap'), 'the row new-configmap');
     await openObject('new-configmap');
@@ -177,7 +103,7 @@ const scenarios = [
         versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
       },
     };
-    execFileSync('kubectl', ['apply', '-f', '-'], { input: JSON.stringify(crd), stdio: ['pipe', 'ignore', 'pipe'] });
+    kubectlApply(crd);
     const tree = page.getByRole('tree', { name: 'Resources' });
     const group = tree.locator('[role="treeitem"][title="e2e.example.com/v1"]');
     await see(group, 'the tree item of the group e2e.example.com');
@@ -201,31 +127,4 @@ const scenarios = [
   }],
 ];
 
-let failed = false;
-try {
-  if (SCREENSHOTS) {
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  }
-  for (const [index, [name, run]] of scenarios.entries()) {
-    try {
-      await run();
-    } catch (error) {
-      console.error(`FAIL ${name}: ${error.message}`);
-      if (pageErrors.length > 0) {
-        console.error(`page errors: ${pageErrors.join('; ')}`);
-      }
-      if (SCREENSHOTS) {
-        await page.screenshot({ path: join(SCREENSHOTS, `failed-${index + 1}.png`) }).catch(() => {});
-      }
-      failed = true;
-      break;
-    }
-    if (SCREENSHOTS) {
-      await page.screenshot({ path: join(SCREENSHOTS, `${index + 1}.png`) });
-    }
-    console.log(`ok ${index + 1} ${name}`);
-  }
-} finally {
-  await browser.close();
-}
-process.exit(failed ? 1 : 0);
+await runScenarios('basics', session, scenarios);

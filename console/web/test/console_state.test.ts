@@ -58,6 +58,36 @@ describe('console state', () => {
     state.stop();
   });
 
+  test('the cursor follows the object the route opens; after a create the editor stays on it', async () => {
+    const http = server();
+    http.onGet('/api/v1/namespaces/demo/configmaps/a', json({ kind: 'ConfigMap', metadata: { name: 'a', namespace: 'demo', uid: 'uid-demo-a', resourceVersion: '1' } }));
+    http.on((request) =>
+      request.method === 'POST'
+        ? json({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made', namespace: 'demo', uid: 'uid-demo-made', resourceVersion: '2' } }, 201)
+        : undefined,
+    );
+    const state = new ConsoleState(http.http, new FakeClock());
+    state.start();
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b'));
+    await settle();
+    assert.equal(state.cursor, 'uid-demo-b');
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=a'));
+    await settle();
+    assert.equal(state.cursor, 'uid-demo-a');
+
+    state.editor.create({ ref: { group: '', version: 'v1', resource: 'configmaps' }, kind: 'ConfigMap', namespaced: true }, 'demo');
+    await state.editor.createFrom(state.editor.state.initialText);
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=made'));
+    await settle();
+    assert.equal(state.editor.state.mode, 'edit');
+    assert.equal(state.editor.state.subject, 'demo/made');
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo&obj=b'));
+    assert.equal(state.editor.state.mode, 'closed');
+    await settle();
+    assert.equal(state.cursor, 'uid-demo-b');
+    state.stop();
+  });
+
   test('all namespaces adds the Namespace column; filter and sort come from the route', async () => {
     const http = server();
     const state = new ConsoleState(http.http, new FakeClock());

@@ -6,7 +6,7 @@ import { errorFromResponse } from '../src/model/errors';
 import type { Http, HttpRequest } from '../src/model/http';
 import { kubectlApply, kubectlGet, shellWord } from '../src/model/kubectl_command';
 import { describeProblem, duplicateObject, editableObject, manifestYaml, parseManifest } from '../src/model/manifest';
-import { deleteQuestion, ObjectEditor } from '../src/model/object_editor';
+import { deleteQuestion, ObjectEditor, terminatingNote } from '../src/model/object_editor';
 import { objectTemplate } from '../src/model/object_template';
 import { applyRequest, createRequest, deleteRequest, replaceRequest } from '../src/model/write_requests';
 
@@ -73,6 +73,14 @@ describe('manifest', () => {
   test('a duplicate has the new name, and a Service loses its cluster IPs', () => {
     const service = { apiVersion: 'v1', kind: 'Service', metadata: { name: 's', uid: 'u', ownerReferences: [] }, spec: { clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1'], ports: [] } };
     assert.deepEqual(duplicateObject(service, 's-copy'), { apiVersion: 'v1', kind: 'Service', metadata: { name: 's-copy' }, spec: { ports: [] } });
+  });
+
+  test('a duplicate leaves out kubectl apply\'s record of the original, keeps other annotations', () => {
+    const applied = { 'kubectl.kubernetes.io/last-applied-configuration': '{"metadata":{"name":"a"}}' };
+    const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', annotations: applied }, data: { k: 'v' } };
+    assert.deepEqual(duplicateObject(object, 'a-copy'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a-copy' }, data: { k: 'v' } });
+    const noted = { ...object, metadata: { name: 'a', annotations: { ...applied, note: 'kept' } } };
+    assert.deepEqual(duplicateObject(noted, 'a-copy').metadata, { name: 'a-copy', annotations: { note: 'kept' } });
   });
 
   test('YAML errors come with their line and column', () => {
@@ -237,6 +245,37 @@ describe('object editor', () => {
     assert.deepEqual(editor.state.outcome, { kind: 'done', message: 'Created ConfigMap new-configmap: resourceVersion 3.' });
     assert.equal(editor.state.mode, 'edit');
     assert.equal(editor.state.subject, 'demo/new-configmap');
+  });
+
+  test('a create tells where the object is, an apply does not; the editor is then on it', async () => {
+    const created = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made', namespace: 'demo', resourceVersion: '3' } };
+    const { http } = scripted([{ status: 201, body: created }, { status: 200, body: created }]);
+    const editor = new ObjectEditor(new ApiClient(http));
+    const told: unknown[] = [];
+    editor.created.subscribe((where) => told.push(where));
+    editor.create({ ref: CONFIGMAPS, kind: 'ConfigMap', namespaced: true }, 'demo');
+    assert.equal(editor.isEditing(CONFIGMAPS, 'demo', 'made'), false);
+    await editor.createFrom(editor.state.initialText.replace('name: new-configmap', 'name: made'));
+    assert.deepEqual(told, [{ ref: CONFIGMAPS, namespace: 'demo', name: 'made' }]);
+    assert.equal(editor.isEditing(CONFIGMAPS, 'demo', 'made'), true);
+    assert.equal(editor.isEditing(CONFIGMAPS, 'other', 'made'), false);
+    assert.equal(editor.isEditing(DEPLOYMENTS, 'demo', 'made'), false);
+    await editor.apply(editor.state.initialText.replace('name: new-configmap', 'name: made'), false);
+    assert.equal(told.length, 1);
+  });
+
+  test('an object being deleted is noted as Terminating, with what holds it', () => {
+    const since = '2026-01-01T00:00:00Z';
+    assert.equal(terminatingNote('ConfigMap', { metadata: { name: 'a' } }), undefined);
+    assert.equal(terminatingNote('ConfigMap', { metadata: { name: 'a', deletionTimestamp: since } }), `Terminating since ${since}.`);
+    assert.equal(
+      terminatingNote('ConfigMap', { metadata: { name: 'a', deletionTimestamp: since, finalizers: ['example.com/hold', 'example.com/two'] } }),
+      `Terminating since ${since}, held by metadata.finalizers: example.com/hold, example.com/two.`,
+    );
+    assert.equal(
+      terminatingNote('Namespace', { metadata: { name: 'n', deletionTimestamp: since }, spec: { finalizers: ['kubernetes'] } }),
+      `Terminating since ${since}, held by spec.finalizers: kubernetes.`,
+    );
   });
 
   test('delete: confirmation, then Terminating when finalizers hold the object', async () => {

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ApiError } from '../src/model/errors';
 import { nextSort } from '../src/model/table_store';
 import { columnWidths, MAX_COLUMN_PX, MIN_COLUMN_PX } from '../src/ui/column_widths';
+import { yamlIndentAfter } from '../src/ui/yaml_indent';
 import type { LoggedEvent } from '../src/model/event_log';
 import { diffObjects } from '../src/model/json_diff';
 import {
@@ -127,5 +128,23 @@ describe('event text', () => {
     assert.equal(diffSummary(diffObjects({ a: 1, b: 2 }, { a: 2, c: 3 }, { hideNoise: true, foldUnchanged: true }), true), '1 changed · 1 added · 1 removed');
     assert.equal(diffSummary(diffObjects({ a: 1 }, { a: 1 }, { hideNoise: true, foldUnchanged: true }), true), 'No change besides resourceVersion, generation and managedFields.');
     assert.equal(diffSummary(diffObjects({ a: 1 }, { a: 1 }, { hideNoise: false, foldUnchanged: true }), false), 'No change.');
+  });
+});
+
+describe('YAML indentation after Enter', () => {
+  test('the line\'s own indentation; one level deeper after a key opening a block', () => {
+    assert.equal(yamlIndentAfter('data:'), '  ');
+    assert.equal(yamlIndentAfter('  colour: violet'), '  ');
+    assert.equal(yamlIndentAfter('  labels:'), '    ');
+    assert.equal(yamlIndentAfter('  labels:   # the selectors use them'), '    ');
+    assert.equal(yamlIndentAfter('  script: |'), '    ');
+    assert.equal(yamlIndentAfter('  note: "a: b"'), '  ');
+    assert.equal(yamlIndentAfter(''), '');
+  });
+
+  test('a list item continues at its content', () => {
+    assert.equal(yamlIndentAfter('  - name: web'), '    ');
+    assert.equal(yamlIndentAfter('- '), '  ');
+    assert.equal(yamlIndentAfter('  - ports:'), '      ');
   });
 });

@@ -202,6 +202,10 @@ TEST_CASE("web console: the page and its assets are served without a session", "
   CHECK(header(script, "Content-Type") == "text/javascript; charset=utf-8");
   CHECK(!script.body.empty());
   CHECK(f.ask(Fixture::request("GET", "/app.css")).status == 200);
+  auto icon = f.ask(Fixture::request("GET", "/favicon.svg"));
+  CHECK(icon.status == 200);
+  CHECK(header(icon, "Content-Type") == "image/svg+xml");
+  CHECK(icon.body.starts_with("<svg "));
 
   auto missing = f.ask(Fixture::request("GET", "/nothing-here"));
   CHECK(missing.status == 404);

@@ -10,7 +10,7 @@ import type { LoggedEvent } from './event_log';
 import { FeedCache } from './feed_cache';
 import type { Http } from './http';
 import { isObject, stringField, type JsonObject } from './json';
-import { ObjectDetail, sameTarget } from './object_detail';
+import { ObjectDetail, sameTarget, type DetailTarget } from './object_detail';
 import { ObjectEditor } from './object_editor';
 import { resourceKey, type ResourceRef } from './resource_ref';
 import { findResource, type ApiResourceInfo } from './resource_tree';
@@ -110,12 +110,25 @@ export class ConsoleState {
     const before = this.detail.state.target;
     this.routeValue = route;
     this.resolve();
-    // Another object (or none) in the pane: the editor was for the one before.
+    // Another object (or none) in the pane: the editor was for the one before, unless it is
+    // the one the editor just created.
     const after = this.detail.state.target;
     if (before !== after && !sameTarget(before, after)) {
-      this.editor.close();
+      if (!after || !this.editor.isEditing(after.ref, after.namespace, after.name)) {
+        this.editor.close();
+      }
+      this.cursorOff(after);
     }
     this.changed.emit();
+  }
+
+  // Takes the cursor off a row that is not the object now open, so that it moves to the
+  // object's row once known (an object opened by URL, back and forward, or created).
+  private cursorOff(target: DetailTarget | undefined): void {
+    const row = this.cursorValue === undefined ? undefined : this.feedValue?.store.get(this.cursorValue);
+    if (target && row && (row.name !== target.name || (target.namespace !== '' && row.namespace !== target.namespace))) {
+      this.cursorValue = undefined;
+    }
   }
 
   setCursor(key: string | undefined): void {

@@ -35,14 +35,18 @@ export function editableObject(object: unknown): JsonObject {
   return isObject(rest['metadata']) ? { ...rest, metadata: withoutKeys(rest['metadata'], SERVER_METADATA) } : rest;
 }
 
-// A copy to create under another name: editable, and without what names the original
-// (a Service's cluster IPs, which are the original's).
+// kubectl apply's record of the configuration it last applied: the original's, name included.
+export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+// A copy to create under another name: editable, and without what belongs to the original (its
+// owners, kubectl apply's record of it, a Service's cluster IPs).
 export function duplicateObject(object: unknown, name: string): JsonObject {
   const copy = editableObject(object);
-  const metadata = withoutKeys(copy['metadata'], ['ownerReferences']);
+  const annotations = withoutKeys(field(copy['metadata'], 'annotations'), [LAST_APPLIED]);
+  const metadata = withoutKeys(copy['metadata'], ['ownerReferences', ...(Object.keys(annotations).length > 0 ? [] : ['annotations'])]);
   const spec = copy['spec'];
   const ownSpec = stringField(copy, 'kind') === 'Service' && isObject(spec) ? { spec: withoutKeys(spec, ['clusterIP', 'clusterIPs']) } : {};
-  return { ...copy, ...ownSpec, metadata: { ...metadata, name } };
+  return { ...copy, ...ownSpec, metadata: { ...metadata, ...('annotations' in metadata ? { annotations } : {}), name } };
 }
 
 // YAML as the detail pane lays it out (kubectl's layout).

@@ -8,7 +8,7 @@ import { asApiError } from './errors';
 import { field, stringField, stringsField } from './json';
 import { duplicateObject, editableObject, manifestYaml, parseManifest, type ManifestProblem } from './manifest';
 import { objectTemplate } from './object_template';
-import type { ResourceRef } from './resource_ref';
+import { sameResource, type ResourceRef } from './resource_ref';
 import { Signal } from './signal';
 import { applyRequest, createRequest, deleteRequest, FIELD_MANAGER, replaceRequest } from './write_requests';
 
@@ -40,6 +40,13 @@ export interface EditorState {
   readonly confirmDelete?: string;
 }
 
+// An object the editor created: where it now is.
+export interface CreatedObject {
+  readonly ref: ResourceRef;
+  readonly namespace: string;
+  readonly name: string;
+}
+
 const CLOSED: EditorState = { mode: 'closed', initialText: '', generation: 0, resourceVersion: '', busy: false, subject: '' };
 
 function subjectOf(object: unknown): string {
@@ -49,21 +56,37 @@ function subjectOf(object: unknown): string {
   return namespace === '' ? name : `${namespace}/${name}`;
 }
 
-// What a delete confirmation says: the object, and the finalizers that will keep it (as
-// Terminating) until the controllers that own them remove them.
-export function deleteQuestion(kind: string, namespace: string, name: string, object: unknown): string {
-  const where = namespace === '' ? name : `${namespace}/${name}`;
+// The finalizers that keep an object (as Terminating) until the controllers that own them
+// remove them: metadata.finalizers, and a Namespace's spec.finalizers.
+function finalizerHolds(kind: string, object: unknown): string[] {
   const finalizers = stringsField(field(object, 'metadata'), 'finalizers');
   const specFinalizers = kind === 'Namespace' ? stringsField(field(object, 'spec'), 'finalizers') : [];
-  const holds = [
+  return [
     ...(finalizers.length > 0 ? [`metadata.finalizers: ${finalizers.join(', ')}`] : []),
     ...(specFinalizers.length > 0 ? [`spec.finalizers: ${specFinalizers.join(', ')}`] : []),
   ];
+}
+
+// What a delete confirmation says: the object, and the finalizers that will hold it.
+export function deleteQuestion(kind: string, namespace: string, name: string, object: unknown): string {
+  const where = namespace === '' ? name : `${namespace}/${name}`;
+  const holds = finalizerHolds(kind, object);
   const after =
     holds.length === 0
       ? 'It has no finalizers: it goes at once.'
       : `It stays, Terminating, until these finalizers are removed: ${holds.join('; ')}.`;
   return `Delete ${kind} ${where}? ${after}`;
+}
+
+// The note on an object being deleted (its deletionTimestamp set): since when, and the
+// finalizers holding it; undefined for an object that is not.
+export function terminatingNote(kind: string, object: unknown): string | undefined {
+  const since = stringField(field(object, 'metadata'), 'deletionTimestamp');
+  if (since === undefined) {
+    return undefined;
+  }
+  const holds = finalizerHolds(kind, object);
+  return holds.length === 0 ? `Terminating since ${since}.` : `Terminating since ${since}, held by ${holds.join('; ')}.`;
 }
 
 function versionOf(object: unknown): string {
@@ -72,6 +95,8 @@ function versionOf(object: unknown): string {
 
 export class ObjectEditor {
   readonly changed = new Signal();
+  // After each create: the object created, which the view then shows (the URL names it).
+  readonly created = new Signal<CreatedObject>();
   private stateValue: EditorState = CLOSED;
   private generationCount = 0;
 
@@ -104,6 +129,13 @@ export class ObjectEditor {
   duplicate(target: EditTarget, object: unknown): void {
     const name = stringField(field(object, 'metadata'), 'name') ?? 'object';
     this.open('new', target, duplicateObject(object, `${name}-copy`), '');
+  }
+
+  // Whether the editor is open on this object (to apply or replace it).
+  isEditing(ref: ResourceRef, namespace: string, name: string): boolean {
+    const { mode, target, subject } = this.stateValue;
+    const where = namespace === '' ? name : `${namespace}/${name}`;
+    return mode === 'edit' && target !== undefined && sameResource(target.ref, ref) && subject === where;
   }
 
   close(): void {
@@ -159,16 +191,22 @@ export class ObjectEditor {
     }
     this.set({ ...state, busy: true });
     let next: EditorState;
+    let created: CreatedObject | undefined;
     try {
       const { object, message } = await send(target, manifest.name, namespace, { ...manifest.object });
       // After a create, the editor goes on with the object created.
       next = { ...this.stateValue, busy: false, mode: 'edit', subject: subjectOf(object), resourceVersion: versionOf(object), outcome: { kind: 'done', message } };
+      const name = stringField(field(object, 'metadata'), 'name') ?? manifest.name;
+      created = creating ? { ref: target.ref, namespace, name } : undefined;
     } catch (error) {
       const apiError = asApiError(error);
       next = { ...this.stateValue, busy: false, outcome: { kind: 'failed', message: apiError.describe(), conflicts: applyConflicts(apiError) } };
     }
     if (this.stateValue.generation === state.generation) {
       this.set(next);
+      if (created) {
+        this.created.emit(created);
+      }
     }
   }
 

@@ -1,9 +1,10 @@
-// The page: header, resource tree, table, events pane, detail pane, in that tab order. It draws
+// The page: header, resource tree, table, events pane, the split, detail pane, in that tab order. It draws
 // the console state at most once a frame after it changes, turns user actions into routes (so
 // the URL always says what is shown), and holds the global keys ('/' focuses the filter).
 import type { ConsoleState } from '../model/console_state';
 import type { LoggedEvent } from '../model/event_log';
-import { resourceKey } from '../model/resource_ref';
+import type { CreatedObject } from '../model/object_editor';
+import { resourceKey, sameResource } from '../model/resource_ref';
 import { objectParam, type Route } from '../model/route';
 import { nextSort } from '../model/table_store';
 import { DetailPane } from './detail_pane';
@@ -11,6 +12,7 @@ import { h, isTypingTarget } from './dom';
 import { EventsPane } from './events_pane';
 import { HeaderBar } from './header_bar';
 import { ResourceTreeView } from './resource_tree_view';
+import { SplitHandle } from './split_handle';
 import type { HashRouter } from './router';
 import { TableView } from './table_view';
 
@@ -81,9 +83,12 @@ export class AppView {
       },
       state,
     );
-    this.panes = h('div', { class: 'panes' }, this.tree.element, this.table.element, this.events.element, this.detail.element);
+    this.panes = h('div', { class: 'panes' });
+    const split = new SplitHandle(this.panes);
+    this.panes.append(this.tree.element, this.table.element, this.events.element, split.element, this.detail.element);
     root.replaceChildren(this.header.element, this.panes);
     state.changed.subscribe(() => this.requestFrame());
+    state.editor.created.subscribe((created) => this.showCreated(created));
     document.addEventListener('keydown', (event) => {
       if (event.key === '/' && !event.ctrlKey && !event.metaKey && !event.altKey && !isTypingTarget(event.target)) {
         this.header.focusFilter();
@@ -118,6 +123,18 @@ export class AppView {
     const base: Route = shown ? route : { resource: event.ref, namespace: route.namespace, filter: '' };
     const object = objectParam(event.namespace, event.name, base.namespace);
     this.go({ ...base, object, event: event.resourceVersion });
+  }
+
+  // After a create, the URL (and so the detail pane and the cursor) names the object created,
+  // in its namespace unless all namespaces are shown; the editor stays open on it.
+  private showCreated(created: CreatedObject): void {
+    const route = this.route;
+    if (!route.resource || !sameResource(route.resource, created.ref)) {
+      return;
+    }
+    const { object: _object, event: _event, ...rest } = route;
+    const namespace = route.namespace === '' || created.namespace === '' ? route.namespace : created.namespace;
+    this.go({ ...rest, namespace, object: objectParam(created.namespace, created.name, namespace) });
   }
 
   private requestFrame(): void {

@@ -1,8 +1,9 @@
 // The right pane: the open object as YAML (read-only), kept current by the table's watch; a note
-// when it is loading, deleted, or could not be fetched (in the server's words). When the route
-// names one of the object's watch events, the event instead (EventDetailView), or a note that it
-// is gone from the log above the object as it is now.
+// when it is loading, Terminating (and what holds it), deleted, or could not be fetched (in the
+// server's words). When the route names one of the object's watch events, the event instead
+// (EventDetailView), or a note that it is gone from the log above the object as it is now.
 import type { ConsoleState } from '../model/console_state';
+import { terminatingNote } from '../model/object_editor';
 import { h, setHidden, setText } from './dom';
 import { EventDetailView } from './event_detail_view';
 import { goneEventText } from './event_text';
@@ -20,6 +21,8 @@ export class DetailPane {
   readonly element: HTMLElement;
   private readonly title = h('h2', { class: 'detail-title', id: 'detail-title' });
   private readonly managed = h('input', { type: 'checkbox', id: 'show-managed' });
+  // The toggle of the YAML shown: the editor's YAML never holds managedFields.
+  private readonly managedLabel = h('label', { for: 'show-managed' }, this.managed, ' managedFields');
   private readonly closeButton = h('button', { type: 'button', class: 'close-button', 'aria-label': 'Close the object' }, '×');
   private readonly message = h('p', { class: 'pane-message', role: 'status' });
   private readonly yaml = h('pre', { class: 'yaml', tabindex: 0, 'aria-labelledby': 'detail-title' });
@@ -31,7 +34,7 @@ export class DetailPane {
   private editorGeneration = 0;
 
   constructor(actions: DetailActions, private readonly state: ConsoleState) {
-    this.tools = h('div', { class: 'detail-tools' }, h('label', { for: 'show-managed' }, this.managed, ' managedFields'), this.closeButton);
+    this.tools = h('div', { class: 'detail-tools' }, this.managedLabel, this.closeButton);
     this.event = new EventDetailView({ showCurrent: () => actions.showCurrent() });
     this.actions = new ObjectActions(state, this.editor);
     this.element = h(
@@ -67,6 +70,7 @@ export class DetailPane {
     }
     this.editorGeneration = 0;
     setHidden(this.tools, target === undefined);
+    setHidden(this.managedLabel, false);
     if (!target) {
       setHidden(this.event.element, true);
       setText(this.title, '');
@@ -95,7 +99,7 @@ export class DetailPane {
     } else if (loading && object === undefined) {
       this.showMessage('Loading…', false);
     } else {
-      this.showMessage('', false);
+      this.showMessage(terminatingNote(target.kind, object) ?? '', false);
     }
     this.showYaml(detail.yaml());
   }
@@ -105,6 +109,7 @@ export class DetailPane {
     const writes = this.state.editor.state;
     const target = this.state.detail.state.target;
     setHidden(this.tools, target === undefined);
+    setHidden(this.managedLabel, true);
     setHidden(this.event.element, true);
     this.showYaml('');
     const kind = writes.target?.kind ?? '';

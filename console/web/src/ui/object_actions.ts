@@ -5,7 +5,7 @@
 import type { ConsoleState } from '../model/console_state';
 import { kubectlApply, kubectlGet } from '../model/kubectl_command';
 import { describeProblem, manifestYaml } from '../model/manifest';
-import type { EditTarget } from '../model/object_editor';
+import { terminatingNote, type EditTarget } from '../model/object_editor';
 import { withoutMetadataFields } from '../model/object_fields';
 import { copyText } from './clipboard';
 import { h, setHidden, setText } from './dom';
@@ -114,7 +114,9 @@ export class ObjectActions {
     const verbs = this.state.resource?.verbs ?? [];
     setHidden(this.edit, editing || !hasObject);
     setHidden(this.duplicate, editing || !hasObject || !verbs.includes('create'));
-    setHidden(this.remove, editing || !hasObject || !verbs.includes('delete'));
+    // Once Terminating, a delete again changes nothing: the note says what holds the object.
+    const terminating = terminatingNote(detail.target?.kind ?? '', detail.object) !== undefined;
+    setHidden(this.remove, editing || !hasObject || terminating || !verbs.includes('delete'));
     setHidden(this.copyGet, editing || detail.target === undefined);
     setHidden(this.apply, writes.mode !== 'edit');
     setHidden(this.replace, writes.mode !== 'edit');

@@ -1,5 +1,6 @@
 // The YAML editor: CodeMirror 6 with YAML highlighting, line numbers, undo history and the
-// default keys (Tab is left to move the focus, as everywhere on the page). CodeMirror adds its
+// default keys (Tab is left to move the focus, as everywhere on the page; Enter indents as
+// yaml_indent.ts says). CodeMirror adds its
 // styles at run time: into a <style> element when it lives in the document, which the page's CSP
 // refuses, but as a constructed style sheet (CSSOM, which the CSP allows) when it lives in a
 // shadow root. So the editor lives in one, and its theme is given here in the page's colours
@@ -7,10 +8,11 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
 import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
-import { EditorState } from '@codemirror/state';
+import { EditorSelection, EditorState } from '@codemirror/state';
 import { drawSelection, EditorView, highlightActiveLine, highlightActiveLineGutter, keymap, lineNumbers } from '@codemirror/view';
 import { tags } from '@lezer/highlight';
 import { h } from './dom';
+import { yamlIndentAfter } from './yaml_indent';
 
 // The colours of the read-only YAML (yaml_render.ts), light or dark with the page.
 const highlight = HighlightStyle.define([
@@ -32,6 +34,19 @@ const theme = EditorView.theme({
   '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--row-hover)' },
   '&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection': { backgroundColor: 'var(--cursor-bg)' },
 });
+
+// Enter: a new line indented as yamlIndentAfter says, in place of the selection.
+function newlineAndIndent(view: EditorView): boolean {
+  view.dispatch(
+    view.state.changeByRange((range) => {
+      const line = view.state.doc.lineAt(range.from);
+      const insert = `\n${yamlIndentAfter(line.text.slice(0, range.from - line.from))}`;
+      return { changes: { from: range.from, to: range.to, insert }, range: EditorSelection.cursor(range.from + insert.length) };
+    }),
+    { scrollIntoView: true, userEvent: 'input' },
+  );
+  return true;
+}
 
 export class YamlEditor {
   // The host of the shadow root the editor lives in.
@@ -61,7 +76,7 @@ export class YamlEditor {
         yaml(),
         theme,
         EditorState.tabSize.of(2),
-        keymap.of([...defaultKeymap, ...historyKeymap]),
+        keymap.of([{ key: 'Enter', run: newlineAndIndent }, ...defaultKeymap, ...historyKeymap]),
       ],
     });
   }
