@@ -23,8 +23,8 @@ bench_args() {
 }
 
 # bench_begin TOOL...: checks the arguments and that the tools are installed; makes the scratch
-# directory $work and an EXIT trap that stops $client (the process group of the console
-# measured, started with setsid) and $server, and removes $work.
+# directory $work and an EXIT trap (on an interrupt or TERM too) that stops $client (the process
+# group of the console measured, started with setsid) and $server, and removes $work.
 bench_begin() {
   local tool
   [[ -x $bin ]] || die "no kube-sandbox binary at $bin"
@@ -36,6 +36,10 @@ bench_begin() {
   server=
   client=
   trap bench_cleanup EXIT
+  # Stopped by a signal, the script exits (after the command in the foreground, which is
+  # bounded), so the EXIT trap runs.
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
 }
 
 bench_cleanup() {
