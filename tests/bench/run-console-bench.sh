@@ -14,89 +14,16 @@
 # PyYAML. Takes about two minutes for 50,000 (most of it loading them at start).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-bin=${1:-build/default/sandbox/kube-sandbox}
-count=${2:-50000}
-rate=${3:-100}
-seconds=${4:-30}
-namespaces=100
+bench_name=run-console-bench
+# shellcheck source=tests/bench/configmap_load.sh
+source tests/bench/configmap_load.sh
+bench_args "$@"
 fps=60
-die() { echo "run-console-bench: $*" >&2; exit 2; }
-[[ -x $bin ]] || die "no kube-sandbox binary at $bin"
-for tool in xvfb-run curl python3; do
-  command -v $tool >/dev/null || die "$tool is not installed"
-done
-((count >= namespaces && rate > 0 && seconds > 0)) || die "COUNT >= $namespaces, RATE > 0, SECONDS > 0"
+bench_begin xvfb-run curl python3
 
-work=$(mktemp -d)
-server=
-console=
-cleanup() {
-  [[ -n $console ]] && kill -- -"$console" 2>/dev/null && wait "$console" 2>/dev/null
-  [[ -n $server ]] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
-now_ms() { date +%s%3N; }
-# wait_file FILE SECONDS PID: until FILE exists, PID is alive and the time is not up.
-wait_file() {
-  local deadline=$(( $(now_ms) + $2 * 1000 ))
-  until [[ -s $1 ]]; do
-    kill -0 "$3" 2>/dev/null || { tail -n 20 "$work"/*.out >&2; die "process $3 ended early"; }
-    (( $(now_ms) < deadline )) || die "no $(basename "$1") after $2 s"
-    sleep 0.01
-  done
-}
-
-echo "run-console-bench: loading $count ConfigMaps" >&2
-python3 fixtures/many/generate.py "$work/many" --count "$count" --namespaces "$namespaces"
-"$bin" serve --ephemeral --secure-port 0 --headless --ready-file "$work/ready.json" \
-  --fixtures "$work/many" >"$work/serve.out" 2>&1 &
-server=$!
-wait_file "$work/ready.json" 600 "$server"
-
-# curl's view of the admin credentials: the server's URL and CA, and the kubeconfig's token or
-# client certificate.
-python3 - "$work/ready.json" "$work" >"$work/curl.args" <<'EOF'
-import base64, json, sys, yaml
-ready = json.load(open(sys.argv[1]))
-config = yaml.safe_load(open(ready["kubeconfig"]))
-user = config["users"][0]["user"]
-print(f'cacert = "{ready["caFile"]}"')
-if user.get("token"):
-    print(f'header = "Authorization: Bearer {user["token"]}"')
-else:
-    for key, flag in (("client-certificate-data", "cert"), ("client-key-data", "key")):
-        path = f"{sys.argv[2]}/{flag}.pem"
-        open(path, "wb").write(base64.b64decode(user[key]))
-        print(f'{flag} = "{path}"')
-print(ready["url"])
-EOF
-url=$(tail -n 1 "$work/curl.args")
-sed -i '$d' "$work/curl.args"
-kubeconfig=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["kubeconfig"])' \
-  "$work/ready.json")
-
-# The patches: RATE x SECONDS distinct objects spread over the namespaces (a step coprime with
-# COUNT), each given a new data key, one keep-alive connection, at most RATE starts a second.
+start_configmap_sandbox "$bin" "$count" "$namespaces"
 updates=$((rate * seconds))
-per_namespace=$((count / namespaces))
-total=$((per_namespace * namespaces))
-((updates <= total)) || die "RATE x SECONDS ($updates) is more than the $total ConfigMaps"
-python3 - "$url" "$per_namespace" "$total" "$updates" >>"$work/curl.args" <<'EOF'
-import math, sys
-url, per, total, updates = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
-step = 7919
-while math.gcd(step, total) != 1:
-    step += 2
-print('request = "PATCH"')
-print('header = "Content-Type: application/merge-patch+json"')
-print('data = "{\\"data\\":{\\"bench\\":\\"patched\\"}}"')
-print('write-out = "%{http_code}\\n"')
-for k in range(updates):
-    i = k * step % total
-    print(f'url = "{url}/api/v1/namespaces/many-{i // per:03d}/configmaps/item-{i % per:04d}"')
-    print('output = "/dev/null"')
-EOF
+plan_patches "$count" "$namespaces" "$updates"
 
 # The console: list, scroll down for 10 s with nothing arriving, then back up while the load
 # runs. The marker files tell this script where each stretch starts.
@@ -118,21 +45,15 @@ echo "run-console-bench: starting the console" >&2
 listing_start=$(now_ms)
 LIBGL_ALWAYS_SOFTWARE=1 setsid xvfb-run -a -s "-screen 0 1600x1000x24" \
   "$bin" console --kubeconfig "$kubeconfig" --script "$work/console.script" \
-  --frame-stats "$work/frames.tsv" --state-dump "$work/final.json" >"$work/console.out" 2>&1 &
-console=$!
-wait_file "$work/idle.json" 600 "$console"
+  --frame-stats "$work/frames.tsv" --state-dump "$work/final.json" >"$work/client.out" 2>&1 &
+client=$!
+wait_file "$work/idle.json" 600 "$client"
 idle_start=$(now_ms)
-wait_file "$work/load.json" 600 "$console"
+wait_file "$work/load.json" 600 "$client"
 load_start=$(now_ms)
-echo "run-console-bench: $updates patches at $rate/s" >&2
-timeout $((seconds * 3 + 30)) curl -s --rate "$rate/s" -K "$work/curl.args" >"$work/codes.out" \
-  || die "the load generator failed ($(sort "$work/codes.out" | uniq -c | tr '\n' ' '))"
+run_patches "$rate" "$seconds" "$updates"
 load_end=$(now_ms)
-ok=$(grep -c '^200$' "$work/codes.out" || true)
-((ok == updates)) || die "$ok of $updates patches answered 200"
-timeout 600 tail --pid="$console" -f /dev/null || die "the console did not end"
-wait "$console" || { cat "$work/console.out" >&2; die "the console failed"; }
-console=
+wait_client 600
 
 python3 - "$work/frames.tsv" "$work/final.json" "$listing_start" "$idle_start" "$load_start" \
   "$load_end" "$count" "$updates" "$rate" <<'EOF'

@@ -216,6 +216,30 @@ describe('table store', () => {
     assert.deepEqual(names(store), ['a', 'd', 'e', 'g', 'i', 'm', 'o', 'q', 'c']);
   });
 
+  test('a row changed where it sorts the same stays at its place, with its new cells', () => {
+    // Ten rows (one change is not a batch that rebuilds), Data 0, 2, 4... in name order.
+    const store = storeOf([...'abcdefghij'].map((name, i) => ({ name, cells: [name, i * 2, '1m'] })));
+    store.setSort({ column: 'Data', descending: false });
+    const [bMore, bLast, bFirst] = rows([
+      { name: 'b', cells: ['b', 3, '1m'] },
+      { name: 'b', cells: ['b', 99, '1m'] },
+      { name: 'b', cells: ['b', -1, '1m'] },
+    ]);
+    assert.ok(bMore && bLast && bFirst);
+    // 3 is still between a's 0 and c's 4: the same place, the new row.
+    store.apply([{ type: 'MODIFIED', row: bMore }]);
+    assert.deepEqual(names(store), [...'abcdefghij']);
+    assert.equal(store.at(1), bMore);
+    assert.equal(store.indexOf('uid-default-b'), 1);
+    // Past its neighbours it moves, either way.
+    store.apply([{ type: 'MODIFIED', row: bLast }]);
+    assert.deepEqual(names(store), [...'acdefghijb']);
+    assert.equal(store.at(9), bLast);
+    store.apply([{ type: 'MODIFIED', row: bFirst }]);
+    assert.deepEqual(names(store), [...'bacdefghij']);
+    assert.equal(store.at(0), bFirst);
+  });
+
   test('a change to a filtered-out row leaves the view alone until it matches', () => {
     const store = storeOf([{ name: 'web-1' }, { name: 'web-2' }, { name: 'web-3' }, { name: 'db-1' }, { name: 'db-2' }, { name: 'db-3' }, { name: 'db-4' }, { name: 'db-5' }, { name: 'db-6' }]);
     store.setFilter('web');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { anchorAt, pageStep, scrollForAnchor, scrollToReveal, visibleRange } from '../src/model/virtual_scroll';
+import { anchorAt, assignSlots, clampScrollTop, pageStep, scrollForAnchor, scrollToReveal, visibleRange } from '../src/model/virtual_scroll';
 
 describe('virtual scroll', () => {
   test('the range at the top', () => {
@@ -50,8 +50,29 @@ describe('virtual scroll', () => {
     assert.equal(scrollForAnchor(103, anchor, 24, 100, 240), 24 * 100 - 240);
   });
 
+  test('a scrollTop written is clamped to the list, in whole pixels', () => {
+    assert.equal(clampScrollTop(-5, 1000, 24, 240), 0);
+    assert.equal(clampScrollTop(1234.6, 1000, 24, 240), 1235);
+    assert.equal(clampScrollTop(1_000_000, 1000, 24, 240), 24 * 1000 - 240);
+    // A list shorter than the viewport does not scroll.
+    assert.equal(clampScrollTop(50, 5, 24, 240), 0);
+  });
+
   test('a page is a viewport less a row', () => {
     assert.equal(pageStep(24, 240), 9);
     assert.equal(pageStep(24, 10), 1);
+  });
+
+  test('rows already shown keep their slots; the others take the free ones', () => {
+    // Scrolled down by two rows: c and d stay where they are, e and f reuse a's and b's slots.
+    assert.deepEqual(assignSlots(['a', 'b', 'c', 'd'], ['c', 'd', 'e', 'f']), [2, 3, 0, 1]);
+    // An event arrived on top: every row keeps its slot, the new one takes the slot of the one
+    // that fell off the end.
+    assert.deepEqual(assignSlots([10, 9, 8, 7], [11, 10, 9, 8]), [3, 0, 1, 2]);
+    // Empty slots first come, first served; slots left over show nothing.
+    assert.deepEqual(assignSlots([undefined, 'x', undefined], ['y', 'x']), [0, 1]);
+    assert.deepEqual(assignSlots(['p', 'q', 'r'], []), []);
+    // A key twice (never in a view, but harmless): the second takes a free slot.
+    assert.deepEqual(assignSlots(['a', 'b'], ['a', 'a']), [0, 1]);
   });
 });

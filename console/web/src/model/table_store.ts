@@ -3,7 +3,9 @@
 // uid, so the order is total and rows never swap at random).
 //
 // Watch events change rows in place: a binary search finds where a row leaves and where it
-// enters the view. A batch changing many rows rebuilds the view instead.
+// enters the view; a row changed where it stays (its sort key and the filter's verdict as they
+// were: most changes) takes its old place, the rows after it unmoved. A batch changing many rows
+// rebuilds the view instead.
 import { rawCell, sortKeyOf, viewColumns, type SortKey, type ViewColumn } from './table_columns';
 import type { Row, ServerColumn } from './table_data';
 
@@ -141,6 +143,10 @@ export class TableStore {
     }
     for (const change of changes) {
       const before = this.rows.get(change.row.key);
+      if (before && change.type !== 'DELETED' && this.replaceInView(before, change.row)) {
+        this.rows.set(change.row.key, change.row);
+        continue;
+      }
       if (before) {
         this.removeFromView(before);
       }
@@ -226,6 +232,30 @@ export class TableStore {
   private find(row: Row): number {
     const index = this.lowerBound(this.keyOf(row), row);
     return this.viewRows[index] === row ? index : -1;
+  }
+
+  // Puts after in the place of before when it sorts there too (between the rows either side) and
+  // passes the filter; false (nothing changed) otherwise.
+  private replaceInView(before: Row, after: Row): boolean {
+    if (!this.matches(after)) {
+      return false;
+    }
+    const index = this.find(before);
+    if (index < 0) {
+      return false;
+    }
+    const key = this.keyOf(after);
+    const previous = index - 1;
+    const next = index + 1;
+    if (previous >= 0 && this.compare(this.viewKeys[previous] ?? 0, this.viewRows[previous] as Row, key, after) >= 0) {
+      return false;
+    }
+    if (next < this.viewRows.length && this.compare(key, after, this.viewKeys[next] ?? 0, this.viewRows[next] as Row) >= 0) {
+      return false;
+    }
+    this.viewRows[index] = after;
+    this.viewKeys[index] = key;
+    return true;
   }
 
   private removeFromView(row: Row): void {

@@ -67,13 +67,51 @@ export function anchorAt(scrollTop: number, rowHeight: number): Anchor {
   return { index, offset: Math.max(scrollTop, 0) - index * rowHeight };
 }
 
+// A scrollTop within a list of total rows (whole pixels, from the top to the last row shown at
+// the bottom), as the browser clamps one written.
+export function clampScrollTop(top: number, total: number, rowHeight: number, viewportHeight: number): number {
+  return Math.round(clamp(top, 0, Math.max(total * rowHeight - viewportHeight, 0)));
+}
+
 // The scrollTop that shows the anchored row, now at newIndex, where it was; clamped to the list.
 export function scrollForAnchor(newIndex: number, anchor: Anchor, rowHeight: number, total: number, viewportHeight: number): number {
-  const max = Math.max(total * rowHeight - viewportHeight, 0);
-  return clamp(newIndex * rowHeight + anchor.offset, 0, max);
+  return clampScrollTop(newIndex * rowHeight + anchor.offset, total, rowHeight, viewportHeight);
 }
 
 // The index PageUp or PageDown moves to: a viewport's worth of rows, at least one.
 export function pageStep(rowHeight: number, viewportHeight: number): number {
   return Math.max(Math.floor(viewportHeight / rowHeight) - 1, 1);
+}
+
+// Which slot (a DOM row reused as the list scrolls) shows each wanted row, by key: a row already
+// in a slot keeps it (nothing in it changes, so the browser lays out and paints nothing new for
+// it), the others take the free slots in order. slotKeys holds what each slot shows (undefined:
+// nothing); there are at least as many slots as wanted rows. Returns a slot index per wanted row.
+export function assignSlots<K>(slotKeys: readonly (K | undefined)[], wanted: readonly K[]): number[] {
+  const slotOf = new Map<K, number>();
+  slotKeys.forEach((key, slot) => {
+    if (key !== undefined) {
+      slotOf.set(key, slot);
+    }
+  });
+  const taken = slotKeys.map(() => false);
+  const assigned = wanted.map((key) => {
+    const slot = slotOf.get(key);
+    if (slot === undefined || taken[slot]) {
+      return -1;
+    }
+    taken[slot] = true;
+    return slot;
+  });
+  let free = 0;
+  return assigned.map((slot) => {
+    if (slot >= 0) {
+      return slot;
+    }
+    while (taken[free]) {
+      free += 1;
+    }
+    taken[free] = true;
+    return free;
+  });
 }

@@ -10,6 +10,7 @@ import { nextSort } from '../model/table_store';
 import { DetailPane } from './detail_pane';
 import { h, isTypingTarget } from './dom';
 import { EventsPane } from './events_pane';
+import { FrameScheduler } from './frame_scheduler';
 import { HeaderBar } from './header_bar';
 import { ResourceTreeView } from './resource_tree_view';
 import { SplitHandle } from './split_handle';
@@ -26,7 +27,18 @@ export class AppView {
   private readonly events: EventsPane;
   private readonly detail: DetailPane;
   private readonly panes: HTMLElement;
-  private frame = 0;
+  // Every layout read first, then the writes: nothing read after a write lays the page out again
+  // within the frame.
+  private readonly frames = new FrameScheduler(
+    {
+      measure: () => {
+        this.table.measure();
+        this.events.measure();
+      },
+      draw: () => this.render(),
+    },
+    (callback) => window.requestAnimationFrame(callback),
+  );
 
   constructor(
     root: HTMLElement,
@@ -55,7 +67,7 @@ export class AppView {
           filter: '',
         }),
     });
-    this.table = new TableView({
+    this.table = new TableView(this.frames, {
       setCursor: (key) => this.state.setCursor(key),
       openRow: (row) => {
         const { event: _event, ...rest } = this.route;
@@ -68,7 +80,7 @@ export class AppView {
         this.go(sort ? { ...rest, sort } : rest);
       },
     });
-    this.events = new EventsPane({ openEvent: (event) => this.openEvent(event) }, state);
+    this.events = new EventsPane({ openEvent: (event) => this.openEvent(event) }, state, this.frames);
     this.detail = new DetailPane(
       {
         close: () => {
@@ -138,13 +150,7 @@ export class AppView {
   }
 
   private requestFrame(): void {
-    if (this.frame !== 0) {
-      return;
-    }
-    this.frame = window.requestAnimationFrame(() => {
-      this.frame = 0;
-      this.render();
-    });
+    this.frames.requestAll();
   }
 
   private render(): void {

@@ -4,17 +4,19 @@
 // is. One tab stop; Up, Down, PageUp, PageDown, Home, End move the cursor, Enter opens the event.
 import { indexInView, type LoggedEvent } from '../model/event_log';
 import { anchorAt, pageStep, scrollToReveal } from '../model/virtual_scroll';
-import { h, setAttr, setHidden, setText } from './dom';
+import { h, setAttr, setText } from './dom';
 import { clockText, eventObjectText } from './event_text';
-import { layoutRows } from './row_slots';
+import type { FramePart, FrameScheduler } from './frame_scheduler';
+import { layoutRows, placeRows, type RowSlot } from './row_slots';
+import { ScrollGeometry } from './scroll_geometry';
 
 export const EVENT_ROW_HEIGHT = 22;
 const OVERSCAN = 8;
 const CURSOR_ID = 'event-cursor';
 const COLUMNS = ['Time', 'Type', 'Kind', 'Object', 'ResourceVersion'];
 
-interface Slot {
-  readonly element: HTMLDivElement;
+// Keyed by the event's number in the log.
+interface Slot extends RowSlot<number> {
   readonly cells: HTMLDivElement[];
   event: LoggedEvent | undefined;
 }
@@ -22,17 +24,20 @@ interface Slot {
 export class EventListView {
   readonly element: HTMLElement;
   private readonly body = h('div', { class: 'grid-body', role: 'rowgroup' });
+  private readonly geometry: ScrollGeometry;
   private slots: Slot[] = [];
   private view: readonly LoggedEvent[] = [];
   private cursor: number | undefined;
   private anchor: { seq: number; offset: number } | undefined;
   private openSeq: number | undefined;
   private emptyText = '';
-  private frame = 0;
+  // The list on its own (scrolled, resized, keys), in the page's frame.
+  private readonly part: FramePart = { measure: () => this.measure(), draw: () => this.draw() };
 
   constructor(
     labelledBy: string,
     private readonly open: (event: LoggedEvent) => void,
+    private readonly frames: FrameScheduler,
   ) {
     const head = h(
       'div',
@@ -45,6 +50,7 @@ export class EventListView {
       head,
       this.body,
     );
+    this.geometry = new ScrollGeometry(this.element, EVENT_ROW_HEIGHT);
     this.element.style.setProperty('--row-h', `${EVENT_ROW_HEIGHT}px`);
     this.element.addEventListener('scroll', () => this.requestFrame());
     this.element.addEventListener('keydown', (event) => this.onKey(event));
@@ -64,6 +70,12 @@ export class EventListView {
     this.element.focus();
   }
 
+  // Reads the list's size and scroll position; render uses them. Called at the start of a frame,
+  // before anything in the page is written.
+  measure(): void {
+    this.geometry.measure();
+  }
+
   // Shows a view of the log; openSeq is the event open in the detail pane.
   render(view: readonly LoggedEvent[], openSeq: number | undefined, emptyText: string): void {
     if (view !== this.view) {
@@ -75,17 +87,17 @@ export class EventListView {
   }
 
   private get viewportHeight(): number {
-    return Math.max(this.element.clientHeight - EVENT_ROW_HEIGHT, 0);
+    return this.geometry.viewportHeight;
   }
 
   // Keeps the row at the top of the viewport in place when events arrive above it.
   private follow(view: readonly LoggedEvent[]): void {
     this.view = view;
     const anchor = this.anchor;
-    if (anchor && this.element.scrollTop > 0) {
+    if (anchor && this.geometry.scrollTop > 0) {
       const index = indexInView(view, anchor.seq);
       if (index >= 0) {
-        this.element.scrollTop = index * EVENT_ROW_HEIGHT + anchor.offset;
+        this.geometry.scrollTo(index * EVENT_ROW_HEIGHT + anchor.offset, view.length, EVENT_ROW_HEIGHT);
       }
     }
     if (this.cursor !== undefined && indexInView(view, this.cursor) < 0) {
@@ -94,20 +106,14 @@ export class EventListView {
   }
 
   private requestFrame(): void {
-    if (this.frame !== 0) {
-      return;
-    }
-    this.frame = window.requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
+    this.frames.request(this.part);
   }
 
   private makeSlot(): Slot {
     const cells = COLUMNS.map((_, i) => h('div', { class: 'cell', role: i === 3 ? 'rowheader' : 'gridcell' }));
     const element = h('div', { class: 'row', role: 'row' }, ...cells);
     this.body.append(element);
-    return { element, cells, event: undefined };
+    return { element, cells, event: undefined, key: undefined, index: -1 };
   }
 
   private draw(): void {
@@ -116,7 +122,7 @@ export class EventListView {
       {
         rowHeight: EVENT_ROW_HEIGHT,
         viewportHeight: this.viewportHeight,
-        scrollTop: this.element.scrollTop,
+        scrollTop: this.geometry.scrollTop,
         total: view.length,
         overscan: OVERSCAN,
       },
@@ -125,31 +131,26 @@ export class EventListView {
       this.slots,
       () => this.makeSlot(),
     );
-    const count = range.last - range.first;
     let cursorShown = false;
-    this.slots.forEach((slot, i) => {
-      const index = range.first + i;
-      const event = i < count ? view[index] : undefined;
+    for (const slot of this.slots) {
+      slot.event = undefined;
+    }
+    placeRows(this.slots, view.slice(range.first, range.last), range.first, (event) => event.seq, EVENT_ROW_HEIGHT, (slot, event) => {
       slot.event = event;
-      setHidden(slot.element, event === undefined);
-      if (!event) {
-        slot.element.removeAttribute('id');
-        return;
-      }
-      slot.element.style.transform = `translateY(${index * EVENT_ROW_HEIGHT}px)`;
-      setAttr(slot.element, 'aria-rowindex', index + 2);
       const isCursor = event.seq === this.cursor;
       cursorShown ||= isCursor;
       setAttr(slot.element, 'id', isCursor ? CURSOR_ID : undefined);
       setAttr(slot.element, 'aria-selected', isCursor ? 'true' : 'false');
       slot.element.classList.toggle('cursor', isCursor);
       slot.element.classList.toggle('open', event.seq === this.openSeq);
-      slot.element.classList.toggle('alt', index % 2 === 1);
       const [time, type, kind, object, version] = slot.cells;
       if (time && type && kind && object && version) {
         setText(time, clockText(event.receivedAt));
         setText(type, event.type);
-        type.className = `cell ev-type ev-${event.type.toLowerCase()}`;
+        const typeClass = `cell ev-type ev-${event.type.toLowerCase()}`;
+        if (type.className !== typeClass) {
+          type.className = typeClass;
+        }
         setText(kind, event.kind);
         const name = eventObjectText(event);
         setText(object, name);
@@ -161,7 +162,7 @@ export class EventListView {
     const empty = view.length === 0;
     this.body.classList.toggle('empty', empty);
     setAttr(this.body, 'data-empty', empty ? this.emptyText : undefined);
-    const top = anchorAt(this.element.scrollTop, EVENT_ROW_HEIGHT);
+    const top = anchorAt(this.geometry.scrollTop, EVENT_ROW_HEIGHT);
     const first = view[top.index];
     this.anchor = first ? { seq: first.seq, offset: top.offset } : undefined;
   }
@@ -174,12 +175,13 @@ export class EventListView {
     const event = this.view[clamped];
     if (event) {
       this.cursor = event.seq;
-      this.element.scrollTop = scrollToReveal(clamped, EVENT_ROW_HEIGHT, this.viewportHeight, this.element.scrollTop);
+      this.geometry.scrollTo(scrollToReveal(clamped, EVENT_ROW_HEIGHT, this.viewportHeight, this.geometry.scrollTop), this.view.length, EVENT_ROW_HEIGHT);
       this.requestFrame();
     }
   }
 
   private onKey(event: KeyboardEvent): void {
+    this.measure();
     const current = this.cursor === undefined ? -1 : indexInView(this.view, this.cursor);
     const page = pageStep(EVENT_ROW_HEIGHT, this.viewportHeight);
     switch (event.key) {

@@ -7,6 +7,7 @@ import { LOGGED_TYPES, type LoggedEvent, type LoggedType } from '../model/event_
 import { h, setAttr, setHidden, setText } from './dom';
 import { EventListView } from './event_list_view';
 import { emptyLogText, logCountText, pausedText } from './event_text';
+import type { FrameScheduler } from './frame_scheduler';
 import { formatCount } from './status_text';
 
 export interface EventsActions {
@@ -65,11 +66,12 @@ export class EventsPane {
   constructor(
     actions: EventsActions,
     private readonly state: ConsoleState,
+    frames: FrameScheduler,
   ) {
     const history = state.history;
     this.kind = new ChoiceSelect('events-kind', 'All kinds', (kind) => history.setKind(kind));
     this.namespace = new ChoiceSelect('events-namespace', 'All namespaces', (namespace) => history.setNamespace(namespace));
-    this.list = new EventListView('events-title', (event) => actions.openEvent(event));
+    this.list = new EventListView('events-title', (event) => actions.openEvent(event), frames);
     const typeBoxes = LOGGED_TYPES.map((type) => {
       const box = h('input', { type: 'checkbox', id: `events-type-${type.toLowerCase()}` });
       box.addEventListener('change', () => history.setTypeShown(type, box.checked));
@@ -104,6 +106,13 @@ export class EventsPane {
     this.pauseButton.addEventListener('click', () => history.setPaused(!history.log.paused));
     this.clearButton.addEventListener('click', () => history.clear());
     this.setCollapsed(false);
+  }
+
+  // Reads the list's layout, before anything in the frame is written.
+  measure(): void {
+    if (!this.collapsed) {
+      this.list.measure();
+    }
   }
 
   render(): void {

@@ -15,7 +15,9 @@ import type { TableFeed } from '../model/table_feed';
 import { anchorAt, pageStep, scrollForAnchor, scrollToReveal, type Anchor } from '../model/virtual_scroll';
 import { columnWidths, MAX_COLUMN_PX, type Measure } from './column_widths';
 import { h, setAttr, setHidden, setText } from './dom';
-import { layoutRows } from './row_slots';
+import type { FramePart, FrameScheduler } from './frame_scheduler';
+import { layoutRows, placeRows, type RowSlot } from './row_slots';
+import { ScrollGeometry } from './scroll_geometry';
 import { feedLine, rowsText } from './status_text';
 
 export const ROW_HEIGHT = 24;
@@ -34,10 +36,8 @@ export interface TableActions {
   sortBy(column: string): void;
 }
 
-interface Slot {
-  readonly element: HTMLDivElement;
+interface Slot extends RowSlot<string> {
   readonly cells: HTMLDivElement[];
-  key: string | undefined;
 }
 
 export class TableView {
@@ -47,6 +47,7 @@ export class TableView {
   private readonly grid = h('div', { class: 'grid', role: 'grid', tabindex: 0, 'aria-labelledby': 'table-caption' });
   private readonly headRow = h('div', { class: 'row head', role: 'row', 'aria-rowindex': 1 });
   private readonly body = h('div', { class: 'grid-body', role: 'rowgroup' });
+  private readonly geometry = new ScrollGeometry(this.grid, ROW_HEIGHT);
   private readonly rowsInfo = h('span', { class: 'rows-info' });
   private readonly feedInfo = h('span', { class: 'feed-info' });
   private readonly hints = h(
@@ -71,9 +72,20 @@ export class TableView {
   // The cursor last scrolled into sight.
   private revealed: string | undefined;
   private state: ConsoleState | undefined;
-  private frame = 0;
+  // The table on its own (scrolled, resized), in the page's frame.
+  private readonly part: FramePart = {
+    measure: () => this.measure(),
+    draw: () => {
+      if (this.state) {
+        this.render(this.state);
+      }
+    },
+  };
 
-  constructor(private readonly actions: TableActions) {
+  constructor(
+    private readonly frames: FrameScheduler,
+    private readonly actions: TableActions,
+  ) {
     const head = h('div', { class: 'grid-head', role: 'rowgroup' }, this.headRow);
     this.grid.append(head, this.body);
     this.element = h(
@@ -102,6 +114,12 @@ export class TableView {
 
   focus(): void {
     this.grid.focus();
+  }
+
+  // Reads the grid's size and scroll position; render uses them. Called at the start of a frame,
+  // before anything in the page is written.
+  measure(): void {
+    this.geometry.measure();
   }
 
   render(state: ConsoleState): void {
@@ -133,19 +151,17 @@ export class TableView {
   }
 
   private requestFrame(): void {
-    if (this.frame !== 0) {
-      return;
-    }
-    this.frame = window.requestAnimationFrame(() => {
-      this.frame = 0;
-      if (this.state) {
-        this.render(this.state);
-      }
-    });
+    this.frames.request(this.part);
   }
 
   private showGrid(show: boolean): void {
+    const shown = show && this.grid.hidden;
     setHidden(this.grid, !show);
+    if (shown) {
+      // Hidden, it measured nothing: measured now (one layout, when a table first shows), its
+      // first frame fills the viewport.
+      this.measure();
+    }
     if (!show) {
       this.layoutKey = '';
       this.viewKey = '';
@@ -221,7 +237,7 @@ export class TableView {
   }
 
   private get viewportHeight(): number {
-    return Math.max(this.grid.clientHeight - ROW_HEIGHT, 0);
+    return this.geometry.viewportHeight;
   }
 
   // Keeps the scroll position on what the user looks at: after events, the row at the top stays
@@ -235,27 +251,27 @@ export class TableView {
       this.viewKey = viewKey;
       this.revision = store.revision;
       this.revealed = undefined;
-      this.grid.scrollTop = 0;
+      this.geometry.scrollTo(0, store.length, ROW_HEIGHT);
     } else if (store.revision !== this.revision) {
       this.revision = store.revision;
       const anchor = this.anchor;
       const index = anchor ? store.indexOf(anchor.key) : -1;
       // While the first list arrives there is nothing the user has read yet to hold in place.
       if (feed.complete && anchor && index >= 0 && index !== anchor.index) {
-        this.grid.scrollTop = scrollForAnchor(index, anchor, ROW_HEIGHT, store.length, this.viewportHeight);
+        this.geometry.scrollTo(scrollForAnchor(index, anchor, ROW_HEIGHT, store.length, this.viewportHeight), store.length, ROW_HEIGHT);
       }
     }
     if (state.cursor !== this.revealed) {
       const index = state.cursor !== undefined ? store.indexOf(state.cursor) : -1;
       if (index >= 0 || state.cursor === undefined) {
         this.revealed = state.cursor;
-        const top = this.grid.scrollTop;
+        const top = this.geometry.scrollTop;
         if (index >= 0 && scrollToReveal(index, ROW_HEIGHT, this.viewportHeight, top) !== top) {
-          this.grid.scrollTop = Math.max(index * ROW_HEIGHT - (this.viewportHeight - ROW_HEIGHT) / 2, 0);
+          this.geometry.scrollTo(index * ROW_HEIGHT - (this.viewportHeight - ROW_HEIGHT) / 2, store.length, ROW_HEIGHT);
         }
       }
     }
-    const top = anchorAt(this.grid.scrollTop, ROW_HEIGHT);
+    const top = anchorAt(this.geometry.scrollTop, ROW_HEIGHT);
     const row = store.at(top.index);
     this.anchor = row ? { ...top, key: row.key } : undefined;
   }
@@ -264,7 +280,7 @@ export class TableView {
     const cells = this.columns.map((column) => h('div', { class: 'cell', role: column.isName ? 'rowheader' : 'gridcell' }));
     const element = h('div', { class: 'row', role: 'row' }, ...cells);
     this.body.append(element);
-    return { element, cells, key: undefined };
+    return { element, cells, key: undefined, index: -1 };
   }
 
   private renderRows(feed: TableFeed, state: ConsoleState): void {
@@ -273,7 +289,7 @@ export class TableView {
       {
         rowHeight: ROW_HEIGHT,
         viewportHeight: this.viewportHeight,
-        scrollTop: this.grid.scrollTop,
+        scrollTop: this.geometry.scrollTop,
         total: store.length,
         overscan: OVERSCAN,
       },
@@ -282,28 +298,22 @@ export class TableView {
       this.slots,
       () => this.makeSlot(),
     );
-    const count = range.last - range.first;
+    const rows: Row[] = [];
+    for (let index = range.first; index < range.last; index += 1) {
+      const row = store.at(index);
+      if (row) {
+        rows.push(row);
+      }
+    }
     const now = Date.now();
     const openUid = state.detail.state.uid;
     let cursorShown = false;
-    this.slots.forEach((slot, i) => {
-      const index = range.first + i;
-      const row = i < count ? store.at(index) : undefined;
-      setHidden(slot.element, row === undefined);
-      if (!row) {
-        slot.key = undefined;
-        slot.element.removeAttribute('id');
-        return;
-      }
-      slot.key = row.key;
-      slot.element.style.transform = `translateY(${index * ROW_HEIGHT}px)`;
-      setAttr(slot.element, 'aria-rowindex', index + 2);
+    placeRows(this.slots, rows, range.first, (row) => row.key, ROW_HEIGHT, (slot, row) => {
       const isCursor = row.key === state.cursor;
       cursorShown ||= isCursor;
       setAttr(slot.element, 'id', isCursor ? CURSOR_ID : undefined);
       setAttr(slot.element, 'aria-selected', isCursor ? 'true' : 'false');
       slot.element.classList.toggle('cursor', isCursor);
-      slot.element.classList.toggle('alt', index % 2 === 1);
       slot.element.classList.toggle('open', row.key === openUid);
       this.columns.forEach((column, c) => {
         const cell = slot.cells[c];
@@ -369,7 +379,7 @@ export class TableView {
     const clamped = Math.min(Math.max(index, 0), store.length - 1);
     const row = store.at(clamped);
     if (row) {
-      this.grid.scrollTop = scrollToReveal(clamped, ROW_HEIGHT, this.viewportHeight, this.grid.scrollTop);
+      this.geometry.scrollTo(scrollToReveal(clamped, ROW_HEIGHT, this.viewportHeight, this.geometry.scrollTop), store.length, ROW_HEIGHT);
       this.actions.setCursor(row.key);
     }
   }
@@ -380,6 +390,7 @@ export class TableView {
     if (!state || !store) {
       return;
     }
+    this.measure();
     if (this.headerFocus !== undefined) {
       this.onHeaderKey(event);
       return;
