@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     signIn.focus();
     return;
   }
-  const state = new ConsoleState(fetchHttp, browserClock);
+  const state = new ConsoleState(fetchHttp, browserClock, identity.username);
   const router = new HashRouter((route) => state.applyRoute(route));
   const view = new AppView(root, state, router);
   view.addToHeader(new UserBadge(identity, session, restart).element);

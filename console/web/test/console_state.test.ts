@@ -3,23 +3,16 @@ import { describe, test } from 'node:test';
 import { ConsoleState } from '../src/model/console_state';
 import { findResource } from '../src/model/resource_tree';
 import { parseRoute } from '../src/model/route';
-import { FakeClock, FakeHttp, json, settle, StreamBody } from './fakes';
+import { coreDiscovery, FakeClock, FakeHttp, json, settle, StreamBody } from './fakes';
 import { table, watchLine } from './tables';
 
 // The fake server; each watch it answers is added to watches, when given.
 function server(watches?: { path: string; stream: StreamBody }[]): FakeHttp {
   const http = new FakeHttp();
-  http.onGet('/api', json({ versions: ['v1'] }));
-  http.onGet('/apis', json({ groups: [] }));
-  http.onGet(
-    '/api/v1',
-    json({
-      resources: [
-        { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] },
-        { name: 'namespaces', namespaced: false, kind: 'Namespace', verbs: ['list', 'watch'] },
-      ],
-    }),
-  );
+  coreDiscovery(http, [
+    { name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] },
+    { name: 'namespaces', namespaced: false, kind: 'Namespace', verbs: ['list', 'watch'] },
+  ]);
   http.on((request) => {
     if (!request.path.includes('watch=1')) {
       return undefined;
@@ -145,9 +138,7 @@ describe('console state', () => {
       return { status: 200, stream };
     });
     http.on((request) => (request.path.includes('watch=1') ? { status: 200, stream: new StreamBody() } : undefined));
-    http.onGet('/api', json({ versions: ['v1'] }));
-    http.onGet('/apis', json({ groups: [] }));
-    http.onGet('/api/v1', json({ resources: [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] }] }));
+    coreDiscovery(http, [{ name: 'configmaps', namespaced: true, kind: 'ConfigMap', verbs: ['list', 'watch'] }]);
     http.onGet('/api/v1/namespaces?limit=500', json(table([])));
     http.onGet('/api/v1/namespaces/demo/configmaps?limit=500', json(table([{ name: 'a', namespace: 'demo' }])));
     const state = new ConsoleState(http.http, new FakeClock());

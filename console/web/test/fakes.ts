@@ -163,3 +163,10 @@ export class FakeHttp {
     return this.requests.map((r) => r.path);
   }
 }
+
+// Discovery of the core group alone, serving these resources (as /api/v1 lists them).
+export function coreDiscovery(http: FakeHttp, resources: readonly unknown[]): void {
+  http.onGet('/api', json({ versions: ['v1'] }));
+  http.onGet('/apis', json({ groups: [] }));
+  http.onGet('/api/v1', json({ resources }));
+}

@@ -1,8 +1,10 @@
 // Everything the console shows, kept apart from how it is drawn: the resource tree (discovery,
 // polled), the namespaces (listed and watched), the table of the route's resource (a live feed),
 // the row under the cursor, the object open in the detail pane, and the watch events of the
-// feeds (with the event open, when the route names one). The route (the URL) says what is shown;
+// feeds (with the event open, when the route names one), and what the user may do there (the
+// access advice, asked once discovery answered, for the namespace shown). The route (the URL) says what is shown;
 // the UI reads this state when `changed` fires and calls applyRoute on navigation.
+import { AccessAdvice } from './access_advice';
 import { ApiClient } from './api_client';
 import type { Clock } from './clock';
 import { DiscoveryPoller } from './discovery';
@@ -33,6 +35,8 @@ export class ConsoleState {
   // The writes from the detail pane (editor, create, delete).
   readonly editor: ObjectEditor;
   readonly history = new WatchHistory();
+  // What the user may do (advice: the server decides).
+  readonly access: AccessAdvice;
   private readonly feeds: FeedCache;
   private routeValue: Route = HOME;
   private feedValue: TableFeed | undefined;
@@ -42,9 +46,12 @@ export class ConsoleState {
   private versionValue = '';
   private readonly client: ApiClient;
 
-  constructor(http: Http, clock: Clock) {
+  // username: who the page is signed in as ("" when not known), for the refusals' wording.
+  constructor(http: Http, clock: Clock, username = '') {
     const client = new ApiClient(http);
     this.client = client;
+    this.access = new AccessAdvice(client, clock, username);
+    this.access.changed.subscribe(() => this.changed.emit());
     this.discovery = new DiscoveryPoller(client, clock);
     this.namespaces = new TableFeed({ ref: NAMESPACES, namespace: '', withNamespace: false }, client, clock);
     this.detail = new ObjectDetail(client);
@@ -53,6 +60,7 @@ export class ConsoleState {
     this.feeds = new FeedCache(client, clock);
     this.discovery.changed.subscribe(() => {
       this.resolve();
+      this.followAccess();
       this.changed.emit();
     });
     this.namespaces.changed.subscribe(() => this.changed.emit());
@@ -75,6 +83,7 @@ export class ConsoleState {
     this.namespaces.stop();
     this.feeds.stopAll();
     this.detail.close();
+    this.access.stop();
   }
 
   get route(): Route {
@@ -110,6 +119,7 @@ export class ConsoleState {
     const before = this.detail.state.target;
     this.routeValue = route;
     this.resolve();
+    this.followAccess();
     // Another object (or none) in the pane: the editor was for the one before, unless it is
     // the one the editor just created.
     const after = this.detail.state.target;
@@ -120,6 +130,13 @@ export class ConsoleState {
       this.cursorOff(after);
     }
     this.changed.emit();
+  }
+
+  // Asks about the namespace shown, once the server is known to answer.
+  private followAccess(): void {
+    if (this.discovery.loaded) {
+      this.access.follow(this.routeValue.namespace);
+    }
   }
 
   // Takes the cursor off a row that is not the object now open, so that it moves to the
