@@ -1,7 +1,9 @@
 // The web console for other users: a browser without a session gets the sign-in form, a wrong
 // token the server's 401 inline, a service account's token a session as that account (named in
 // the header), where RBAC answers as for it (a list refused in the server's words until a
-// RoleBinding grants it); Sign out ends the session. Run by tests/integration/web_console_e2e.sh
+// RoleBinding grants it), and the console marks what its rules (a SelfSubjectRulesReview) do
+// not allow: kinds it may not list in the tree, writes disabled with the refusal the server
+// would give; Sign out ends the session. Run by tests/integration/web_console_e2e.sh
 // users.
 import { CONFIGMAPS, WEB, consoleParts, eventually, kubectl, openBrowser, runScenarios, see, textOf } from './harness.mjs';
 
@@ -13,6 +15,29 @@ const { page } = session;
 const parts = consoleParts(page);
 const tokenBox = page.getByLabel('Bearer token');
 const signInButton = page.getByRole('button', { name: 'Sign in', exact: true });
+const treeItem = (kind) => page.locator('[role="tree"] [role="treeitem"][aria-level="2"]').filter({ hasText: new RegExp(`^${kind}`) });
+
+// The refusal the server would give the account, in its words.
+const refusal = (verb, resource) => `User "${USER}" cannot ${verb} resource "${resource}" in API group "" in the namespace "default"`;
+
+// What an element's aria-describedby names (its accessible description), and its title.
+async function describedBy(locator) {
+  return locator.first().evaluate((element) => {
+    const id = element.getAttribute('aria-describedby');
+    return {
+      description: id ? (document.getElementById(id)?.textContent ?? '') : '',
+      title: element.getAttribute('title') ?? '',
+    };
+  });
+}
+
+// Waits for an element to be described by the refusal (its title too) or by nothing.
+async function seeDescribed(locator, what, reason) {
+  await eventually(`${what} described by ${reason === '' ? 'nothing' : `"${reason}"`}`, async () => {
+    const { description, title } = await describedBy(locator);
+    return description === reason && (reason === '' || title.endsWith(reason));
+  });
+}
 
 await runScenarios('users', session, [
   [
@@ -47,6 +72,35 @@ await runScenarios('users', session, [
       await see(parts.rowNamed('seen-by-reader'), 'the ConfigMap listed once the binding exists');
       await page.goto(`${WEB}#/r/core/v1/secrets?ns=default`);
       await see(page.locator('.table-pane').getByText(`secrets is forbidden: User "${USER}" cannot list resource "secrets"`).first(), 'Secrets refused');
+    },
+  ],
+  [
+    "the account's rules are shown: Secret marked as not listable, the writes disabled with the server's refusal",
+    async () => {
+      // The refusal the tree gives is the one the table met (the server's words).
+      await see(page.locator('.table-pane').getByText(`secrets is forbidden: ${refusal('list', 'secrets')}`).first(), 'the list of Secrets refused');
+      await seeDescribed(treeItem('Secret'), 'the tree item of Secret', refusal('list', 'secrets'));
+      await see(treeItem('Secret').locator('.tree-denied'), 'the mark on Secret');
+      await page.goto(`${WEB}${CONFIGMAPS}`);
+      await see(parts.rowNamed('seen-by-reader'), 'the ConfigMap listed');
+      await seeDescribed(treeItem('ConfigMap'), 'the tree item of ConfigMap', '');
+      await see(treeItem('ConfigMap').locator('.tree-denied'), 'no mark on ConfigMap', 'hidden');
+      const newButton = page.getByRole('button', { name: 'New ConfigMap', exact: true });
+      await seeDescribed(newButton, 'New ConfigMap', refusal('create', 'configmaps'));
+      if (!(await newButton.isDisabled())) {
+        throw new Error('New ConfigMap is enabled for an account that may not create ConfigMaps');
+      }
+      await parts.openObject('seen-by-reader');
+      for (const [name, verb] of [['Edit', 'patch'], ['Duplicate', 'create'], ['Delete', 'delete']]) {
+        await seeDescribed(parts.action(name), name, refusal(verb, 'configmaps'));
+        if (!(await parts.action(name).isDisabled())) {
+          throw new Error(`${name} is enabled for an account that may not ${verb} ConfigMaps`);
+        }
+      }
+      // Reading stays: the copy is offered.
+      if (await parts.action('Copy as kubectl').isDisabled()) {
+        throw new Error('Copy as kubectl is disabled');
+      }
     },
   ],
   [

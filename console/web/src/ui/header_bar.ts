@@ -1,6 +1,9 @@
-// The header: the title and server version, the namespace selector, the filter box.
+// The header: the title and server version, the namespace selector, the filter box, New <Kind>
+// (disabled with the server's refusal when the user may not create it).
+import { createPermission } from '../model/action_access';
 import type { ConsoleState } from '../model/console_state';
 import type { Route } from '../model/route';
+import { ActionGate } from './access_gate';
 import { h, setAttr, setText } from './dom';
 
 // Typing in the filter updates the URL (and the table) after this pause.
@@ -32,6 +35,7 @@ export class HeaderBar {
     'aria-keyshortcuts': '/',
   });
   private readonly newButton = h('button', { type: 'button', class: 'action-button new-button' }, 'New');
+  private readonly newGate = new ActionGate(this.newButton);
   private namespacesShown = '';
   private filterTimer: number | undefined;
 
@@ -47,6 +51,7 @@ export class HeaderBar {
       h('label', { class: 'visually-hidden', for: 'filter' }, 'Filter rows'),
       this.filter,
       this.newButton,
+      this.newGate.note,
     );
     this.newButton.addEventListener('click', () => this.actions.newObject());
     this.namespace.addEventListener('change', () => this.actions.selectNamespace(this.namespace.value));
@@ -81,7 +86,7 @@ export class HeaderBar {
     setText(this.version, state.serverVersion);
     this.renderNamespaces(state, route);
     const resource = state.resource;
-    this.newButton.disabled = !resource || !resource.verbs.includes('create');
+    this.newGate.render(createPermission(state), !resource || !resource.verbs.includes('create'));
     setText(this.newButton, resource ? `New ${resource.kind}` : 'New');
     // The route wins over the box unless the user is typing into it.
     if (this.filterTimer === undefined && this.filter.value !== route.filter) {

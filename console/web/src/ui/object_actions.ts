@@ -2,11 +2,14 @@
 // shown; Apply, Replace or Create, the copies and Cancel in the editor), the delete
 // confirmation, and what the server answered (with each conflict of an apply and "Force
 // apply"), inline. The YAML editor itself is given: the text of each action is read from it.
+// The writes the access advice says the user may not make are disabled with the refusal.
+import { createPermission, duplicatePermission, editPermission, objectPermission } from '../model/action_access';
 import type { ConsoleState } from '../model/console_state';
 import { kubectlApply, kubectlGet } from '../model/kubectl_command';
 import { describeProblem, manifestYaml } from '../model/manifest';
 import { terminatingNote, type EditTarget } from '../model/object_editor';
 import { withoutMetadataFields } from '../model/object_fields';
+import { ActionGate } from './access_gate';
 import { copyText } from './clipboard';
 import { h, setHidden, setText } from './dom';
 import type { YamlEditor } from './yaml_editor';
@@ -28,6 +31,14 @@ export class ObjectActions {
   private readonly create = button('Create', { class: 'action-button primary' });
   private readonly copyApply = button('Copy as kubectl apply');
   private readonly cancel = button('Cancel');
+  private readonly gates = {
+    edit: new ActionGate(this.edit),
+    duplicate: new ActionGate(this.duplicate),
+    remove: new ActionGate(this.remove),
+    apply: new ActionGate(this.apply),
+    replace: new ActionGate(this.replace),
+    create: new ActionGate(this.create),
+  };
   private readonly confirm = h('div', { class: 'confirm', role: 'alertdialog', 'aria-label': 'Confirm the delete', hidden: true });
   private readonly confirmText = h('p', {});
   private readonly confirmYes = button('Delete', { class: 'action-button danger' });
@@ -42,6 +53,7 @@ export class ObjectActions {
       { class: 'action-bar', role: 'toolbar', 'aria-label': 'Object actions' },
       this.edit, this.duplicate, this.remove, this.apply, this.replace, this.create,
       this.copyGet, this.copyApply, this.copyYaml, this.cancel,
+      ...Object.values(this.gates).map((gate) => gate.note),
     );
     this.confirm.append(this.confirmText, h('div', { class: 'confirm-buttons' }, this.confirmYes, this.confirmNo));
     this.feedback = h('div', { class: 'feedback' }, this.confirm, this.outcome, this.copied);
@@ -124,9 +136,14 @@ export class ObjectActions {
     setHidden(this.copyApply, !editing);
     setHidden(this.copyYaml, !editing && !hasObject);
     setHidden(this.cancel, !editing);
-    for (const b of [this.apply, this.replace, this.create, this.confirmYes]) {
-      b.disabled = writes.busy;
-    }
+    const gates = this.gates;
+    gates.edit.render(editPermission(this.state));
+    gates.duplicate.render(duplicatePermission(this.state));
+    gates.remove.render(objectPermission(this.state, 'delete'));
+    gates.apply.render(objectPermission(this.state, 'patch'), writes.busy);
+    gates.replace.render(objectPermission(this.state, 'update'), writes.busy);
+    gates.create.render(createPermission(this.state), writes.busy);
+    this.confirmYes.disabled = writes.busy;
     setHidden(this.confirm, writes.confirmDelete === undefined);
     setText(this.confirmText, writes.confirmDelete ?? '');
     if (writes.outcome !== this.shownOutcome) {

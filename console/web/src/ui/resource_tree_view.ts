@@ -1,7 +1,11 @@
 // The left pane: API groups and their resources as an ARIA tree (role tree, treeitem, group;
 // aria-expanded on groups, aria-selected on the resource shown), one tab stop (a roving
 // tabindex), arrow keys to move, expand and collapse, Enter to open. Each resource shows its
-// object count when a live feed knows it, in a fixed-width cell.
+// object count when a live feed knows it, in a fixed-width cell. A resource the access advice
+// says the user may not list is marked (✗, muted), its title and accessible description the
+// refusal the server would give.
+import type { Permission } from '../model/access_advice';
+import { listPermission } from '../model/action_access';
 import type { ConsoleState } from '../model/console_state';
 import { resourceKey } from '../model/resource_ref';
 import { treeSignature, type ApiResourceInfo, type ResourceTree } from '../model/resource_tree';
@@ -19,6 +23,10 @@ interface Item {
   readonly parent: string | undefined;
   readonly resource: ApiResourceInfo | undefined;
   readonly count: HTMLElement | undefined;
+  // A resource's mark and its refusal (the item's aria-describedby), when it may not be listed.
+  readonly mark: HTMLElement | undefined;
+  readonly note: HTMLElement | undefined;
+  readonly title: string;
 }
 
 function groupKey(name: string): string {
@@ -33,6 +41,8 @@ export class ResourceTreeView {
   readonly element: HTMLElement;
   private readonly tree = h('ul', { role: 'tree', 'aria-label': 'Resources', class: 'tree' });
   private readonly message = h('p', { class: 'pane-message', role: 'status' });
+  // The refusals the items refer to, out of sight (inside an item they would join its name).
+  private readonly notes = h('div', { hidden: true });
   private readonly expanded = new Set<string>(['']);
   private items: Item[] = [];
   private byKey = new Map<string, Item>();
@@ -44,7 +54,7 @@ export class ResourceTreeView {
   private revealed: string | undefined;
 
   constructor(private readonly actions: TreeActions) {
-    this.element = h('nav', { class: 'tree-pane', 'aria-label': 'Resources' }, this.tree, this.message);
+    this.element = h('nav', { class: 'tree-pane', 'aria-label': 'Resources' }, this.tree, this.message, this.notes);
     this.tree.addEventListener('keydown', (event) => this.onKey(event));
     this.tree.addEventListener('click', (event) => {
       const item = this.itemOf(event.target);
@@ -80,6 +90,7 @@ export class ResourceTreeView {
         setAttr(item.element, 'aria-selected', item.key === selectedKey ? 'true' : 'false');
         const count = state.countOf(item.resource);
         setText(item.count as HTMLElement, count === undefined ? '' : formatCount(count));
+        this.renderAccess(item, listPermission(state, item.resource));
       }
     }
     const selectedItem = selectedKey !== undefined ? this.byKey.get(selectedKey) : undefined;
@@ -104,6 +115,15 @@ export class ResourceTreeView {
     setHidden(this.message, text === '');
   }
 
+  private renderAccess(item: Item, permission: Permission): void {
+    const reason = permission.allowed ? '' : permission.reason;
+    item.element.classList.toggle('denied', reason !== '');
+    setHidden(item.mark as HTMLElement, reason === '');
+    setText(item.note as HTMLElement, reason);
+    setAttr(item.element, 'aria-describedby', reason === '' ? undefined : item.note?.id);
+    setAttr(item.element, 'title', reason === '' ? item.title : `${item.title}\n${reason}`);
+  }
+
   focus(): void {
     const item = this.active !== undefined ? this.byKey.get(this.active) : this.items[0];
     item?.element.focus();
@@ -113,6 +133,7 @@ export class ResourceTreeView {
     const focused = this.itemOf(document.activeElement)?.key;
     this.items = [];
     this.byKey = new Map();
+    this.notes.replaceChildren();
     const groups: HTMLLIElement[] = [];
     for (const group of tree.groups) {
       const key = groupKey(group.name);
@@ -134,7 +155,7 @@ export class ResourceTreeView {
         title: group.error ? `${group.displayName}/${group.version}: discovery failed: ${group.error}` : `${group.displayName}/${group.version}`,
       });
       element.append(label);
-      const item: Item = { key, element, parent: undefined, resource: undefined, count: undefined };
+      const item: Item = { key, element, parent: undefined, resource: undefined, count: undefined, mark: undefined, note: undefined, title: '' };
       this.items.push(item);
       this.byKey.set(key, item);
       if (open) {
@@ -152,13 +173,17 @@ export class ResourceTreeView {
   private resourceItem(resource: ApiResourceInfo, parent: string): HTMLLIElement {
     const key = itemKey(resource);
     const count = h('span', { class: 'tree-count' });
+    const mark = h('span', { class: 'tree-denied', 'aria-hidden': 'true', hidden: true }, '✗');
+    const note = h('span', { id: `tree-note-${resourceKey(resource)}` });
+    this.notes.append(note);
     const scope = resource.namespaced ? 'namespaced' : 'cluster-scoped';
+    const title = `${resource.resource} (${resource.version}, ${scope})`;
     const element = h(
       'li',
-      { role: 'treeitem', tabindex: -1, 'aria-level': 2, 'data-key': key, title: `${resource.resource} (${resource.version}, ${scope})` },
-      h('span', { class: 'tree-row' }, h('span', { class: 'tree-label' }, resource.kind), count),
+      { role: 'treeitem', tabindex: -1, 'aria-level': 2, 'data-key': key, title },
+      h('span', { class: 'tree-row' }, h('span', { class: 'tree-label' }, resource.kind), mark, count),
     );
-    const item: Item = { key, element, parent, resource, count };
+    const item: Item = { key, element, parent, resource, count, mark, note, title };
     this.items.push(item);
     this.byKey.set(key, item);
     return element;
