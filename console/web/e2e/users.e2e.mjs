@@ -104,6 +104,20 @@ await runScenarios('users', session, [
     },
   ],
   [
+    'ConfigMaps of all namespaces, refused to the account, are listed in "default" instead',
+    async () => {
+      await page.goto(`${WEB}#/r/core/v1/configmaps`);
+      const caption = page.locator('.table-pane').getByText('ConfigMap · core/v1 · namespace default (all namespaces refused)');
+      await see(caption, 'the caption naming the namespace listed');
+      await see(parts.rowNamed('seen-by-reader'), 'the ConfigMap of default listed');
+      const title = await caption.first().getAttribute('title');
+      const cause = `User "${USER}" cannot list resource "configmaps" in API group "" at the cluster scope`;
+      if (!title?.includes(cause)) {
+        throw new Error(`the caption's title reads: ${title}`);
+      }
+    },
+  ],
+  [
     'Sign out ends the session: the sign-in form again, and the API refuses the old cookie',
     async () => {
       await page.getByRole('button', { name: 'Sign out' }).click();

@@ -55,6 +55,11 @@ function resource(state: ConsoleState, name: string) {
   return info;
 }
 
+// The namespace a table is narrowed to (read afresh: the assertions narrow state.narrowed).
+function narrowedTo(state: ConsoleState): string | undefined {
+  return state.narrowed?.namespace;
+}
+
 describe('access advice', () => {
   test('asked once discovery answered, for the namespace shown; the tree and the actions follow it', async () => {
     const asked: HttpRequest[] = [];
@@ -183,6 +188,42 @@ describe('access advice', () => {
     assert.equal(objectPermission(state, 'patch').allowed, false);
     assert.deepEqual(objectPermission(state, 'delete'), { allowed: true });
     assert.equal(createPermission(state).allowed, false);
+    state.stop();
+  });
+
+  test('a kind refused in all namespaces is listed in "default" instead, until the namespace changes', async () => {
+    const asked: HttpRequest[] = [];
+    const http = server(() => review(VIEW_RULES), asked);
+    const refused = `secrets is forbidden: User "${USER}" cannot list resource "secrets" in API group "" at the cluster scope`;
+    http.onGet('/api/v1/secrets?limit=500', json({ kind: 'Status', status: 'Failure', message: refused, reason: 'Forbidden', code: 403 }, 403));
+    http.onGet('/api/v1/namespaces/default/secrets?limit=500', json(table([{ name: 's', namespace: 'default' }])));
+    http.onGet('/api/v1/namespaces/demo/secrets?limit=500', json(table([])));
+    const state = new ConsoleState(http.http, new FakeClock(), USER);
+    state.applyRoute(parseRoute('#/r/core/v1/secrets'));
+    state.start();
+    await settle();
+    assert.deepEqual(state.narrowed, { namespace: 'default', refusal: `${refused} (Forbidden, 403)` });
+    assert.equal(state.feed?.target.namespace, 'default');
+    assert.equal(state.feed?.store.size, 1);
+    // ConfigMaps in all namespaces are not refused: listed in all.
+    state.applyRoute(parseRoute('#/r/core/v1/configmaps'));
+    await settle();
+    assert.equal(state.narrowed, undefined);
+    assert.equal(state.feed?.target.namespace, '');
+    // Secrets again: still narrowed, without asking all namespaces again.
+    const before = http.paths().filter((p) => p === '/api/v1/secrets?limit=500').length;
+    state.applyRoute(parseRoute('#/r/core/v1/secrets'));
+    await settle();
+    assert.equal(state.feed?.target.namespace, 'default');
+    assert.equal(http.paths().filter((p) => p === '/api/v1/secrets?limit=500').length, before);
+    // Another namespace, then all again: all namespaces are asked again.
+    state.applyRoute(parseRoute('#/r/core/v1/secrets?ns=demo'));
+    await settle();
+    assert.equal(state.narrowed, undefined);
+    state.applyRoute(parseRoute('#/r/core/v1/secrets'));
+    await settle();
+    assert.equal(http.paths().filter((p) => p === '/api/v1/secrets?limit=500').length, before + 1);
+    assert.equal(narrowedTo(state), 'default');
     state.stop();
   });
 });

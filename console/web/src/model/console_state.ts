@@ -4,7 +4,7 @@
 // feeds (with the event open, when the route names one), and what the user may do there (the
 // access advice, asked once discovery answered, for the namespace shown). The route (the URL) says what is shown;
 // the UI reads this state when `changed` fires and calls applyRoute on navigation.
-import { AccessAdvice } from './access_advice';
+import { AccessAdvice, FALLBACK_NAMESPACE } from './access_advice';
 import { ApiClient } from './api_client';
 import type { Clock } from './clock';
 import { DiscoveryPoller } from './discovery';
@@ -22,6 +22,13 @@ import { TableFeed } from './table_feed';
 import { WatchHistory, type EventSource } from './watch_history';
 
 const NAMESPACES: ResourceRef = { group: '', version: 'v1', resource: 'namespaces' };
+
+// A namespaced resource shown in one namespace because listing it in all was refused.
+export interface Narrowed {
+  readonly namespace: string;
+  // The refusal of the list in all namespaces, in the server's words.
+  readonly refusal: string;
+}
 
 // The event the route names: found in the log, or gone from it (dropped, cleared, or from before
 // the page was loaded).
@@ -44,6 +51,10 @@ export class ConsoleState {
   private problemValue: string | undefined;
   private cursorValue: string | undefined;
   private versionValue = '';
+  // The resources (by key) whose list in all namespaces was refused (403), with the refusal:
+  // with all namespaces shown, they are listed in FALLBACK_NAMESPACE instead. Forgotten when the
+  // namespace changes, so that going back to all namespaces tries again.
+  private readonly narrowedKinds = new Map<string, string>();
   private readonly client: ApiClient;
 
   // username: who the page is signed in as ("" when not known), for the refusals' wording.
@@ -95,6 +106,15 @@ export class ConsoleState {
     return this.feedValue;
   }
 
+  // Set while all namespaces are asked for and the table lists one: listing all was refused.
+  get narrowed(): Narrowed | undefined {
+    const feed = this.feedValue;
+    const refusal = feed ? this.narrowedKinds.get(resourceKey(feed.target.ref)) : undefined;
+    return feed && refusal !== undefined && this.routeValue.namespace === '' && feed.target.namespace !== ''
+      ? { namespace: feed.target.namespace, refusal }
+      : undefined;
+  }
+
   // The route's resource as discovery lists it.
   get resource(): ApiResourceInfo | undefined {
     return this.resourceValue;
@@ -117,6 +137,9 @@ export class ConsoleState {
 
   applyRoute(route: Route): void {
     const before = this.detail.state.target;
+    if (route.namespace !== this.routeValue.namespace) {
+      this.narrowedKinds.clear();
+    }
     this.routeValue = route;
     this.resolve();
     this.followAccess();
@@ -219,7 +242,8 @@ export class ConsoleState {
       }
       return;
     }
-    const namespace = info.namespaced ? route.namespace : '';
+    const narrowed = info.namespaced && route.namespace === '' && this.narrowedKinds.has(resourceKey(ref));
+    const namespace = narrowed ? FALLBACK_NAMESPACE : info.namespaced ? route.namespace : '';
     const target = {
       ref,
       namespace,
@@ -268,9 +292,21 @@ export class ConsoleState {
 
   private onFeedChanged(feed: TableFeed): void {
     if (feed === this.feedValue) {
+      this.narrowIfRefused(feed);
       this.followDetail();
     }
     this.changed.emit();
+  }
+
+  // A list in all namespaces refused (403): the resource is listed in one namespace instead.
+  private narrowIfRefused(feed: TableFeed): void {
+    const error = feed.status.error;
+    const key = resourceKey(feed.target.ref);
+    if (!feed.target.withNamespace || error?.code !== 403 || this.narrowedKinds.has(key)) {
+      return;
+    }
+    this.narrowedKinds.set(key, error.describe());
+    this.resolve();
   }
 
   // Tells the detail pane what the table knows of its object, and puts the cursor on its row.

@@ -173,11 +173,21 @@ export class TableView {
     const ref = state.route.resource;
     if (!ref) {
       setText(this.caption, 'No resource chosen');
+      setAttr(this.caption, 'title', undefined);
       return;
     }
     const group = ref.group === '' ? 'core' : ref.group;
-    const where = resource && !resource.namespaced ? 'cluster-scoped' : state.route.namespace === '' ? 'all namespaces' : `namespace ${state.route.namespace}`;
+    const narrowed = state.narrowed;
+    const where =
+      resource && !resource.namespaced
+        ? 'cluster-scoped'
+        : narrowed
+          ? `namespace ${narrowed.namespace} (all namespaces refused)`
+          : state.route.namespace === ''
+            ? 'all namespaces'
+            : `namespace ${state.route.namespace}`;
     setText(this.caption, `${resource?.kind ?? ref.resource}  ·  ${group}/${ref.version}  ·  ${where}`);
+    setAttr(this.caption, 'title', narrowed?.refusal);
   }
 
   // Columns and their widths: chosen when the table (or its columns) change, and once more when
