@@ -7,6 +7,7 @@
 #include "apiserver/apiserver.h"
 #include "store/store.h"
 #include "test_request.h"
+#include "watch_events.h"
 
 using nlohmann::json;
 
@@ -50,6 +51,12 @@ class Api {
   // with what they scheduled within `within` (a CRD held by finalizers is looked at every 1 s).
   void settle(std::chrono::milliseconds within = std::chrono::seconds(5)) {
     REQUIRE(api_->wait_controllers_idle(within, std::chrono::seconds(20)));
+  }
+
+  // The answer to a request as the server gives it (a watch's stream in it).
+  apiserver::http::Response raw(const std::string& target) {
+    auto request = apiserver::testing::make_request("GET", target, nullptr, "t0ken");
+    return api_->handle(request);
   }
 
   // Once the controllers settled, GET `target` answers `status`.
@@ -295,11 +302,20 @@ TEST_CASE("a CRD waits for custom resources held by finalizers, refusing new one
   serve_widgets(api);
   json held = widget("held", json::object());
   held["metadata"]["finalizers"] = {"example.com/hold"};
-  REQUIRE(api.call("POST", kWidgets, held).status == 201);
+  auto created = api.call("POST", kWidgets, held);
+  REQUIRE(created.status == 201);
+  // The controller marks the held object and waits, looking again every second: its queue is
+  // never idle for long, so the mark is awaited on a watch of the object.
+  const std::string rv = created.body["metadata"]["resourceVersion"];
+  auto watch = api.raw(std::string(kWidgets) + "?watch=true&resourceVersion=" + rv);
+  REQUIRE(watch.status == 200);
+  REQUIRE(watch.stream);
+  apiserver::testing::EventReader events(*watch.stream);
   REQUIRE(api.call("DELETE", std::string(kCrds) + "/widgets.example.com").status == 200);
-  // The controller marks the held object and waits (looking again every second); the CRD
-  // stays, Terminating.
-  api.settle(std::chrono::milliseconds(0));
+  json marked = events.next(std::chrono::seconds(20));
+  CHECK(marked["type"] == "MODIFIED");
+  REQUIRE(marked["object"]["metadata"].contains("deletionTimestamp"));
+  // The CRD stays, Terminating.
   REQUIRE(api.call("GET", std::string(kWidgets) + "/held")
               .body["metadata"]
               .contains("deletionTimestamp"));
