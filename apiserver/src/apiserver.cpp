@@ -219,6 +219,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
     return std::get<nlohmann::json>(std::move(patched));
   };
   resources_->set_admission(admission_.get());
+  resources_->set_component_statuses([this] { return component_health(); });
   if (auto problem = check_storage_media_type(config_.storage_media_type)) {
     throw std::invalid_argument(*problem);
   }
@@ -288,13 +289,7 @@ ApiServer::ApiServer(store::Store& store, ApiServerConfig config)
   });
   HealthCheck ping{"ping", [] { return std::string(); }};
   HealthCheck log{"log", [] { return std::string(); }};
-  HealthCheck etcd{"etcd", [this] {
-                     store::RangeRequest probe;
-                     probe.key = "/registry/health";
-                     probe.count_only = true;
-                     auto r = store_.range(probe);
-                     return r.is_ok() ? std::string() : r.status().message();
-                   }};
+  HealthCheck etcd{"etcd", [this] { return store_health(); }};
   // As kube-apiserver's post-start hooks: /healthz and /livez fail until the bootstrap is done.
   live_checks_ = {ping, log, etcd, {"poststarthook/start-sandbox-bootstrap", [this] {
                                       return bootstrapped_ ? std::string()

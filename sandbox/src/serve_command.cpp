@@ -505,6 +505,14 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   api_config.tokens[pki->admin_token] = {apiserver::pki::kAdminCommonName,
                                          {apiserver::pki::kAdminOrganization}};
   apiserver::ApiServer api(*db, api_config);
+  // The scheduler and the controllers run in this process (from cluster.start() below): what
+  // componentstatuses reports for them, instead of probing their healthz ports.
+  std::atomic<bool> cluster_running{false};
+  const bool any_controller = !cluster_options->controllers.empty();
+  api.set_in_process_component("scheduler", [&cluster_running] { return cluster_running.load(); });
+  api.set_in_process_component("controller-manager", [&cluster_running, any_controller] {
+    return any_controller && cluster_running.load();
+  });
   // Credentials are checked from the header: a refused request's body is never read.
   server_options.admit = [&api](const apiserver::http::Request& r) { return api.admit(r); };
   server_options.run_inline = [&api](const apiserver::http::Request& r) {
@@ -563,6 +571,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
   cluster::Cluster cluster([&api](apiserver::http::Request& r) { return api.handle(r); },
                            *cluster_options);
   cluster.start();
+  cluster_running = true;
   api.set_ready(true);
   // The web console: the page, and the API as the admin (the browser signs in with the
   // data directory's web console token).
@@ -635,6 +644,7 @@ int run_serve(const Command& command, const ParsedFlags& flags, CommandContext& 
     }
     web->server->stop(std::chrono::milliseconds(500));  // its watches end with the API's
   }
+  cluster_running = false;
   cluster.stop();
   api.begin_shutdown();
   server->stop(kShutdownGrace);

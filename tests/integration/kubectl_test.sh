@@ -16,6 +16,14 @@ grep -q '^pods .*po .*v1 .*true .*Pod$' <<<"$(out k api-resources --no-headers)"
 grep -q '^deployments .*deploy .*apps/v1 .*true .*Deployment$' <<<"$(out k api-resources --no-headers)" \
   || fail "api-resources deployments row"
 
+# componentstatuses: computed on each request, with the deprecation warning
+cs=$(out k get componentstatuses)
+grep -q 'Warning: v1 ComponentStatus is deprecated in v1.19+' <<<"$cs" || fail "get cs warning: $cs"
+for component in scheduler controller-manager etcd-0; do
+  grep -q "^$component  *Healthy  *ok" <<<"$cs" || fail "get cs $component: $cs"
+done
+grep -q 'Component not found: kube-proxy' <<<"$(out k get cs kube-proxy)" || fail "get cs kube-proxy"
+
 # create from a file, read back in every output format
 cat >"$tmp/cm.yaml" <<'YAML'
 apiVersion: v1

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "apiserver/audit.h"
+#include "apiserver/component_statuses.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "apiserver/service_accounts.h"
@@ -221,6 +222,11 @@ class ApiServer {
   // Readiness: false until start-up work (bootstrap objects, fixtures) is done, and again once
   // shutdown begins.
   void set_ready(bool ready) { ready_ = ready; }
+  // componentstatuses (`kubectl get cs`): "scheduler" and "controller-manager" are probed at
+  // https://127.0.0.1:10259/healthz and https://127.0.0.1:10257/healthz as kube-apiserver
+  // probes them, unless this process runs them: while `running` says so, they are healthy
+  // ("ok"). etcd-0 is the store's health. Set before requests are served.
+  void set_in_process_component(const std::string& name, std::function<bool()> running);
   void begin_shutdown();
   // True when no controller has work queued, in progress or scheduled (for tests).
   bool controllers_idle() const;
@@ -256,6 +262,10 @@ class ApiServer {
   http::Response route_local(http::Request& request, const endpoints::RequestInfo* info);
   http::Response health(const std::string& endpoint, const std::string& check_path,
                         const http::Request& request, const std::vector<HealthCheck>& checks);
+  // componentstatuses' components (component_health.cpp).
+  std::vector<ComponentHealth> component_health() const;
+  // The store's health: empty when a read works, else the read's error (the etcd checks).
+  std::string store_health() const;
   // Whether the namespace defaults controller has anything to do.
   bool namespace_defaults_running() const {
     return config_.controllers.service_accounts || config_.controllers.root_ca_publisher;
@@ -263,6 +273,7 @@ class ApiServer {
 
   store::Store& store_;
   ApiServerConfig config_;
+  std::map<std::string, std::function<bool()>> in_process_components_;
   std::shared_ptr<registry::Registry> registry_;
   std::unique_ptr<storage::Storage> storage_;
   std::unique_ptr<storage::Compactor> compactor_;

@@ -14,6 +14,7 @@
 #include "endpoints/query_params.h"
 #include "endpoints/served_json.h"
 #include "endpoints/status.h"
+#include "endpoints/table_request.h"
 #include "endpoints/watch_stream.h"
 #include "endpoints/write_options.h"
 #include "errors/result.h"
@@ -139,8 +140,8 @@ std::optional<errors::Status> serve_items(const Resource& r, std::vector<storage
   return std::nullopt;
 }
 
-// The Table options of a request: includeObject, and "now" for ages. A bad includeObject fails
-// with the 400 kube-apiserver answers.
+}  // namespace
+
 errors::Result<registry::TableOptions> table_options(const http::Request& request) {
   auto include = registry::parse_include_object(request.query_value("includeObject"));
   if (!include) {
@@ -151,8 +152,6 @@ errors::Result<registry::TableOptions> table_options(const http::Request& reques
   options.now = std::chrono::system_clock::now();
   return options;
 }
-
-}  // namespace
 
 http::Response ResourceHandler::get(const Resource& r, const RequestInfo& info,
                                     const http::Request& request) {

@@ -224,6 +224,10 @@ http::Response ResourceHandler::dispatch(const Resource& r, const RequestInfo& i
     add_warnings(answer, body->warnings);
     return answer;
   }
+  if (r.group.empty() && r.resource == "componentstatuses" && component_statuses_ &&
+      info.subresource.empty() && (info.verb == "get" || info.verb == "list")) {
+    return component_statuses(r, info, request);
+  }
   if (r.etcd_prefix.empty() && !binding) {
     return status_with_details(
         405, "MethodNotAllowed",

@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apiserver/component_statuses.h"
 #include "apiserver/http.h"
 #include "apiserver/registry.h"
 #include "authorization/authorizer.h"
@@ -72,6 +73,12 @@ class ResourceHandler {
   // handler; set before requests are served.
   void set_admission(const admission::Chain* chain) { admission_ = chain; }
 
+  // Where componentstatuses come from (unset: the resource answers 405 as one with no storage).
+  // Set before requests are served.
+  void set_component_statuses(ComponentStatusSource source) {
+    component_statuses_ = std::move(source);
+  }
+
   // Ends every open watch (graceful shutdown).
   void close_watches();
   size_t open_watches() const;
@@ -126,6 +133,9 @@ class ResourceHandler {
                         const http::Request& request);
   http::Response remove_collection(const registry::Resource& r, const RequestInfo& info,
                                    const http::Request& request);
+  // componentstatuses get and list, from component_statuses_ (component_statuses.cpp).
+  http::Response component_statuses(const registry::Resource& r, const RequestInfo& info,
+                                    const http::Request& request);
 
   storage::Storage& storage_;
   registry::GenericStore* store_;
@@ -137,6 +147,7 @@ class ResourceHandler {
   std::shared_ptr<WatchTicker> ticker_;
   std::unique_ptr<registry::FieldValidator> field_validator_;
   const admission::Chain* admission_ = nullptr;
+  ComponentStatusSource component_statuses_;
 };
 
 }  // namespace apiserver::endpoints

@@ -9,12 +9,15 @@ namespace {
 
 constexpr const char* kNone = "";
 
-// Only the kinds v1.32 can serve through a prerelease version; list kinds are left out because
+// The kinds v1.32 can serve through a prerelease version, and core/v1 ComponentStatus (GA, tagged
+// deprecated); list kinds are left out because
 // the warning is chosen per resource kind. Rows whose deprecated release is 1.32 or earlier are
 // the ones that warn today; the others are kept so the table says why they stay quiet.
 // One row per kind reads better than the one-field-per-line layout the formatter would pick.
 // clang-format off
 constexpr std::array kTable{
+    // The one GA kind upstream tags deprecated (since 1.19); never removed.
+    ApiLifecycle{"", "v1", "ComponentStatus", {1, 0}, {1, 19}, {0, 0}, kNone, kNone, kNone},
     // New in 1.32; every figure below without a comment is the generator's default.
     ApiLifecycle{"admissionregistration.k8s.io", "v1alpha1", "MutatingAdmissionPolicy",
                  {1, 32}, {1, 35}, {1, 38}, kNone, kNone, kNone},

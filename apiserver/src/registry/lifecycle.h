@@ -56,7 +56,8 @@ struct ApiLifecycle {
 // Every row of the table, in group/version/kind order (tests iterate it).
 std::span<const ApiLifecycle> api_lifecycles();
 
-// The row for group/version/kind, or nullptr for kinds without one (GA kinds among them).
+// The row for group/version/kind, or nullptr for kinds without one (GA kinds among them, but
+// core/v1 ComponentStatus).
 const ApiLifecycle* find_api_lifecycle(const std::string& group, const std::string& version,
                                        const std::string& kind);
 

@@ -55,6 +55,7 @@ class Api {
   }
 
   store::Store& db() { return *store_; }
+  ApiServer& server() { return *api_; }
   http::Response raw(http::Request& request) { return api_->handle(request); }
 
   // Waits (bounded) until the controllers are done with what the last requests started.
