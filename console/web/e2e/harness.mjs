@@ -159,13 +159,39 @@ export function consoleParts(page) {
       await see(detail.locator('.yaml-editor .cm-activeLine').filter({ hasText: text }), `the cursor on "${text}"`);
       await page.keyboard.press('End');
     },
+    // Types `text` at the editor's cursor key by key, each awaited as drawn on the cursor's line
+    // (typed at once, keys can overtake the editor's own update of the page). A failure says
+    // what the line held and where the focus was.
+    async typeInEditor(text) {
+      const cursorLine = detail.locator('.yaml-editor .cm-activeLine');
+      for (let i = 0; i < text.length; i += 1) {
+        await page.keyboard.type(text[i]);
+        const typed = text.slice(0, i + 1);
+        try {
+          await see(cursorLine.filter({ hasText: typed }), `"${typed}" typed in the editor`);
+        } catch (error) {
+          const held = await cursorLine.textContent({ timeout: 1000 }).catch(() => '(no line has the cursor)');
+          const focus = await page.evaluate(() => {
+            let element = document.activeElement;
+            while (element?.shadowRoot?.activeElement) {
+              element = element.shadowRoot.activeElement;
+            }
+            if (!element) {
+              return 'nothing';
+            }
+            const label = element.getAttribute('aria-label');
+            return `<${element.tagName.toLowerCase()} class="${element.className}"${label ? ` aria-label="${label}"` : ''}>`;
+          });
+          throw new Error(`${error.message} (the cursor's line holds "${held}"; the focus is on ${focus})`);
+        }
+      }
+    },
     // Types `replacement` over the line holding `text` (its indentation kept), by keyboard.
     async retypeLine(text, replacement) {
       await parts.toEndOfLine(text);
       await page.keyboard.press('Shift+Home');
       await see(detail.locator('.yaml-editor .cm-selectionBackground'), `"${text}" selected`);
-      await page.keyboard.type(replacement);
-      await see(parts.editor.locator('.cm-line').filter({ hasText: replacement }), `"${replacement}" typed in the editor`);
+      await parts.typeInEditor(replacement);
     },
     // Types `line` on a new line after the one holding `text`, by keyboard.
     async typeLineAfter(text, line) {
@@ -174,8 +200,7 @@ export function consoleParts(page) {
       await page.keyboard.press('Enter');
       await eventually(`a new line after "${text}"`, async () => (await parts.editor.locator('.cm-line').count()) === lines + 1);
       await see(detail.locator('.yaml-editor .cm-activeLine').filter({ hasText: /^\s*$/ }), 'the cursor on the new line');
-      await page.keyboard.type(line);
-      await see(parts.editor.locator('.cm-line').filter({ hasText: line }), `"${line}" typed in the editor`);
+      await parts.typeInEditor(line);
     },
     // The names of the table's rows in the order shown.
     async rowNames() {
