@@ -1,8 +1,8 @@
 // ConsoleState's access: who the console is connected as (a SelfSubjectReview), what the user may
-// do per namespace (a SelfSubjectRulesReview, asked for the namespaces in use and again every
-// kRulesRefreshMs), the actions the object pane greys out, the kinds the tree marks as not
-// listable, and the streams' refusals: a namespaced kind the user may not list cluster-wide is
-// watched in the selected namespace instead.
+// do per namespace and cluster-wide (SelfSubjectRulesReviews, asked for the namespaces in use and
+// for model::kClusterScope, and again every kRulesRefreshMs), the actions the object pane greys
+// out, the kinds the tree marks as not listable, and the streams' refusals: a namespaced kind the
+// user may not list cluster-wide is watched in the selected namespace instead.
 #include <algorithm>
 
 #include "console/app/console_state.h"
@@ -50,7 +50,7 @@ void ConsoleState::ask_access() {
     request.body = R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})";
     whoami_asked_ = send(Purpose::WhoAmI, std::move(request)) != 0;
   }
-  std::vector<std::string> wanted = {rules_namespace()};
+  std::vector<std::string> wanted = {rules_namespace(), model::kClusterScope};
   if (const auto ref = selected_ref(); ref && !ref->namespace_.empty()) {
     wanted.push_back(ref->namespace_);
   }
@@ -113,14 +113,15 @@ const model::AccessRules* ConsoleState::rules(const std::string& namespace_) con
 
 Permission ConsoleState::may(std::string_view verb, const model::ApiResource& resource,
                              std::string_view namespace_, std::string_view name) const {
-  const std::string ns =
-      resource.namespaced && !namespace_.empty() ? std::string(namespace_) : rules_namespace();
-  const model::AccessRules* known = rules(ns);
+  // A cluster-scoped resource, or a namespaced one in all namespaces: the cluster-wide rules.
+  const bool in_namespace = resource.namespaced && !namespace_.empty();
+  const model::AccessRules* known =
+      rules(in_namespace ? std::string(namespace_) : std::string(model::kClusterScope));
   if (known == nullptr ||
       known->check(verb, resource.group, resource.resource, name) != model::Access::Denied) {
     return {};
   }
-  return {false, denial(user_, verb, resource, resource.namespaced ? ns : "")};
+  return {false, denial(user_, verb, resource, in_namespace ? namespace_ : "")};
 }
 
 Permission ConsoleState::may_edit() const {
@@ -177,11 +178,9 @@ std::optional<std::string> ConsoleState::list_denied(const model::ApiResource& r
   } else if (const auto refused = count_refused_.find(key); refused != count_refused_.end()) {
     return refused->second;
   }
-  if (!ns.empty() || !resource.namespaced) {
-    const Permission list = may("list", resource, ns);
-    if (!list.allowed) {
-      return list.reason;
-    }
+  // In all namespaces, the cluster-wide rules say whether the list that streams will be refused.
+  if (const Permission list = may("list", resource, ns); !list.allowed) {
+    return list.reason;
   }
   return std::nullopt;
 }

@@ -337,9 +337,12 @@ ScriptRunner::Outcome ScriptRunner::run(const ScriptCommand& command, ConsoleSta
       return pending(state.whoami_error().empty() ? "the SelfSubjectReview has not answered"
                                                   : state.whoami_error());
     }
-    const std::string ns = state.rules_namespace();
-    if (state.rules(ns) == nullptr) {
-      return pending("the rules of namespace " + ns + " have not arrived");
+    for (const std::string& ns : {state.rules_namespace(), std::string(model::kClusterScope)}) {
+      if (state.rules(ns) == nullptr) {
+        const bool cluster = ns == model::kClusterScope;
+        return pending("the rules of " + (cluster ? "the cluster scope" : "namespace " + ns) +
+                       " have not arrived");
+      }
     }
     return Outcome::Next;
   }

@@ -1,11 +1,12 @@
 // The web console for other users: a browser without a session gets the sign-in form, a wrong
 // token the server's 401 inline, a service account's token a session as that account (named in
 // the header), where RBAC answers as for it (a list refused in the server's words until a
-// RoleBinding grants it), and the console marks what its rules (a SelfSubjectRulesReview) do
-// not allow: kinds it may not list in the tree, writes disabled with the refusal the server
-// would give; Sign out ends the session. Run by tests/integration/web_console_e2e.sh
+// RoleBinding grants it), and the console marks what its rules (SelfSubjectRulesReviews, of the
+// namespace and of the cluster scope) do not allow: kinds it may not list in the tree (a
+// cluster-scoped one too, which a RoleBinding cannot grant), writes disabled with the refusal
+// the server would give; Sign out ends the session. Run by tests/integration/web_console_e2e.sh
 // users.
-import { CONFIGMAPS, WEB, consoleParts, eventually, kubectl, openBrowser, runScenarios, see, textOf } from './harness.mjs';
+import { CONFIGMAPS, WEB, consoleParts, eventually, kubectl, openBrowser, runScenarios, same, see, textOf } from './harness.mjs';
 
 const ACCOUNT = 'e2e-reader';
 const USER = `system:serviceaccount:default:${ACCOUNT}`;
@@ -85,6 +86,15 @@ await runScenarios('users', session, [
       await see(parts.rowNamed('seen-by-reader'), 'the ConfigMap listed');
       await seeDescribed(treeItem('ConfigMap'), 'the tree item of ConfigMap', '');
       await see(treeItem('ConfigMap').locator('.tree-denied'), 'no mark on ConfigMap', 'hidden');
+      // Namespaces are cluster-scoped: the RoleBinding in default grants no list of them, though
+      // the role it binds names them. The mark says what the server answers.
+      const clusterRefusal = `User "${USER}" cannot list resource "namespaces" in API group "" at the cluster scope`;
+      await seeDescribed(treeItem('Namespace'), 'the tree item of Namespace', clusterRefusal);
+      const listed = await page.evaluate(async () => {
+        const answer = await fetch('/api/v1/namespaces');
+        return { code: answer.status, message: (await answer.json()).message };
+      });
+      same('the list of Namespaces as the server answers it', listed, { code: 403, message: `namespaces is forbidden: ${clusterRefusal}` });
       const newButton = page.getByRole('button', { name: 'New ConfigMap', exact: true });
       await seeDescribed(newButton, 'New ConfigMap', refusal('create', 'configmaps'));
       if (!(await newButton.isDisabled())) {

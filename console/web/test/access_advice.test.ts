@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { RULES_REFRESH_MS, RULES_TIMEOUT_MS, SELF_SUBJECT_RULES_REVIEWS } from '../src/model/access_advice';
+import { CLUSTER_SCOPE, RULES_REFRESH_MS, RULES_TIMEOUT_MS, SELF_SUBJECT_RULES_REVIEWS } from '../src/model/access_advice';
 import { createPermission, duplicatePermission, editPermission, listPermission, objectPermission } from '../src/model/action_access';
 import type { HttpRequest } from '../src/model/http';
 import { ConsoleState } from '../src/model/console_state';
@@ -61,14 +61,14 @@ function narrowedTo(state: ConsoleState): string | undefined {
 }
 
 describe('access advice', () => {
-  test('asked once discovery answered, for the namespace shown; the tree and the actions follow it', async () => {
+  test('asked once discovery answered, for the namespace shown and the cluster scope; the tree and the actions follow it', async () => {
     const asked: HttpRequest[] = [];
     const state = new ConsoleState(server(() => review(VIEW_RULES), asked).http, new FakeClock(), USER);
     state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=default&obj=a'));
     assert.equal(asked.length, 0);
     state.start();
     await settle();
-    assert.deepEqual(asked.map(namespaceOf), ['default']);
+    assert.deepEqual(asked.map(namespaceOf), ['default', CLUSTER_SCOPE]);
     assert.equal(asked[0]?.contentType, 'application/json');
     assert.equal(listPermission(state, resource(state, 'configmaps')).allowed, true);
     assert.deepEqual(listPermission(state, resource(state, 'secrets')), {
@@ -89,15 +89,47 @@ describe('access advice', () => {
     state.stop();
   });
 
-  test('with all namespaces shown, "default" is asked, and namespaced kinds are not marked', async () => {
+  test('with all namespaces shown, a namespaced kind is marked when listed neither in all nor in "default"', async () => {
     const asked: HttpRequest[] = [];
-    const state = new ConsoleState(server(() => review(VIEW_RULES), asked).http, new FakeClock(), USER);
-    state.applyRoute(parseRoute('#/r/core/v1/configmaps'));
+    // Namespaces and Secrets readable cluster-wide (a ClusterRoleBinding), ConfigMaps in "default" alone.
+    const cluster = [{ verbs: ['get', 'list', 'watch'], apiGroups: [''], resources: ['namespaces', 'secrets'] }];
+    const state = new ConsoleState(server((ns) => review(ns === CLUSTER_SCOPE ? cluster : VIEW_RULES), asked).http, new FakeClock(), USER);
+    state.applyRoute(parseRoute('#/r/core/v1/pods'));
     state.start();
     await settle();
-    assert.deepEqual(asked.map(namespaceOf), ['default']);
+    assert.deepEqual(asked.map(namespaceOf), ['default', CLUSTER_SCOPE]);
     assert.deepEqual(listPermission(state, resource(state, 'secrets')), { allowed: true });
-    assert.equal(state.access.may('create', resource(state, 'namespaces'), '').allowed, false);
+    assert.deepEqual(listPermission(state, resource(state, 'configmaps')), { allowed: true });
+    assert.equal(state.access.may('list', resource(state, 'configmaps'), '').allowed, false);
+    assert.deepEqual(state.access.may('create', resource(state, 'namespaces'), ''), {
+      allowed: false,
+      reason: `User "${USER}" cannot create resource "namespaces" in API group "" at the cluster scope`,
+    });
+    state.stop();
+    const none = new ConsoleState(server((ns) => review(ns === CLUSTER_SCOPE ? [] : VIEW_RULES), []).http, new FakeClock(), USER);
+    none.applyRoute(parseRoute('#/r/core/v1/secrets'));
+    none.start();
+    await settle();
+    assert.deepEqual(listPermission(none, resource(none, 'secrets')), {
+      allowed: false,
+      reason: `User "${USER}" cannot list resource "secrets" in API group "" in the namespace "default"`,
+    });
+    none.stop();
+  });
+
+  test('cluster-scoped kinds follow the cluster-wide rules: a RoleBinding in the namespace shown grants none of them', async () => {
+    // Everything in "default" (the admin ClusterRole bound by a RoleBinding there), nothing cluster-wide.
+    const all = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
+    const state = new ConsoleState(server((ns) => review(ns === CLUSTER_SCOPE ? [] : all), []).http, new FakeClock(), USER);
+    state.applyRoute(parseRoute('#/r/core/v1/namespaces?ns=default'));
+    state.start();
+    await settle();
+    assert.deepEqual(listPermission(state, resource(state, 'configmaps')), { allowed: true });
+    assert.deepEqual(listPermission(state, resource(state, 'namespaces')), {
+      allowed: false,
+      reason: `User "${USER}" cannot list resource "namespaces" in API group "" at the cluster scope`,
+    });
+    assert.equal(createPermission(state).allowed, false);
     state.stop();
   });
 
@@ -111,22 +143,22 @@ describe('access advice', () => {
     await settle();
     rules = [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }];
     await clock.advance(RULES_REFRESH_MS - 1);
-    assert.equal(asked.length, 1);
+    assert.equal(asked.length, 2);
     assert.equal(listPermission(state, resource(state, 'secrets')).allowed, false);
     await clock.advance(1);
-    assert.equal(asked.length, 2);
+    assert.equal(asked.length, 4);
     assert.equal(listPermission(state, resource(state, 'secrets')).allowed, true);
     state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=demo'));
     await settle();
-    assert.deepEqual(asked.map(namespaceOf), ['default', 'default', 'demo']);
-    assert.ok(state.access.rules('default') && state.access.rules('demo'));
+    assert.deepEqual(asked.map(namespaceOf), ['default', CLUSTER_SCOPE, 'default', CLUSTER_SCOPE, 'demo', CLUSTER_SCOPE]);
+    assert.ok(state.access.rules('default') && state.access.rules('demo') && state.access.rules(CLUSTER_SCOPE));
     // The same namespace again asks nothing more.
     state.applyRoute(parseRoute('#/r/core/v1/secrets?ns=demo'));
     await settle();
-    assert.equal(asked.length, 3);
+    assert.equal(asked.length, 6);
     state.stop();
     await clock.advance(RULES_REFRESH_MS * 3);
-    assert.equal(asked.length, 3);
+    assert.equal(asked.length, 6);
   });
 
   test('a change of namespace cancels the review in flight; one that hangs is given up', async () => {
@@ -143,13 +175,14 @@ describe('access advice', () => {
     assert.ok(state.access.rules('demo'));
     state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=default'));
     await settle();
-    assert.equal(asked[2]?.cancel?.cancelled, false);
+    assert.equal(namespaceOf(asked[4] as HttpRequest), 'default');
+    assert.equal(asked[4]?.cancel?.cancelled, false);
     await clock.advance(RULES_TIMEOUT_MS);
-    assert.equal(asked[2]?.cancel?.cancelled, true);
+    assert.equal(asked[4]?.cancel?.cancelled, true);
     // Given up: unknown, so allowed; asked again later.
     assert.equal(listPermission(state, resource(state, 'secrets')).allowed, true);
     await clock.advance(RULES_REFRESH_MS);
-    assert.equal(asked.length, 4);
+    assert.equal(asked.length, 8);
     state.stop();
   });
 
@@ -167,7 +200,7 @@ describe('access advice', () => {
       state.applyRoute(parseRoute('#/r/core/v1/configmaps?ns=default&obj=a'));
       state.start();
       await settle();
-      assert.equal(asked.length, 1);
+      assert.equal(asked.length, 2);
       for (const permission of [listPermission(state, resource(state, 'secrets')), createPermission(state), editPermission(state), objectPermission(state, 'delete')]) {
         assert.deepEqual(permission, { allowed: true }, JSON.stringify(reply));
       }

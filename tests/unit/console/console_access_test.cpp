@@ -28,6 +28,22 @@ json read_configmaps_rules() {
             {"incomplete", false}}}};
 }
 
+// The last rules review asked for `ns`; 0 when none.
+uint64_t rules_request(const FakeSession& session, const std::string& ns) {
+  for (auto it = session.requests.rbegin(); it != session.requests.rend(); ++it) {
+    if (it->second.method == "POST" && it->second.target == kRulesPath &&
+        json::parse(it->second.body)["spec"]["namespace"] == ns) {
+      return it->first;
+    }
+  }
+  return 0;
+}
+
+json review_of(json rules) {
+  return {{"kind", "SelfSubjectRulesReview"},
+          {"status", {{"resourceRules", std::move(rules)}, {"incomplete", false}}}};
+}
+
 std::string forbidden(const std::string& resource, const std::string& verb,
                       const std::string& where) {
   return resource + " is forbidden: User \"alice\" cannot " + verb + " resource \"" + resource +
@@ -46,9 +62,11 @@ TEST_CASE("the console asks who it is and what it may do, and greys out the rest
 
   const uint64_t whoami = session.find("POST", kWhoAmIPath);
   REQUIRE(whoami != 0);
-  const uint64_t rules = session.find("POST", kRulesPath);
+  // The namespace shown, and the cluster scope (the rules of ClusterRoleBindings alone).
+  const uint64_t rules = rules_request(session, "default");
   REQUIRE(rules != 0);
-  CHECK(json::parse(session.request(rules).body)["spec"]["namespace"] == "default");
+  const uint64_t cluster_rules = rules_request(session, console::model::kClusterScope);
+  REQUIRE(cluster_rules != 0);
   // Before the answers: nothing is greyed out (the server decides).
   REQUIRE(state.select_object("default", "cm1"));
   CHECK(state.may_edit().allowed);
@@ -57,11 +75,20 @@ TEST_CASE("the console asks who it is and what it may do, and greys out the rest
   session.reply(
       whoami, 201,
       json{{"status", {{"userInfo", {{"username", "alice"}, {"groups", {"devs"}}}}}}}.dump());
-  session.reply(rules, 201, read_configmaps_rules().dump());
+  // A RoleBinding in default to a role that reads configmaps and names namespaces (which a
+  // RoleBinding cannot grant: cluster-scoped); cluster-wide, pods may be listed.
+  json in_default = read_configmaps_rules();
+  in_default["status"]["resourceRules"].push_back(
+      {{"verbs", {"get", "list"}}, {"apiGroups", {""}}, {"resources", {"namespaces"}}});
+  session.reply(rules, 201, in_default.dump());
+  session.reply(
+      cluster_rules, 201,
+      review_of({{{"verbs", {"list"}}, {"apiGroups", {""}}, {"resources", {"pods"}}}}).dump());
   state.update(f.now);
   REQUIRE(state.user());
   CHECK(state.user()->username == "alice");
   REQUIRE(state.rules("default") != nullptr);
+  REQUIRE(state.rules(console::model::kClusterScope) != nullptr);
 
   const auto edit = state.may_edit();
   CHECK_FALSE(edit.allowed);
@@ -80,6 +107,9 @@ TEST_CASE("the console asks who it is and what it may do, and greys out the rest
         "\"default\"");
   CHECK(state.list_denied(*state.find_kind("nodes")) ==
         "User \"alice\" cannot list resource \"nodes\" in API group \"\" at the cluster scope");
+  CHECK(state.list_denied(*state.find_kind("namespaces")) ==
+        "User \"alice\" cannot list resource \"namespaces\" in API group \"\" at the cluster "
+        "scope");
   const json dumped = state.dump()["access"];
   CHECK(dumped["user"] == "alice");
   CHECK(dumped["delete"]["allowed"] == false);
@@ -90,16 +120,21 @@ TEST_CASE("the console asks who it is and what it may do, and greys out the rest
     state.update(f.now + ConsoleState::kRulesRefreshMs - 1);
     CHECK(session.count("POST") == before);
     state.update(f.now + ConsoleState::kRulesRefreshMs);
-    CHECK(session.count("POST") == before + 1);
-    CHECK(
-        json::parse(session.request(session.find("POST", kRulesPath)).body)["spec"]["namespace"] ==
-        "default");
+    CHECK(session.count("POST") == before + 2);
+    CHECK(rules_request(session, "default") > rules);
+    CHECK(rules_request(session, console::model::kClusterScope) > cluster_rules);
     REQUIRE(state.select_namespace("team"));
     state.update(f.now + ConsoleState::kRulesRefreshMs);
-    CHECK(session.count("POST") == before + 2);
-    CHECK(
-        json::parse(session.request(session.find("POST", kRulesPath)).body)["spec"]["namespace"] ==
-        "team");
+    CHECK(session.count("POST") == before + 3);
+    CHECK(rules_request(session, "team") != 0);
+  }
+
+  SECTION("in all namespaces, the cluster-wide rules decide what the tree marks") {
+    REQUIRE(state.select_namespace(""));
+    CHECK_FALSE(state.list_denied(*state.find_kind("pods")));
+    CHECK(state.list_denied(*state.find_kind("configmaps")) ==
+          "User \"alice\" cannot list resource \"configmaps\" in API group \"\" at the cluster "
+          "scope");
   }
 }
 

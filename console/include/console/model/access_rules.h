@@ -1,7 +1,8 @@
 // What the API server says the console's user may do in one namespace: the resource rules of a
 // SelfSubjectRulesReview (POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews with
 // spec.namespace), which hold the rules of the user's RoleBindings in that namespace and of
-// their ClusterRoleBindings. The console greys out what they do not allow.
+// their ClusterRoleBindings (kClusterScope: those alone). The console greys out what they do not
+// allow.
 //
 // A rule allows a request when its verbs, apiGroups and resources each hold the request's value
 // or "*", and its resourceNames are empty or hold the request's object name (a request without a
@@ -52,6 +53,12 @@ class AccessRules {
   bool incomplete_ = false;
   std::string evaluation_error_;
 };
+
+// What a review is asked for to learn the cluster-wide rules (those of the user's
+// ClusterRoleBindings), which alone decide for cluster-scoped resources and for all namespaces at
+// once: a review needs a namespace and adds the rules of that namespace's RoleBindings, and no
+// namespace can bear this name (namespace names are DNS labels), so none are added.
+inline constexpr const char* kClusterScope = "(cluster scope)";
 
 // Who the console is connected as: a SelfSubjectReview's status.userInfo (what `kubectl auth
 // whoami` prints).

@@ -1,10 +1,10 @@
-// What the page's user may do, as advice for the UI: a SelfSubjectRulesReview asked for the
-// namespace in use (the one shown, or "default" for all namespaces, as the desktop console asks),
-// again every RULES_REFRESH_MS and at once when the namespace changes. One review at a time: a
-// change cancels the one in flight, and one that does not answer in RULES_TIMEOUT_MS is given
-// up. A failed or refused review leaves the answer unknown (every action stays enabled; the
-// server decides each request). The last answers of a few namespaces are kept, so going back to
-// one is not unknown for a moment.
+// What the page's user may do, as advice for the UI: two SelfSubjectRulesReviews, one for the
+// namespace in use (the one shown, or "default" for all namespaces, as the desktop console asks)
+// and one for the cluster scope (CLUSTER_SCOPE), asked again every RULES_REFRESH_MS and at once
+// when the namespace changes. One round at a time: a change cancels the one in flight, and one
+// that does not answer in RULES_TIMEOUT_MS is given up. A failed or refused review leaves the
+// answer unknown (every action stays enabled; the server decides each request). The last answers
+// of a few namespaces are kept, so going back to one is not unknown for a moment.
 import type { ApiClient } from './api_client';
 import { AccessRules, denialText, type RuleTarget } from './access_rules';
 import { CancelToken } from './cancel';
@@ -19,6 +19,11 @@ export const RULES_TIMEOUT_MS = 10_000;
 export const RULES_KEPT = 16;
 // The namespace asked about when all namespaces are shown.
 export const FALLBACK_NAMESPACE = 'default';
+// What a review is asked for to learn the cluster-wide rules: those that hold for cluster-scoped
+// resources and in all namespaces at once. A review needs a namespace and answers with the rules
+// of the user's ClusterRoleBindings plus those of the RoleBindings in that namespace; asked for a
+// name no namespace can have (namespace names are DNS labels), it answers with the first alone.
+export const CLUSTER_SCOPE = '(cluster scope)';
 
 // Whether an action may be offered; when not, the refusal the server would give, in its words.
 export type Permission = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
@@ -68,14 +73,14 @@ export class AccessAdvice {
   }
 
   // May the user `verb` the resource in `namespace` ("" for all namespaces, or a cluster-scoped
-  // resource: the namespace asked about is used), on the object `name` ("" for the collection)?
+  // resource: the cluster-wide rules decide), on the object `name` ("" for the collection)?
   may(verb: string, target: RuleTarget, namespace: string, name = ''): Permission {
-    const ns = target.namespaced && namespace !== '' ? namespace : (this.namespaceValue ?? FALLBACK_NAMESPACE);
-    const rules = this.known.get(ns);
+    const inNamespace = target.namespaced && namespace !== '';
+    const rules = this.known.get(inNamespace ? namespace : CLUSTER_SCOPE);
     if (!rules || rules.check(verb, target.group, target.resource, name) !== 'denied') {
       return ALLOWED;
     }
-    return { allowed: false, reason: denialText(this.username, verb, target, target.namespaced ? ns : '') };
+    return { allowed: false, reason: denialText(this.username, verb, target, inNamespace ? namespace : '') };
   }
 
   private halt(): void {
@@ -85,33 +90,41 @@ export class AccessAdvice {
     this.stopTimer = undefined;
   }
 
+  // One round: the namespace's review and the cluster scope's, side by side.
   private async ask(namespace: string): Promise<void> {
     const cancel = new CancelToken();
     this.cancel = cancel;
     const giveUp = this.clock.setTimer(() => cancel.cancel(), RULES_TIMEOUT_MS);
-    const body = JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
-    let answer: AccessRules | undefined;
-    try {
-      const review = await this.client.send({ method: 'POST', path: SELF_SUBJECT_RULES_REVIEWS, accept: ACCEPT_JSON, contentType: 'application/json', body, cancel });
-      const parsed = AccessRules.parse(review);
-      answer = 'rules' in parsed ? parsed.rules : undefined;
-    } catch {
-      // Refused, unreachable, given up: unknown, unless cancelled for another namespace.
-    } finally {
-      giveUp();
-    }
+    const answers = await Promise.all([this.review(namespace, cancel), this.review(CLUSTER_SCOPE, cancel)]);
+    giveUp();
     if (this.cancel !== cancel) {
       return;
     }
     this.cancel = undefined;
-    this.remember(namespace, answer);
+    const changed = [this.remember(namespace, answers[0]), this.remember(CLUSTER_SCOPE, answers[1])];
+    if (changed.includes(true)) {
+      this.changed.emit();
+    }
     this.stopTimer = this.clock.setTimer(() => {
       this.stopTimer = undefined;
       void this.ask(namespace);
     }, RULES_REFRESH_MS);
   }
 
-  private remember(namespace: string, rules: AccessRules | undefined): void {
+  // The rules one review answers; undefined when refused, unreachable or given up.
+  private async review(namespace: string, cancel: CancelToken): Promise<AccessRules | undefined> {
+    const body = JSON.stringify({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace } });
+    try {
+      const review = await this.client.send({ method: 'POST', path: SELF_SUBJECT_RULES_REVIEWS, accept: ACCEPT_JSON, contentType: 'application/json', body, cancel });
+      const parsed = AccessRules.parse(review);
+      return 'rules' in parsed ? parsed.rules : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  // Keeps the answer for a namespace (the most recent last); whether it is another than before.
+  private remember(namespace: string, rules: AccessRules | undefined): boolean {
     const before = this.known.get(namespace);
     this.known.delete(namespace);
     if (rules) {
@@ -124,8 +137,6 @@ export class AccessAdvice {
         this.known.delete(oldest);
       }
     }
-    if (before !== rules) {
-      this.changed.emit();
-    }
+    return before !== rules;
   }
 }

@@ -2,21 +2,22 @@
 // listed, and whether New, Edit (and its Apply, Replace), Duplicate, Create and Delete may be
 // offered for what the console shows. Each answer is a Permission: allowed, or the refusal the
 // server would give in its words. Unknown rules allow (the server decides).
-import type { Permission } from './access_advice';
+import { FALLBACK_NAMESPACE, type Permission } from './access_advice';
 import type { ConsoleState } from './console_state';
 import type { ApiResourceInfo } from './resource_tree';
 
 const ALLOWED: Permission = { allowed: true };
 
 // Why the tree marks a resource: the user may not list it where it would be listed (a namespaced
-// one in the namespace shown; with all namespaces shown, a review of one namespace cannot tell,
-// so it is not marked).
+// one in the namespace shown; with all namespaces shown, in all of them, or else in
+// FALLBACK_NAMESPACE, where the console lists it instead).
 export function listPermission(state: ConsoleState, resource: ApiResourceInfo): Permission {
   const namespace = resource.namespaced ? state.route.namespace : '';
-  if (resource.namespaced && namespace === '') {
-    return ALLOWED;
+  const everywhere = state.access.may('list', resource, namespace);
+  if (everywhere.allowed || !resource.namespaced || namespace !== '') {
+    return everywhere;
   }
-  return state.access.may('list', resource, namespace);
+  return state.access.may('list', resource, FALLBACK_NAMESPACE);
 }
 
 // New <Kind> in the header, and Create in the editor: a create in the namespace shown.
