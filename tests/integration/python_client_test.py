@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Drives a running kube-sandbox with Debian's python3-kubernetes client, as a user's script
-would: namespaces, ConfigMaps, Deployments, conflicts, lists with paging, a watch, deletion.
+would: componentstatuses, namespaces, ConfigMaps, Deployments, conflicts, lists with paging, a
+watch, deletion.
 
 Usage: python_client_test.py KUBECONFIG
 """
@@ -28,6 +29,16 @@ def main():
 
     names = [ns.metadata.name for ns in core.list_namespace().items]
     assert {"default", "kube-system", "kube-public", "kube-node-lease"} <= set(names), names
+
+    # componentstatuses (deprecated, computed on each request) decode into the typed models.
+    statuses = {cs.metadata.name: cs for cs in core.list_component_status().items}
+    assert set(statuses) == {"scheduler", "controller-manager", "etcd-0"}, statuses
+    for name, cs in statuses.items():
+        conditions = [(c.type, c.status, c.message) for c in cs.conditions]
+        assert conditions == [("Healthy", "True", "ok")], (name, conditions)
+    assert core.read_component_status("etcd-0").metadata.name == "etcd-0"
+    expect_status(lambda: core.read_component_status("kube-proxy"), 500,
+                  "Component not found: kube-proxy")
 
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name="py")))
     expect_status(lambda: core.create_namespace(
