@@ -68,6 +68,8 @@ std::vector<FlagSpec> cluster_flags() {
        "unreachable (default 50s)"},
       {"node-monitor-period", "", true, "DURATION",
        "how often the node lifecycle controller looks at the nodes (default 5s)"},
+      {"horizontal-pod-autoscaler-sync-period", "", true, "DURATION",
+       "how often the HPA controller looks at each HPA (default 15s)"},
       {"cluster-signing-duration", "", true, "DURATION",
        "the longest client certificate the CSR signer issues; shorter spec.expirationSeconds "
        "are honoured, down to 10m (default 8760h)"},
@@ -105,7 +107,9 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
   options.node_lease_duration = std::chrono::seconds(*lease);
   for (auto [name, value] :
        {std::pair{"node-monitor-grace-period", &options.node_monitor_grace_period},
-        std::pair{"node-monitor-period", &options.node_monitor_period}}) {
+        std::pair{"node-monitor-period", &options.node_monitor_period},
+        std::pair{"horizontal-pod-autoscaler-sync-period",
+                  &options.horizontal_pod_autoscaler_sync_period}}) {
     auto parsed = duration_flag(flags, name, *value);
     if (!parsed) {
       return Failure::failure(parsed.error());

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "apiserver/log.h"
+#include "autoscaling/horizontal_pod_autoscaler_controller.h"
 #include "certificates/csr_signing_controller.h"
 #include "client/api_client.h"
 #include "client/informer.h"
@@ -199,6 +200,14 @@ const std::vector<Kind>& kinds() {
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<CsrSigningController>(c, s.options.sign_certificate,
                                                        s.options.cluster_signing_duration, s.clock);
+       }},
+      {{"horizontal-pod-autoscaler-controller", "horizontalpodautoscaling", true},
+       service_account("horizontal-pod-autoscaler"),
+       agent("horizontal-pod-autoscaler-controller"),
+       0,
+       [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
+         return std::make_unique<HorizontalPodAutoscalerController>(
+             c, s.options.horizontal_pod_autoscaler_sync_period, s.clock);
        }},
       {{"scheduler", "", true},
        {"system:kube-scheduler", {"system:authenticated"}},

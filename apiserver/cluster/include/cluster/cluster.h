@@ -48,6 +48,9 @@ struct ClusterOptions {
   std::chrono::milliseconds node_monitor_grace_period{std::chrono::seconds(50)};
   // --node-monitor-period: how often that controller looks at every node.
   std::chrono::milliseconds node_monitor_period{std::chrono::seconds(5)};
+  // --horizontal-pod-autoscaler-sync-period: how often the HPA controller looks at each HPA (the
+  // first time one period after the HPA appears).
+  std::chrono::milliseconds horizontal_pod_autoscaler_sync_period{std::chrono::seconds(15)};
   // The csrsigning controller's CA (kube-controller-manager's --cluster-signing-cert-file and
   // --cluster-signing-key-file); empty: approved requests stay unsigned.
   CertificateSigner sign_certificate;

@@ -1,0 +1,254 @@
+#include "autoscaling/horizontal_pod_autoscaler_controller.h"
+
+#include "apiserver/log.h"
+#include "autoscaling/hpa_rules.h"
+#include "client/objects.h"
+
+namespace cluster {
+namespace {
+
+const ResourceRef kAutoscalers{"autoscaling", "v2", "horizontalpodautoscalers", true};
+const ResourceRef kPodMetrics{"metrics.k8s.io", "v1beta1", "pods", true};
+
+// How often discovery may be read again for a kind it did not know (a CRD being added).
+constexpr std::chrono::seconds kRediscoverAfter{10};
+
+}  // namespace
+
+HorizontalPodAutoscalerController::HorizontalPodAutoscalerController(
+    const Client& client, std::chrono::milliseconds sync_period, const common::Clock& clock)
+    : Controller("horizontal-pod-autoscaler-controller", clock),
+      client_(client),
+      events_(client, "horizontal-pod-autoscaler", "", clock),
+      autoscalers_(client, kAutoscalers, {}, clock),
+      period_(sync_period) {
+  // As upstream's queue: an HPA is looked at one sync period after it changes, and then every
+  // sync period; a key already waiting is not added twice.
+  auto changed = [this](const json& hpa) { requeue_after(Informer::key_of(hpa), period_); };
+  autoscalers_.add_handlers({.added = changed,
+                             .updated = [changed](const json&, const json& hpa) { changed(hpa); },
+                             .deleted = {}});
+}
+
+HorizontalPodAutoscalerController::~HorizontalPodAutoscalerController() {
+  stop();
+  autoscalers_.stop();
+}
+
+void HorizontalPodAutoscalerController::start() {
+  autoscalers_.start();
+}
+
+common::Result<ResourceRef> HorizontalPodAutoscalerController::scale_resource(
+    const std::string& api_version, const std::string& kind) {
+  using Out = common::Result<ResourceRef>;
+  auto gv = parse_group_version(api_version);
+  if (!gv) {
+    return Out::failure("invalid API version in scale target reference: " + gv.error());
+  }
+  // The RESTMapper maps a group and kind: the version asked for first, then any served one.
+  auto find = [&]() -> std::optional<ResourceRef> {
+    if (!discovery_) {
+      return std::nullopt;
+    }
+    if (auto exact = discovery_->resource_for(api_version, kind)) {
+      return exact;
+    }
+    for (const auto& [key, resource] : discovery_->by_kind) {
+      if (resource.group == gv->group && key.substr(key.find(' ') + 1) == kind) {
+        return resource;
+      }
+    }
+    return std::nullopt;
+  };
+  auto found = find();
+  if (!found && (!discovery_ || clock().now() - discovered_at_ >= kRediscoverAfter)) {
+    auto read = gc::discover(client_);
+    if (!read) {
+      return Out::failure("unable to determine resource for scale target reference: " +
+                          read.error());
+    }
+    discovery_ = std::move(*read);
+    discovered_at_ = clock().now();
+    found = find();
+  }
+  if (!found) {
+    return Out::failure(
+        "unable to determine resource for scale target reference: no matches for kind \"" + kind +
+        "\" in group \"" + gv->group + "\"");
+  }
+  return *found;
+}
+
+std::string HorizontalPodAutoscalerController::metric_cause(const json& metric,
+                                                            const std::string& namespace_,
+                                                            const std::string& selector) const {
+  const std::string type = string_at(metric, {"type"});
+  if (type == "Resource" || type == "ContainerResource") {
+    const std::string resource =
+        string_at(metric, {type == "Resource" ? "resource" : "containerResource", "name"});
+    auto listed = client_.get(kPodMetrics.collection(namespace_), {{"labelSelector", selector}});
+    if (!listed) {
+      return resource_metrics_error(resource, listed.error().code, listed.error().message);
+    }
+    return "kube-sandbox's HPA controller does not compute replicas from metric values";
+  }
+  if (type == "External") {
+    return "kube-sandbox's HPA controller reads no external metrics";
+  }
+  return "kube-sandbox's HPA controller reads no custom metrics";
+}
+
+std::optional<std::string> HorizontalPodAutoscalerController::write_status(const json& before,
+                                                                           const json& after) {
+  if (at(before, {"status"}) != nullptr && *at(before, {"status"}) == after["status"]) {
+    return std::nullopt;
+  }
+  auto written =
+      client_.update(kAutoscalers.object(namespace_of(after), name_of(after), "status"), after);
+  if (!written) {
+    events_.record(before, "Warning", "FailedUpdateStatus", written.error().message);
+    return "failed to update status for " + name_of(after) + ": " + written.error().message;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> HorizontalPodAutoscalerController::sync(const std::string& key) {
+  const size_t slash = key.find('/');
+  ObjectPtr found = autoscalers_.get(key.substr(0, slash), key.substr(slash + 1));
+  if (found == nullptr) {
+    return std::nullopt;  // deleted: nothing more to look at
+  }
+  // As upstream: a failure is logged and the HPA looked at again one sync period later, like any.
+  if (auto failed = reconcile(*found)) {
+    apiserver::log::info(2, name() + ": syncing " + key + " failed: " + *failed);
+  }
+  requeue_after(key, period_);
+  return std::nullopt;
+}
+
+std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const json& hpa) {
+  const std::string ns = namespace_of(hpa);
+  json next = hpa;
+  if (!next["status"].is_object()) {
+    next["status"] = json::object();
+  }
+  json& status = next["status"];
+  json& conditions = status["conditions"];
+  const std::string now = rfc3339(clock().system_now());
+  auto set = [&](const char* type, const char* value, const char* reason,
+                 const std::string& message) {
+    set_condition(conditions, type, value, reason, message, now);
+  };
+
+  const std::string kind = string_at(hpa, {"spec", "scaleTargetRef", "kind"});
+  const std::string target = string_at(hpa, {"spec", "scaleTargetRef", "name"});
+  const std::string reference = kind + "/" + ns + "/" + target;
+  auto resource = scale_resource(string_at(hpa, {"spec", "scaleTargetRef", "apiVersion"}), kind);
+  auto scale = resource ? client_.get(resource->object(ns, target, "scale")) : Result<json>(json());
+  if (!resource || !scale) {
+    const std::string error = !resource ? resource.error()
+                                        : "failed to query scale subresource for " + reference +
+                                              ": " + scale.error().message;
+    events_.record(hpa, "Warning", "FailedGetScale", error);
+    set("AbleToScale", "False", "FailedGetScale",
+        "the HPA controller was unable to get the target's current scale: " + error);
+    if (auto failed = write_status(hpa, next)) {
+      return failed;
+    }
+    return error;
+  }
+  set("AbleToScale", "True", "SucceededGetScale",
+      "the HPA controller was able to get the target's current scale");
+
+  const int64_t current = int_at(*scale, {"spec", "replicas"}, 0);
+  // status.currentReplicas is left out when zero, as the Go type's omitempty does.
+  auto set_current = [&] {
+    if (current == 0) {
+      status.erase("currentReplicas");
+    } else {
+      status["currentReplicas"] = current;
+    }
+  };
+  const BoundsDecision bounds = decide_by_bounds(current, int_at(hpa, {"spec", "minReplicas"}, 1),
+                                                 int_at(hpa, {"spec", "maxReplicas"}, 0));
+  int64_t desired = current;
+  std::string reason;
+  bool with_metrics = false;
+  if (bounds.kind == BoundsDecision::Kind::Disabled) {
+    desired = 0;
+    set("ScalingActive", "False", "ScalingDisabled",
+        "scaling is disabled since the replica count of the target is zero");
+  } else if (bounds.kind == BoundsDecision::Kind::Rescale) {
+    desired = bounds.desired;
+    reason = bounds.reason;
+  } else {
+    with_metrics = true;
+  }
+
+  if (with_metrics) {
+    // Every metric fails here (see the header): the status keeps the last desired count, the
+    // metrics are listed unread, and nothing is scaled.
+    const std::string selector = string_at(*scale, {"status", "selector"});
+    const json* metrics = at(hpa, {"spec", "metrics"});
+    const size_t total = metrics != nullptr && metrics->is_array() ? metrics->size() : 0;
+    std::string error;
+    if (selector.empty()) {
+      error = "selector is required";
+      events_.record(hpa, "Warning", "SelectorRequired", error);
+      set("ScalingActive", "False", "InvalidSelector",
+          "the HPA target's scale is missing a selector");
+    } else {
+      for (size_t i = 0; i < total; ++i) {
+        const MetricFailure failure =
+            metric_failure((*metrics)[i], metric_cause((*metrics)[i], ns, selector));
+        events_.record(hpa, "Warning", failure.reason, failure.event_message);
+        if (i == 0) {
+          set("ScalingActive", "False", failure.reason.c_str(), failure.condition_message);
+          error = invalid_metrics_message(total, total, failure.error);
+        }
+      }
+      status["currentMetrics"] = json::array();
+      for (size_t i = 0; i < total; ++i) {
+        status["currentMetrics"].push_back({{"type", ""}});
+      }
+    }
+    set_current();
+    if (!status.contains("desiredReplicas")) {
+      status["desiredReplicas"] = 0;
+    }
+    events_.record(hpa, "Warning", "FailedComputeMetricsReplicas", error);
+    if (auto failed = write_status(hpa, next)) {
+      return failed;
+    }
+    return "failed to compute desired number of replicas based on listed metrics for " + reference +
+           ": " + error;
+  }
+
+  status.erase("currentMetrics");
+  if (desired != current) {
+    json rescaled = *scale;
+    rescaled["spec"]["replicas"] = desired;
+    auto written = client_.update(resource->object(ns, target, "scale"), rescaled);
+    if (!written) {
+      events_.record(hpa, "Warning", "FailedRescale",
+                     "New size: " + std::to_string(desired) + "; reason: " + reason +
+                         "; error: " + written.error().message);
+      set("AbleToScale", "False", "FailedUpdateScale",
+          "the HPA controller was unable to update the target scale: " + written.error().message);
+      set_current();
+      write_status(hpa, next);
+      return "failed to rescale " + reference + ": " + written.error().message;
+    }
+    set("AbleToScale", "True", "SucceededRescale",
+        "the HPA controller was able to update the target scale to " + std::to_string(desired));
+    events_.record(hpa, "Normal", "SuccessfulRescale",
+                   "New size: " + std::to_string(desired) + "; reason: " + reason);
+    status["lastScaleTime"] = now;
+  }
+  set_current();
+  status["desiredReplicas"] = desired;
+  return write_status(hpa, next);
+}
+
+}  // namespace cluster
