@@ -2,13 +2,16 @@
 
 #include "apiserver/log.h"
 #include "autoscaling/hpa_rules.h"
+#include "autoscaling/replica_calculator.h"
 #include "client/objects.h"
+#include "common/quantity.h"
 
 namespace cluster {
 namespace {
 
 const ResourceRef kAutoscalers{"autoscaling", "v2", "horizontalpodautoscalers", true};
 const ResourceRef kPodMetrics{"metrics.k8s.io", "v1beta1", "pods", true};
+const ResourceRef kPods{"", "v1", "pods", true};
 
 // How often discovery may be read again for a kind it did not know (a CRD being added).
 constexpr std::chrono::seconds kRediscoverAfter{10};
@@ -80,23 +83,61 @@ common::Result<ResourceRef> HorizontalPodAutoscalerController::scale_resource(
   return *found;
 }
 
-std::string HorizontalPodAutoscalerController::metric_cause(const json& metric,
-                                                            const std::string& namespace_,
-                                                            const std::string& selector) const {
+MetricOutcome HorizontalPodAutoscalerController::evaluate_metric(
+    const json& metric, const std::string& namespace_, const std::string& selector, int64_t current,
+    const std::vector<ObjectPtr>& pods) const {
   const std::string type = string_at(metric, {"type"});
-  if (type == "Resource" || type == "ContainerResource") {
-    const std::string resource =
-        string_at(metric, {type == "Resource" ? "resource" : "containerResource", "name"});
-    auto listed = client_.get(kPodMetrics.collection(namespace_), {{"labelSelector", selector}});
-    if (!listed) {
-      return resource_metrics_error(resource, listed.error().code, listed.error().message);
-    }
-    return "kube-sandbox's HPA controller does not compute replicas from metric values";
+  if (type != "Resource" && type != "ContainerResource") {
+    return metric_failure(metric, type == "External"
+                                      ? "kube-sandbox's HPA controller reads no external metrics"
+                                      : "kube-sandbox's HPA controller reads no custom metrics");
   }
-  if (type == "External") {
-    return "kube-sandbox's HPA controller reads no external metrics";
+  const bool whole_pod = type == "Resource";
+  const json* found = at(metric, {whole_pod ? "resource" : "containerResource"});
+  const json source = found != nullptr ? *found : json::object();
+  const std::string resource = string_at(source, {"name"});
+  const std::string container = whole_pod ? "" : string_at(source, {"container"});
+  const json* target = at(source, {"target"});
+  const bool by_value = target != nullptr && at(*target, {"averageValue"}) != nullptr;
+  if (target == nullptr || (!by_value && at(*target, {"averageUtilization"}) == nullptr)) {
+    return metric_failure(metric, "");  // neither target: the failure says so
   }
-  return "kube-sandbox's HPA controller reads no custom metrics";
+  auto listed = client_.get(kPodMetrics.collection(namespace_), {{"labelSelector", selector}});
+  if (!listed) {
+    return metric_failure(
+        metric, resource_metrics_error(resource, listed.error().code, listed.error().message));
+  }
+  auto metrics = pod_metrics(*listed, resource, container);
+  if (!metrics) {
+    return metric_failure(
+        metric, "unable to get metrics for resource " + resource + ": " + metrics.error());
+  }
+  ReplicaCalculation how;
+  how.now = clock().system_now();
+  auto proposal =
+      by_value ? replicas_for_average_value(
+                     how, current, milli_value(string_at(*target, {"averageValue"})).value_or(0),
+                     resource, std::move(*metrics), pods)
+               : replicas_for_utilization(how, current, int_at(*target, {"averageUtilization"}, 0),
+                                          resource, container, std::move(*metrics), pods);
+  if (!proposal) {
+    return metric_failure(metric, proposal.error());
+  }
+  json current_value = {
+      {"averageValue", common::format_quantity(static_cast<double>(proposal->raw_average) / 1000,
+                                               common::QuantityFormat::DecimalSI)}};
+  if (!by_value) {
+    current_value["averageUtilization"] = proposal->utilization;
+  }
+  json status = {{"type", type}};
+  json& reported = status[whole_pod ? "resource" : "containerResource"];
+  reported = {{"name", resource}, {"current", current_value}};
+  if (!whole_pod) {
+    reported["container"] = container;
+  }
+  const std::string what = whole_pod ? resource + " resource" : resource + " container resource";
+  return MetricProposal{proposal->replicas,
+                        by_value ? what : what + " utilization (percentage of request)", status};
 }
 
 std::optional<std::string> HorizontalPodAutoscalerController::write_status(const json& before,
@@ -117,6 +158,7 @@ std::optional<std::string> HorizontalPodAutoscalerController::sync(const std::st
   const size_t slash = key.find('/');
   ObjectPtr found = autoscalers_.get(key.substr(0, slash), key.substr(slash + 1));
   if (found == nullptr) {
+    histories_.erase(key);
     return std::nullopt;  // deleted: nothing more to look at
   }
   // As upstream: a failure is logged and the HPA looked at again one sync period later, like any.
@@ -162,6 +204,8 @@ std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const js
       "the HPA controller was able to get the target's current scale");
 
   const int64_t current = int_at(*scale, {"spec", "replicas"}, 0);
+  ScaleHistory& history = histories_[Informer::key_of(hpa)];
+  history.record_initial(current, clock().system_now());
   // status.currentReplicas is left out when zero, as the Go type's omitempty does.
   auto set_current = [&] {
     if (current == 0) {
@@ -187,45 +231,105 @@ std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const js
   }
 
   if (with_metrics) {
-    // Every metric fails here (see the header): the status keeps the last desired count, the
-    // metrics are listed unread, and nothing is scaled.
     const std::string selector = string_at(*scale, {"status", "selector"});
     const json* metrics = at(hpa, {"spec", "metrics"});
     const size_t total = metrics != nullptr && metrics->is_array() ? metrics->size() : 0;
     std::string error;
+    int64_t proposed = -1;
+    std::string metric_name;
+    json statuses = json::array();
     if (selector.empty()) {
       error = "selector is required";
       events_.record(hpa, "Warning", "SelectorRequired", error);
       set("ScalingActive", "False", "InvalidSelector",
           "the HPA target's scale is missing a selector");
     } else {
-      for (size_t i = 0; i < total; ++i) {
-        const MetricFailure failure =
-            metric_failure((*metrics)[i], metric_cause((*metrics)[i], ns, selector));
-        events_.record(hpa, "Warning", failure.reason, failure.event_message);
-        if (i == 0) {
-          set("ScalingActive", "False", failure.reason.c_str(), failure.condition_message);
-          error = invalid_metrics_message(total, total, failure.error);
+      // computeReplicasForMetrics: the largest proposal of the metrics that could be read.
+      auto pods = client_.get(kPods.collection(ns), {{"labelSelector", selector}});
+      std::vector<ObjectPtr> matched;
+      if (pods && at(*pods, {"items"}) != nullptr && (*pods)["items"].is_array()) {
+        for (const json& pod : (*pods)["items"]) {
+          matched.push_back(std::make_shared<const json>(pod));
         }
       }
-      status["currentMetrics"] = json::array();
+      size_t invalid = 0;
+      std::optional<MetricFailure> first;
+      int64_t replicas = 0;
       for (size_t i = 0; i < total; ++i) {
-        status["currentMetrics"].push_back({{"type", ""}});
+        statuses.push_back({{"type", ""}});
+        const MetricOutcome outcome =
+            pods ? evaluate_metric((*metrics)[i], ns, selector, current, matched)
+                 : MetricOutcome(metric_failure(
+                       (*metrics)[i], "unable to get pods while calculating replica count: " +
+                                          pods.error().message));
+        if (const auto* failure = std::get_if<MetricFailure>(&outcome)) {
+          events_.record(hpa, "Warning", failure->reason, failure->event_message);
+          if (invalid++ == 0) {
+            first = *failure;
+          }
+          continue;
+        }
+        const auto& success = std::get<MetricProposal>(outcome);
+        statuses[i] = success.status;
+        if (replicas == 0 || success.replicas > replicas) {
+          replicas = success.replicas;
+          metric_name = success.name;
+        }
+      }
+      if (invalid >= total || (invalid > 0 && replicas < current)) {
+        if (first) {
+          set("ScalingActive", "False", first->reason.c_str(), first->condition_message);
+          error = invalid_metrics_message(invalid, total, first->error);
+        }
+      } else {
+        set("ScalingActive", "True", "ValidMetricFound",
+            "the HPA was able to successfully calculate a replica count from " + metric_name);
+        proposed = replicas;
       }
     }
-    set_current();
-    if (!status.contains("desiredReplicas")) {
-      status["desiredReplicas"] = 0;
+    if (proposed < 0) {
+      // No count: the status keeps the last desired one, and nothing is scaled.
+      if (!selector.empty()) {
+        status["currentMetrics"] = statuses;
+      }
+      set_current();
+      if (!status.contains("desiredReplicas")) {
+        status["desiredReplicas"] = 0;
+      }
+      events_.record(hpa, "Warning", "FailedComputeMetricsReplicas", error);
+      if (auto failed = write_status(hpa, next)) {
+        return failed;
+      }
+      return "failed to compute desired number of replicas based on listed metrics for " +
+             reference + ": " + error;
     }
-    events_.record(hpa, "Warning", "FailedComputeMetricsReplicas", error);
-    if (auto failed = write_status(hpa, next)) {
-      return failed;
+    desired = proposed;
+    if (desired > current) {
+      reason = metric_name + " above target";
+    } else if (desired < current) {
+      reason = "All metrics below target";
     }
-    return "failed to compute desired number of replicas based on listed metrics for " + reference +
-           ": " + error;
+    NormalizeInput in;
+    in.behavior = at(hpa, {"spec", "behavior"});
+    if (in.behavior != nullptr && !in.behavior->is_object()) {
+      in.behavior = nullptr;
+    }
+    in.current = current;
+    in.desired = desired;
+    in.min_replicas = int_at(hpa, {"spec", "minReplicas"}, 1);
+    in.max_replicas = int_at(hpa, {"spec", "maxReplicas"}, 0);
+    in.now = clock().system_now();
+    const Normalized normalized = normalize_replicas(history, in);
+    set("AbleToScale", normalized.able_to_scale.status.c_str(),
+        normalized.able_to_scale.reason.c_str(), normalized.able_to_scale.message);
+    set("ScalingLimited", normalized.scaling_limited.status.c_str(),
+        normalized.scaling_limited.reason.c_str(), normalized.scaling_limited.message);
+    desired = normalized.replicas;
+    status["currentMetrics"] = statuses;
+  } else {
+    status.erase("currentMetrics");
   }
 
-  status.erase("currentMetrics");
   if (desired != current) {
     json rescaled = *scale;
     rescaled["spec"]["replicas"] = desired;
@@ -244,6 +348,9 @@ std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const js
         "the HPA controller was able to update the target scale to " + std::to_string(desired));
     events_.record(hpa, "Normal", "SuccessfulRescale",
                    "New size: " + std::to_string(desired) + "; reason: " + reason);
+    const json* behavior = at(hpa, {"spec", "behavior"});
+    history.record_scale(behavior != nullptr && behavior->is_object() ? behavior : nullptr, current,
+                         desired, clock().system_now());
     status["lastScaleTime"] = now;
   }
   set_current();

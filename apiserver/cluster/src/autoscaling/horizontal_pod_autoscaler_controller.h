@@ -1,21 +1,29 @@
-// The horizontal pod autoscaler controller, as kube-controller-manager's, for a cluster without
-// a metrics pipeline: every sync period (first one sync period after an HPA appears) it reads the
-// target's scale subresource (found through discovery, as the RESTMapper finds it), keeps the
-// target within minReplicas and maxReplicas (SuccessfulRescale), stays out of a target scaled to
-// zero (ScalingDisabled), and otherwise asks the metrics APIs for each metric of spec.metrics. The
-// simulated pods use no CPU and kube-sandbox serves no metrics API, so that is where it stops, as
-// upstream's does without metrics-server: ScalingActive=False with the error, the events
-// FailedGetResourceMetric and FailedComputeMetricsReplicas, and no scaling. When a metrics API
-// does answer (an extension server registered for metrics.k8s.io), the controller says that it
-// does not compute replicas from metric values. Status (currentReplicas, desiredReplicas,
-// currentMetrics, lastScaleTime, the AbleToScale and ScalingActive conditions) is written through
-// the status subresource when it changed.
+// The horizontal pod autoscaler controller, as kube-controller-manager's: every sync period (first
+// one sync period after an HPA appears) it reads the target's scale subresource (found through
+// discovery, as the RESTMapper finds it), keeps the target within minReplicas and maxReplicas
+// (SuccessfulRescale), stays out of a target scaled to zero (ScalingDisabled), and otherwise reads
+// each metric of spec.metrics. Resource and ContainerResource metrics come from the resource
+// metrics API (metrics.k8s.io, which metrics-server serves through an APIService): the replica
+// count is the calculator's (replica_calculator), the largest of the metrics', normalized by the
+// stabilization windows, rate limits and bounds (hpa_normalize), and written to the scale
+// subresource. kube-sandbox serves no metrics API itself (the simulated pods use no CPU), so
+// without one the controller stops where upstream's does without metrics-server: ScalingActive=
+// False with the error, the events FailedGetResourceMetric and FailedComputeMetricsReplicas, and
+// no scaling. Pods, Object and External metrics (the custom and external metrics APIs) are not
+// read. Status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime, the AbleToScale,
+// ScalingActive and ScalingLimited conditions) is written through the status subresource when it
+// changed.
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
+#include <variant>
+#include <vector>
 
+#include "autoscaling/hpa_normalize.h"
+#include "autoscaling/hpa_rules.h"
 #include "client/api_client.h"
 #include "client/event_recorder.h"
 #include "client/informer.h"
@@ -23,6 +31,14 @@
 #include "gc/discovery.h"
 
 namespace cluster {
+
+// A metric's replica count, its name as conditions and events say it, and its status entry.
+struct MetricProposal {
+  int64_t replicas = 0;
+  std::string name;  // "cpu resource utilization (percentage of request)"
+  json status;       // an entry of status.currentMetrics
+};
+using MetricOutcome = std::variant<MetricProposal, MetricFailure>;
 
 class HorizontalPodAutoscalerController final : public Controller {
  public:
@@ -32,6 +48,10 @@ class HorizontalPodAutoscalerController final : public Controller {
   ~HorizontalPodAutoscalerController() override;
 
   void start() override;
+  // The HPA as the controller's cache holds it (tests wait for the cache to see a write).
+  ObjectPtr cached(const std::string& namespace_, const std::string& name) const {
+    return autoscalers_.get(namespace_, name);
+  }
 
  protected:
   std::optional<std::string> sync(const std::string& key) override;
@@ -43,9 +63,11 @@ class HorizontalPodAutoscalerController final : public Controller {
   // it when there is none.
   common::Result<ResourceRef> scale_resource(const std::string& api_version,
                                              const std::string& kind);
-  // Why the metric gives no replica count (a metric is read as the controller reads it).
-  std::string metric_cause(const json& metric, const std::string& namespace_,
-                           const std::string& selector) const;
+  // One metric of spec.metrics read and turned into a replica count for the pods `selector`
+  // matches, the target being at `current` replicas; or why not.
+  MetricOutcome evaluate_metric(const json& metric, const std::string& namespace_,
+                                const std::string& selector, int64_t current,
+                                const std::vector<ObjectPtr>& pods) const;
   // Writes the HPA's status when it differs from what the cache holds.
   std::optional<std::string> write_status(const json& before, const json& after);
 
@@ -53,6 +75,7 @@ class HorizontalPodAutoscalerController final : public Controller {
   EventRecorder events_;
   Informer autoscalers_;
   const std::chrono::milliseconds period_;
+  std::map<std::string, ScaleHistory> histories_;  // by HPA key; the worker's alone
   std::optional<gc::Discovery> discovery_;
   common::Clock::time_point discovered_at_{};
 };
