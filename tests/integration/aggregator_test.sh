@@ -78,43 +78,11 @@ until_equal "CRD APIService deleted" 'NotFound' \
 auth=$(k -n kube-system get configmap extension-apiserver-authentication -o json)
 expect "requestheader keys" '["front-proxy-client"] ["X-Remote-User"] ["X-Remote-Group"] ["X-Remote-Extra-"] True True' \
   "$(python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print(d["requestheader-allowed-names"], d["requestheader-username-headers"], d["requestheader-group-headers"], d["requestheader-extra-headers-prefix"], "BEGIN CERTIFICATE" in d["requestheader-client-ca-file"], "BEGIN CERTIFICATE" in d["client-ca-file"])' <<<"$auth")"
-python3 -c 'import json,sys; print(json.load(sys.stdin)["data"]["requestheader-client-ca-file"], end="")' \
-  <<<"$auth" >"$dir/front-proxy-ca.crt"
-
-# The extension server's certificate, valid for api.default.svc.
-serving_certs "$dir" api DNS:api.default.svc
-ca=$(base64 -w0 "$dir/ca.crt")
-python3 "$(dirname "$0")/extension_server.py" "$dir/server.crt" "$dir/server.key" \
-  "$dir/front-proxy-ca.crt" "$dir/port" "$dir/requests.jsonl" &
-server=$!
-for _ in $(seq 1 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
+# The extension server, reached through a Service and Endpoints, behind its APIService.
+start_extension "$dir" "$(dirname "$0")/extension_server.py" api wardle.example.com v1alpha1 \
+  "$dir/requests.jsonl"
+server=$extension_pid
 port=$(cat "$dir/port")
-
-k apply -f - >/dev/null <<YAML
-apiVersion: v1
-kind: Service
-metadata: {name: api, namespace: default}
-spec:
-  ports: [{name: https, port: 443, targetPort: $port}]
----
-apiVersion: v1
-kind: Endpoints
-metadata: {name: api, namespace: default}
-subsets:
-- addresses: [{ip: 127.0.0.1}]
-  ports: [{name: https, port: $port}]
----
-apiVersion: apiregistration.k8s.io/v1
-kind: APIService
-metadata: {name: v1alpha1.wardle.example.com}
-spec:
-  group: wardle.example.com
-  version: v1alpha1
-  service: {namespace: default, name: api, port: 443}
-  caBundle: "$ca"
-  groupPriorityMinimum: 1000
-  versionPriority: 15
-YAML
 until_equal "extension Available" 'True/Passed' available v1alpha1.wardle.example.com
 expect "message" 'all checks passed' \
   "$(k get apiservice v1alpha1.wardle.example.com -o jsonpath='{.status.conditions[0].message}')"

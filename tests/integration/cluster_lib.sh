@@ -1,5 +1,6 @@
-# Helpers of the cluster's kubectl scenarios (sourced): fail, k, out, expect, and until_equal,
-# which waits for a controller to get somewhere.
+# Helpers of the cluster's kubectl scenarios (sourced): fail, k, out, expect, until_equal, which
+# waits for a controller to get somewhere, serving_certs, and start_extension, which puts a test
+# extension API server behind an APIService.
 fail() { echo "FAIL: $*" >&2; exit 1; }
 k() { kubectl "$@"; }
 out() { "$@" 2>&1 || true; }
@@ -34,4 +35,45 @@ serving_certs() {
   printf 'subjectAltName=%s\n' "$san" >"$dir/san.ext"
   openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.crt" -CAkey "$dir/ca.key" \
     -CAcreateserial -days 2 -extfile "$dir/san.ext" -out "$dir/server.crt" 2>/dev/null
+}
+# start_extension DIR SCRIPT SERVICE GROUP VERSION [ARG...]: starts the test extension API server
+# SCRIPT (python3; its arguments: CERT KEY FRONT_PROXY_CA PORT_FILE, then the ARGs) with a
+# certificate for SERVICE.default.svc made in DIR, and points a selector-less Service SERVICE, its
+# hand-written Endpoints and the APIService VERSION.GROUP at it (priorities 1000 and 15). Sets
+# extension_pid; the caller stops it.
+start_extension() {
+  local dir=$1 script=$2 service=$3 group=$4 version=$5 port
+  shift 5
+  kubectl -n kube-system get configmap extension-apiserver-authentication \
+    -o jsonpath='{.data.requestheader-client-ca-file}' >"$dir/front-proxy-ca.crt"
+  serving_certs "$dir" "$service" "DNS:$service.default.svc"
+  python3 "$script" "$dir/server.crt" "$dir/server.key" "$dir/front-proxy-ca.crt" "$dir/port" "$@" &
+  extension_pid=$!
+  for _ in $(seq 1 100); do [[ -s $dir/port ]] && break; sleep 0.1; done
+  port=$(cat "$dir/port")
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Service
+metadata: {name: $service, namespace: default}
+spec:
+  ports: [{name: https, port: 443, targetPort: $port}]
+---
+apiVersion: v1
+kind: Endpoints
+metadata: {name: $service, namespace: default}
+subsets:
+- addresses: [{ip: 127.0.0.1}]
+  ports: [{name: https, port: $port}]
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {name: $version.$group}
+spec:
+  group: $group
+  version: $version
+  service: {namespace: default, name: $service, port: 443}
+  caBundle: "$(base64 -w0 "$dir/ca.crt")"
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+YAML
 }

@@ -10,12 +10,12 @@ it accepts a request only with a client certificate signed by FRONT_PROXY_CA who
 front-proxy-client, and takes the user from X-Remote-User, X-Remote-Group and X-Remote-Extra-*;
 it appends what it received, one JSON document a line, to REQUESTS_FILE.
 """
-import http.server
 import json
-import ssl
 import sys
 import threading
 import time
+
+from extension_https import NOT_FOUND, UNAUTHORIZED, JsonHandler, discovery, serve
 
 cert, key, front_proxy_ca, port_file, requests_file = sys.argv[1:6]
 lock = threading.Lock()
@@ -116,23 +116,9 @@ def not_found(name):
             "code": 404}
 
 
-class Handler(http.server.BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args):
-        pass
-
-    def send(self, doc, status=200):
-        body = json.dumps(doc).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
+class Handler(JsonHandler):
     def record(self):
-        peer = self.connection.getpeercert() or {}
-        cn = [v for rdn in peer.get("subject", ()) for (k, v) in rdn if k == "commonName"]
+        cn = self.client_cn()
         extra = {k[len("X-Remote-Extra-"):].lower(): self.headers.get_all(k)
                  for k in self.headers.keys() if k.lower().startswith("x-remote-extra-")}
         entry = {"method": self.command, "path": self.path, "client_cn": cn,
@@ -163,17 +149,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         cn = self.record()
         if cn != ["front-proxy-client"] or not self.headers.get("X-Remote-User"):
-            return self.send({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                              "reason": "Unauthorized", "code": 401, "message": "Unauthorized"},
-                             401)
+            return self.send(UNAUTHORIZED, 401)
         path = self.path.split("?")[0].rstrip("/")
         base = "/apis/" + GV
-        if path == "/apis":
-            return self.send({"kind": "APIGroupList", "apiVersion": "v1", "groups": [GROUP_DOC]})
-        if path == "/apis/" + GROUP:
-            return self.send(GROUP_DOC)
-        if path == base:
-            return self.send(RESOURCES)
+        document = discovery(path, GROUP_DOC, RESOURCES)
+        if document is not None:
+            return self.send(document)
         if path == "/openapi/v2":
             return self.send(OPENAPI_V2)
         if path == "/openapi/v3":
@@ -193,18 +174,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if name in FLUNDERS:
                 return self.send(flunder(name))
             return self.send(not_found(name), 404)
-        self.send({"kind": "Status", "apiVersion": "v1", "status": "Failure",
-                   "reason": "NotFound", "code": 404, "message": "the server could not find the requested resource"}, 404)
+        self.send(NOT_FOUND, 404)
 
 
-context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-context.load_cert_chain(cert, key)
-context.load_verify_locations(front_proxy_ca)
-context.verify_mode = ssl.CERT_REQUIRED
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.socket = context.wrap_socket(server.socket, server_side=True)
-with open(port_file + ".part", "w") as f:
-    f.write(str(server.server_address[1]))
-import os  # noqa: E402
-os.rename(port_file + ".part", port_file)
-server.serve_forever()
+serve(Handler, cert, key, front_proxy_ca, port_file)

@@ -3,7 +3,8 @@
 # controller keeps the target within minReplicas and maxReplicas (SuccessfulRescale), stays out of
 # a target scaled to zero, and for the rest reports that the resource metrics API is not there
 # (ScalingActive=False, FailedGetResourceMetric, FailedComputeMetricsReplicas) without scaling;
-# a target it cannot find is FailedGetScale. Run through with_sandbox.sh with
+# a target it cannot find is FailedGetScale; once a metrics server is registered, kubectl top
+# reads it and the HPA scales by the pods' CPU utilization. Run through with_sandbox.sh with
 # --horizontal-pod-autoscaler-sync-period=500ms.
 set -euo pipefail
 export LC_ALL=C
@@ -76,6 +77,53 @@ until_equal "missing target" "FailedGetScale: the HPA controller was unable to g
   condition missing AbleToScale
 until_equal "unknown kind" "FailedGetScale: the HPA controller was unable to get the target's current scale: unable to determine resource for scale target reference: no matches for kind \"Widget\" in group \"example.com\"" \
   condition strange AbleToScale
+
+# With a metrics server behind its APIService (metrics_server.py, reached as metrics-server is),
+# kubectl top reads the pods' usage and the HPA scales by it: 150% of the requests against a 50%
+# target wants three times the pods. (A pod's CPU sample counts once a whole metrics window, 15 s,
+# followed its Ready transition, as upstream's.)
+dir=$(mktemp -d)
+extension_pid=
+trap '[[ -n $extension_pid ]] && kill "$extension_pid" 2>/dev/null; rm -rf "$dir"' EXIT
+k apply -f - >/dev/null <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: busy}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: busy}}
+  template:
+    metadata: {labels: {app: busy}}
+    spec:
+      containers: [{name: app, image: nginx, resources: {requests: {cpu: 100m}}}]
+EOF
+until_equal "busy pods ready" "2" field deployment busy .status.readyReplicas
+# use_cpu Q: every busy pod's container uses Q of cpu, as the metrics server reports it.
+use_cpu() {
+  k get pods -l app=busy -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' |
+    python3 -c 'import json, sys; print(json.dumps({"default/" + n: {"app": {"cpu": sys.argv[1], "memory": "20Mi"}} for n in sys.stdin.read().split()}))' "$1" \
+      >"$dir/usage.json.part"
+  mv "$dir/usage.json.part" "$dir/usage.json"
+}
+use_cpu 150m
+start_extension "$dir" "$(dirname "$0")/metrics_server.py" metrics-server metrics.k8s.io v1beta1 \
+  "$dir/usage.json"
+until_equal "metrics APIService" "True" \
+  k get apiservice v1beta1.metrics.k8s.io -o jsonpath='{.status.conditions[?(@.type=="Available")].status}'
+until_equal "kubectl top pod" "150m 150m" \
+  bash -c "kubectl top pod -l app=busy --no-headers | awk '{print \$2}' | xargs"
+# 6 pods wanted, 4 allowed: the rate limit would allow 4 too, maxReplicas says why.
+k autoscale deployment busy --min=1 --max=4 --cpu-percent=50 >/dev/null
+until_equal "scaled by utilization" 4 field deployment busy .spec.replicas
+until_equal "the rescale's reason" "New size: 4; reason: cpu resource utilization (percentage of request) above target" \
+  k get events --field-selector involvedObject.name=busy,reason=SuccessfulRescale -o jsonpath='{.items[0].message}'
+until_equal "ScalingLimited" "TooManyReplicas: the desired replica count is more than the maximum replica count" \
+  condition busy ScalingLimited
+expect "ScalingActive" "ValidMetricFound: the HPA was able to successfully calculate a replica count from cpu resource utilization (percentage of request)" \
+  "$(condition busy ScalingActive)"
+until_equal "kubectl get hpa busy" "busy Deployment/busy cpu: 150%/50% 1 4" \
+  bash -c "kubectl get hpa busy --no-headers | awk '{print \$1, \$2, \$3, \$4, \$5, \$6}'"
+[[ $(field deployment busy .spec.replicas) == 4 ]] || fail "scaled past maxReplicas"
 
 # It acts as its own service account, as kube-controller-manager's.
 until_equal "the rescale's author" "horizontal-pod-autoscaler" \
