@@ -70,6 +70,9 @@ std::vector<FlagSpec> cluster_flags() {
        "how often the node lifecycle controller looks at the nodes (default 5s)"},
       {"horizontal-pod-autoscaler-sync-period", "", true, "DURATION",
        "how often the HPA controller looks at each HPA (default 15s)"},
+      {"horizontal-pod-autoscaler-downscale-stabilization", "", true, "DURATION",
+       "how long an HPA's scale down waits for the highest recommendation of that window "
+       "(default 5m)"},
       {"cluster-signing-duration", "", true, "DURATION",
        "the longest client certificate the CSR signer issues; shorter spec.expirationSeconds "
        "are honoured, down to 10m (default 8760h)"},
@@ -120,6 +123,14 @@ common::Result<cluster::ClusterOptions> cluster_options(const ParsedFlags& flags
     }
     *value = *parsed;
   }
+  // 0 is allowed: scale downs then follow the metrics at once.
+  auto stabilization = duration_flag(flags, "horizontal-pod-autoscaler-downscale-stabilization",
+                                     options.horizontal_pod_autoscaler_downscale_stabilization);
+  if (!stabilization) {
+    return Failure::failure(stabilization.error());
+  }
+  options.horizontal_pod_autoscaler_downscale_stabilization =
+      std::chrono::duration_cast<std::chrono::seconds>(*stabilization);
   auto signing = duration_flag(flags, "cluster-signing-duration", options.cluster_signing_duration);
   if (!signing) {
     return Failure::failure(signing.error());

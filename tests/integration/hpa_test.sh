@@ -4,8 +4,9 @@
 # a target scaled to zero, and for the rest reports that the resource metrics API is not there
 # (ScalingActive=False, FailedGetResourceMetric, FailedComputeMetricsReplicas) without scaling;
 # a target it cannot find is FailedGetScale; once a metrics server is registered, kubectl top
-# reads it and the HPA scales by the pods' CPU utilization. Run through with_sandbox.sh with
-# --horizontal-pod-autoscaler-sync-period=500ms.
+# reads it and the HPA scales by the pods' CPU utilization, up and then down. Run through
+# with_sandbox.sh with --horizontal-pod-autoscaler-sync-period=500ms and
+# --horizontal-pod-autoscaler-downscale-stabilization=3s.
 set -euo pipefail
 export LC_ALL=C
 # shellcheck source=cluster_lib.sh
@@ -124,6 +125,13 @@ expect "ScalingActive" "ValidMetricFound: the HPA was able to successfully calcu
 until_equal "kubectl get hpa busy" "busy Deployment/busy cpu: 150%/50% 1 4" \
   bash -c "kubectl get hpa busy --no-headers | awk '{print \$1, \$2, \$3, \$4, \$5, \$6}'"
 [[ $(field deployment busy .spec.replicas) == 4 ]] || fail "scaled past maxReplicas"
+
+# The load drops: a scale down waits out the downscale stabilization window (3 s here, 5 min by
+# default) for the highest recent recommendation, then follows the metrics.
+use_cpu 10m
+until_equal "scaled down" 1 field deployment busy .spec.replicas
+until_equal "the scale down's reason" "New size: 1; reason: All metrics below target" \
+  k get events --field-selector involvedObject.name=busy,reason=SuccessfulRescale -o jsonpath='{.items[-1:].message}'
 
 # It acts as its own service account, as kube-controller-manager's.
 until_equal "the rescale's author" "horizontal-pod-autoscaler" \

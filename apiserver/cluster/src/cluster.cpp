@@ -207,7 +207,8 @@ const std::vector<Kind>& kinds() {
        0,
        [](const Client& c, const Shared& s) -> std::unique_ptr<Controller> {
          return std::make_unique<HorizontalPodAutoscalerController>(
-             c, s.options.horizontal_pod_autoscaler_sync_period, s.clock);
+             c, s.options.horizontal_pod_autoscaler_sync_period,
+             s.options.horizontal_pod_autoscaler_downscale_stabilization, s.clock);
        }},
       {{"scheduler", "", true},
        {"system:kube-scheduler", {"system:authenticated"}},

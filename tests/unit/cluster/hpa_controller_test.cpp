@@ -40,7 +40,7 @@ struct Sandbox {
                          {"system:serviceaccount:kube-system:horizontal-pod-autoscaler",
                           {"system:serviceaccounts", "system:serviceaccounts:kube-system"}},
                          "kube-sandbox-test"};
-  cluster::HorizontalPodAutoscalerController controller{client, 15s, clock};
+  cluster::HorizontalPodAutoscalerController controller{client, 15s, 300s, clock};
 
   Sandbox() {
     controller.start();

@@ -93,3 +93,21 @@ TEST_CASE("the --controllers list reaches the loops the API server hosts, by nam
   CHECK_FALSE(hosted.token_secrets);
   CHECK_FALSE(hosted.clusterrole_aggregation);
 }
+
+TEST_CASE("the HPA controller's flags default to kube-controller-manager's and take Go durations",
+          "[cli][cluster]") {
+  auto defaults = parse({});
+  REQUIRE(defaults);
+  CHECK(defaults->horizontal_pod_autoscaler_sync_period == 15s);
+  CHECK(defaults->horizontal_pod_autoscaler_downscale_stabilization == 5min);
+  auto set = parse({"--horizontal-pod-autoscaler-sync-period=500ms",
+                    "--horizontal-pod-autoscaler-downscale-stabilization", "0s"});
+  REQUIRE(set);
+  CHECK(set->horizontal_pod_autoscaler_sync_period == 500ms);
+  CHECK(set->horizontal_pod_autoscaler_downscale_stabilization == 0s);
+  auto negative = parse({"--horizontal-pod-autoscaler-downscale-stabilization=-1s"});
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error() ==
+        "--horizontal-pod-autoscaler-downscale-stabilization must be a duration such as 500ms or "
+        "2s, got \"-1s\"");
+}

@@ -51,6 +51,9 @@ struct ClusterOptions {
   // --horizontal-pod-autoscaler-sync-period: how often the HPA controller looks at each HPA (the
   // first time one period after the HPA appears).
   std::chrono::milliseconds horizontal_pod_autoscaler_sync_period{std::chrono::seconds(15)};
+  // --horizontal-pod-autoscaler-downscale-stabilization: how long a scale down waits for the
+  // highest recommendation of that window (HPAs without spec.behavior's scaleDown window).
+  std::chrono::seconds horizontal_pod_autoscaler_downscale_stabilization{std::chrono::minutes(5)};
   // The csrsigning controller's CA (kube-controller-manager's --cluster-signing-cert-file and
   // --cluster-signing-key-file); empty: approved requests stay unsigned.
   CertificateSigner sign_certificate;

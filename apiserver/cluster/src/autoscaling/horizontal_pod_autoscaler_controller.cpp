@@ -19,12 +19,14 @@ constexpr std::chrono::seconds kRediscoverAfter{10};
 }  // namespace
 
 HorizontalPodAutoscalerController::HorizontalPodAutoscalerController(
-    const Client& client, std::chrono::milliseconds sync_period, const common::Clock& clock)
+    const Client& client, std::chrono::milliseconds sync_period,
+    std::chrono::seconds downscale_stabilization, const common::Clock& clock)
     : Controller("horizontal-pod-autoscaler-controller", clock),
       client_(client),
       events_(client, "horizontal-pod-autoscaler", "", clock),
       autoscalers_(client, kAutoscalers, {}, clock),
-      period_(sync_period) {
+      period_(sync_period),
+      downscale_stabilization_(downscale_stabilization) {
   // As upstream's queue: an HPA is looked at one sync period after it changes, and then every
   // sync period; a key already waiting is not added twice.
   auto changed = [this](const json& hpa) { requeue_after(Informer::key_of(hpa), period_); };
@@ -318,6 +320,7 @@ std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const js
     in.desired = desired;
     in.min_replicas = int_at(hpa, {"spec", "minReplicas"}, 1);
     in.max_replicas = int_at(hpa, {"spec", "maxReplicas"}, 0);
+    in.downscale_stabilization = downscale_stabilization_;
     in.now = clock().system_now();
     const Normalized normalized = normalize_replicas(history, in);
     set("AbleToScale", normalized.able_to_scale.status.c_str(),

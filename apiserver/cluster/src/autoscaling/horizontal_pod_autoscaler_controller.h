@@ -42,8 +42,10 @@ using MetricOutcome = std::variant<MetricProposal, MetricFailure>;
 
 class HorizontalPodAutoscalerController final : public Controller {
  public:
-  // `sync_period`: --horizontal-pod-autoscaler-sync-period.
+  // `sync_period`: --horizontal-pod-autoscaler-sync-period; `downscale_stabilization`:
+  // --horizontal-pod-autoscaler-downscale-stabilization.
   HorizontalPodAutoscalerController(const Client& client, std::chrono::milliseconds sync_period,
+                                    std::chrono::seconds downscale_stabilization,
                                     const common::Clock& clock);
   ~HorizontalPodAutoscalerController() override;
 
@@ -75,6 +77,7 @@ class HorizontalPodAutoscalerController final : public Controller {
   EventRecorder events_;
   Informer autoscalers_;
   const std::chrono::milliseconds period_;
+  const std::chrono::seconds downscale_stabilization_;
   std::map<std::string, ScaleHistory> histories_;  // by HPA key; the worker's alone
   std::optional<gc::Discovery> discovery_;
   common::Clock::time_point discovered_at_{};

@@ -142,8 +142,8 @@ int64_t ceil_count(double ratio, size_t pods) {
 // is what a missing pod counts as using when scaling down.
 template <class RatioOf>
 Proposal propose(const ReplicaCalculation& how, int64_t current, const std::string& resource,
-               PodMetrics metrics, const std::vector<ObjectPtr>& pods, RatioOf ratio_of,
-               const std::map<std::string, int64_t>& missing_down) {
+                 PodMetrics metrics, const std::vector<ObjectPtr>& pods, RatioOf ratio_of,
+                 const std::map<std::string, int64_t>& missing_down) {
   if (pods.empty()) {
     return Proposal::failure("no pods returned by selector while calculating replica count");
   }
