@@ -26,22 +26,26 @@ class JsonHandler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def route(self):
+        """The request's path, without the query and a trailing slash."""
+        return self.path.split("?")[0].rstrip("/")
+
+    def send_discovery(self, group_doc, resources):
+        """Answers /apis, /apis/<group> and /apis/<group>/<version> for a server of one group
+        version; whether the request was one of them."""
+        path = self.route()
+        documents = {"/apis": {"kind": "APIGroupList", "apiVersion": "v1", "groups": [group_doc]},
+                     "/apis/" + group_doc["name"]: group_doc,
+                     "/apis/" + resources["groupVersion"]: resources}
+        if path not in documents:
+            return False
+        self.send(documents[path])
+        return True
+
     def client_cn(self):
         """The common names of the client certificate's subject."""
         subject = self.connection.getpeercert().get("subject", ())
         return [v for rdn in subject for (k, v) in rdn if k == "commonName"]
-
-
-def discovery(path, group_doc, resources):
-    """The discovery document at `path` (/apis, /apis/<group>, /apis/<group>/<version>) of a
-    server of one group version, or None."""
-    if path == "/apis":
-        return {"kind": "APIGroupList", "apiVersion": "v1", "groups": [group_doc]}
-    if path == "/apis/" + group_doc["name"]:
-        return group_doc
-    if path == "/apis/" + resources["groupVersion"]:
-        return resources
-    return None
 
 
 def serve(handler, cert, key, front_proxy_ca, port_file):

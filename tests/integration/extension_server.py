@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from extension_https import NOT_FOUND, UNAUTHORIZED, JsonHandler, discovery, serve
+from extension_https import NOT_FOUND, UNAUTHORIZED, JsonHandler, serve
 
 cert, key, front_proxy_ca, port_file, requests_file = sys.argv[1:6]
 lock = threading.Lock()
@@ -150,11 +150,9 @@ class Handler(JsonHandler):
         cn = self.record()
         if cn != ["front-proxy-client"] or not self.headers.get("X-Remote-User"):
             return self.send(UNAUTHORIZED, 401)
-        path = self.path.split("?")[0].rstrip("/")
-        base = "/apis/" + GV
-        document = discovery(path, GROUP_DOC, RESOURCES)
-        if document is not None:
-            return self.send(document)
+        if self.send_discovery(GROUP_DOC, RESOURCES):
+            return
+        path, base = self.route(), "/apis/" + GV
         if path == "/openapi/v2":
             return self.send(OPENAPI_V2)
         if path == "/openapi/v3":

@@ -15,7 +15,7 @@ import json
 import sys
 import time
 
-from extension_https import NOT_FOUND, UNAUTHORIZED, JsonHandler, discovery, serve
+from extension_https import NOT_FOUND, UNAUTHORIZED, JsonHandler, serve
 
 cert, key, front_proxy_ca, port_file, usage_file = sys.argv[1:6]
 GROUP, VERSION = "metrics.k8s.io", "v1beta1"
@@ -55,11 +55,9 @@ class Handler(JsonHandler):
     def do_GET(self):
         if self.client_cn() != ["front-proxy-client"]:
             return self.send(UNAUTHORIZED, 401)
-        path = self.path.split("?")[0].rstrip("/")
-        base = "/apis/" + GV
-        document = discovery(path, GROUP_DOC, RESOURCES)
-        if document is not None:
-            return self.send(document)
+        if self.send_discovery(GROUP_DOC, RESOURCES):
+            return
+        path, base = self.route(), "/apis/" + GV
         parts = path[len(base) + 1:].split("/") if path.startswith(base + "/") else []
         if len(parts) == 3 and parts[0] == "namespaces" and parts[2] == "pods":
             return self.send(pod_metrics(parts[1]))
