@@ -103,9 +103,13 @@ bool ApiServer::wait_controllers_idle(std::chrono::milliseconds within,
         }
         continue;
       }
-      // The answer is on its way; it queues work when it arrives.
+      // The answer is on its way; it queues work when it arrives. A progress request can be
+      // answered by an answer already seen (one request at a time), so a while without one asks
+      // again rather than waiting out the whole timeout.
       const size_t index = static_cast<size_t>(behind - followers.data()) + 1;
-      if (!behind->queue->wait_changed(before[index], left())) {
+      if (!behind->queue->wait_changed(before[index],
+                                       std::min(left(), std::chrono::milliseconds(200))) &&
+          left().count() == 0) {
         return false;
       }
     }
