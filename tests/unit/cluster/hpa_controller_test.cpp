@@ -234,3 +234,33 @@ TEST_CASE("with pod metrics served, an HPA scales its target by CPU utilization"
   CHECK(s.status()["desiredReplicas"] == 6);
   CHECK(s.status()["currentReplicas"] == 3);
 }
+
+TEST_CASE("two HPAs over the same pods: neither scales, each says which HPAs select them",
+          "[cluster][hpa]") {
+  Sandbox s;
+  json three = deployment();
+  three["spec"]["replicas"] = 3;
+  REQUIRE(s.api.call("POST", "/apis/apps/v1/namespaces/default/deployments", three).status == 201);
+  make_pod(s.api, "web-a");
+  s.pod_metrics = metrics_of({"web-a"}, "150m");
+  for (const char* name : {"web", "web-memory"}) {
+    json hpa = autoscaler();
+    hpa["metadata"]["name"] = name;
+    hpa["spec"]["minReplicas"] = 1;
+    s.after([&] {
+      REQUIRE(
+          s.api
+              .call("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa)
+              .status == 201);
+    });
+  }
+  s.advance(15s);
+  s.advance(15s);
+  CHECK(s.replicas() == 3);
+  const json active = s.condition("ScalingActive");
+  CHECK(active["reason"] == "AmbiguousSelector");
+  CHECK(active["message"] ==
+        "pods by selector app=web are controlled by multiple HPAs: [default/web "
+        "default/web-memory]");
+  CHECK_FALSE(s.events("AmbiguousSelector").empty());
+}

@@ -1,5 +1,7 @@
 #include "autoscaling/horizontal_pod_autoscaler_controller.h"
 
+#include <set>
+
 #include "apiserver/log.h"
 #include "autoscaling/hpa_rules.h"
 #include "autoscaling/replica_calculator.h"
@@ -142,6 +144,42 @@ MetricOutcome HorizontalPodAutoscalerController::evaluate_metric(
                         by_value ? what : what + " utilization (percentage of request)", status};
 }
 
+std::optional<std::string> HorizontalPodAutoscalerController::ambiguity(const json& hpa,
+                                                                        const std::string& selector,
+                                                                        const json& pods) const {
+  std::set<std::string> mine;
+  for (const json& pod : pods) {
+    mine.insert(name_of(pod));
+  }
+  const std::string ns = namespace_of(hpa);
+  const std::string self = Informer::key_of(hpa);
+  std::set<std::string> selecting = {self};
+  for (const auto& [key, other] : selectors_) {
+    if (key == self || key.substr(0, key.find('/')) != ns || other.empty()) {
+      continue;
+    }
+    auto theirs = client_.get(kPods.collection(ns), {{"labelSelector", other}});
+    const json* items = theirs ? at(*theirs, {"items"}) : nullptr;
+    if (items == nullptr || !items->is_array()) {
+      continue;
+    }
+    for (const json& pod : *items) {
+      if (mine.contains(name_of(pod))) {
+        selecting.insert(key);
+        break;
+      }
+    }
+  }
+  if (selecting.size() < 2) {
+    return std::nullopt;
+  }
+  std::string keys;
+  for (const std::string& key : selecting) {
+    keys += (keys.empty() ? "" : " ") + key;
+  }
+  return "pods by selector " + selector + " are controlled by multiple HPAs: [" + keys + "]";
+}
+
 std::optional<std::string> HorizontalPodAutoscalerController::write_status(const json& before,
                                                                            const json& after) {
   if (at(before, {"status"}) != nullptr && *at(before, {"status"}) == after["status"]) {
@@ -161,6 +199,7 @@ std::optional<std::string> HorizontalPodAutoscalerController::sync(const std::st
   ObjectPtr found = autoscalers_.get(key.substr(0, slash), key.substr(slash + 1));
   if (found == nullptr) {
     histories_.erase(key);
+    selectors_.erase(key);
     return std::nullopt;  // deleted: nothing more to look at
   }
   // As upstream: a failure is logged and the HPA looked at again one sync period later, like any.
@@ -247,12 +286,29 @@ std::optional<std::string> HorizontalPodAutoscalerController::reconcile(const js
           "the HPA target's scale is missing a selector");
     } else {
       // computeReplicasForMetrics: the largest proposal of the metrics that could be read.
+      selectors_[Informer::key_of(hpa)] = selector;
       auto pods = client_.get(kPods.collection(ns), {{"labelSelector", selector}});
       std::vector<ObjectPtr> matched;
       if (pods && at(*pods, {"items"}) != nullptr && (*pods)["items"].is_array()) {
         for (const json& pod : (*pods)["items"]) {
           matched.push_back(std::make_shared<const json>(pod));
         }
+      }
+      // Pods that another HPA's target selects too: neither may scale them.
+      if (auto ambiguous = pods ? ambiguity(hpa, selector, (*pods)["items"]) : std::nullopt) {
+        events_.record(hpa, "Warning", "AmbiguousSelector", *ambiguous);
+        set("ScalingActive", "False", "AmbiguousSelector", *ambiguous);
+        set_current();
+        if (!status.contains("desiredReplicas")) {
+          status["desiredReplicas"] = 0;
+        }
+        status.erase("currentMetrics");
+        events_.record(hpa, "Warning", "FailedComputeMetricsReplicas", *ambiguous);
+        if (auto failed = write_status(hpa, next)) {
+          return failed;
+        }
+        return "failed to compute desired number of replicas based on listed metrics for " +
+               reference + ": " + *ambiguous;
       }
       size_t invalid = 0;
       std::optional<MetricFailure> first;

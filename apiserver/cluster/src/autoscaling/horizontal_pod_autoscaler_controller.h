@@ -9,10 +9,10 @@
 // subresource. kube-sandbox serves no metrics API itself (the simulated pods use no CPU), so
 // without one the controller stops where upstream's does without metrics-server: ScalingActive=
 // False with the error, the events FailedGetResourceMetric and FailedComputeMetricsReplicas, and
-// no scaling. Pods, Object and External metrics (the custom and external metrics APIs) are not
-// read. Status (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime, the AbleToScale,
-// ScalingActive and ScalingLimited conditions) is written through the status subresource when it
-// changed.
+// no scaling; so too when another HPA's target selects the same pods (AmbiguousSelector). Pods,
+// Object and External metrics (the custom and external metrics APIs) are not read. Status
+// (currentReplicas, desiredReplicas, currentMetrics, lastScaleTime, the AbleToScale, ScalingActive
+// and ScalingLimited conditions) is written through the status subresource when it changed.
 #pragma once
 
 #include <chrono>
@@ -78,7 +78,14 @@ class HorizontalPodAutoscalerController final : public Controller {
   Informer autoscalers_;
   const std::chrono::milliseconds period_;
   const std::chrono::seconds downscale_stabilization_;
+  // Whether `pods` (those the HPA's target selects) are selected by another HPA of the namespace
+  // too (its target's selector as last read): then the error, in upstream's words, naming every
+  // HPA that selects them.
+  std::optional<std::string> ambiguity(const json& hpa, const std::string& selector,
+                                       const json& pods) const;
+
   std::map<std::string, ScaleHistory> histories_;  // by HPA key; the worker's alone
+  std::map<std::string, std::string> selectors_;   // by HPA key: its target's selector, as read
   std::optional<gc::Discovery> discovery_;
   common::Clock::time_point discovered_at_{};
 };
