@@ -71,6 +71,16 @@ struct Sandbox {
     }
     FAIL("the controller's cache did not see the HPA as stored");
   }
+  // The Deployment web at `replicas`, without a controller to make its pods.
+  void deploy(int64_t replicas);
+  // Creates an HPA and waits until the controller's informer noticed it.
+  void autoscale(const json& hpa) {
+    after([&] {
+      REQUIRE(
+          api.call("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa)
+              .status == 201);
+    });
+  }
   int64_t replicas() { return api.call("GET", kDeployment).body["spec"]["replicas"]; }
   json status() { return api.call("GET", kAutoscaler).body["status"]; }
   json condition(const std::string& type) {
@@ -102,6 +112,12 @@ json deployment() {
         "spec":{"containers":[{"name":"web","image":"nginx"}]}}}})");
 }
 
+void Sandbox::deploy(int64_t replicas) {
+  json web = deployment();
+  web["spec"]["replicas"] = replicas;
+  REQUIRE(api.call("POST", "/apis/apps/v1/namespaces/default/deployments", web).status == 201);
+}
+
 json autoscaler() {
   return json::parse(R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler",
     "metadata":{"name":"web","namespace":"default"},
@@ -116,14 +132,8 @@ json autoscaler() {
 TEST_CASE("an HPA raises its target to minReplicas one sync period after it appears",
           "[cluster][hpa]") {
   Sandbox s;
-  REQUIRE(s.api.call("POST", "/apis/apps/v1/namespaces/default/deployments", deployment()).status ==
-          201);
-  s.after([&] {
-    REQUIRE(s.api
-                .call("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers",
-                      autoscaler())
-                .status == 201);
-  });
+  s.deploy(1);
+  s.autoscale(autoscaler());
   s.advance(14s);
   CHECK(s.replicas() == 1);
   CHECK(s.status() == json{{"desiredReplicas", 0}});
@@ -201,9 +211,7 @@ json metrics_of(std::initializer_list<const char*> pods, const char* cpu) {
 TEST_CASE("with pod metrics served, an HPA scales its target by CPU utilization",
           "[cluster][hpa]") {
   Sandbox s;
-  json three = deployment();
-  three["spec"]["replicas"] = 3;
-  REQUIRE(s.api.call("POST", "/apis/apps/v1/namespaces/default/deployments", three).status == 201);
+  s.deploy(3);
   for (const char* name : {"web-a", "web-b", "web-c"}) {
     make_pod(s.api, name);
   }
@@ -211,11 +219,7 @@ TEST_CASE("with pod metrics served, an HPA scales its target by CPU utilization"
   json hpa = autoscaler();
   hpa["spec"]["minReplicas"] = 1;
   hpa["spec"]["maxReplicas"] = 10;
-  s.after([&] {
-    REQUIRE(
-        s.api.call("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa)
-            .status == 201);
-  });
+  s.autoscale(hpa);
   s.advance(15s);
   // 150% of the requests against a 50% target: 9 wanted, at most double (6) at once.
   CHECK(s.replicas() == 6);
@@ -238,21 +242,14 @@ TEST_CASE("with pod metrics served, an HPA scales its target by CPU utilization"
 TEST_CASE("two HPAs over the same pods: neither scales, each says which HPAs select them",
           "[cluster][hpa]") {
   Sandbox s;
-  json three = deployment();
-  three["spec"]["replicas"] = 3;
-  REQUIRE(s.api.call("POST", "/apis/apps/v1/namespaces/default/deployments", three).status == 201);
+  s.deploy(3);
   make_pod(s.api, "web-a");
   s.pod_metrics = metrics_of({"web-a"}, "150m");
   for (const char* name : {"web", "web-memory"}) {
     json hpa = autoscaler();
     hpa["metadata"]["name"] = name;
     hpa["spec"]["minReplicas"] = 1;
-    s.after([&] {
-      REQUIRE(
-          s.api
-              .call("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa)
-              .status == 201);
-    });
+    s.autoscale(hpa);
   }
   s.advance(15s);
   s.advance(15s);
